@@ -1,0 +1,222 @@
+//! The engine [`App`]: owns a bevy `App` and runs each frame's fixed ticks itself.
+//!
+//! Bevy's own fixed loop decides how many fixed steps to run from a virtual clock. Rusting keeps
+//! every clock out of the simulation instead: [`App::update`] takes the frame's real delta from the
+//! caller, asks [`TimeControl`] and [`TickAccumulator`] how many ticks that is, and for each tick
+//! sets [`FrameTime::fixed_tick`], runs `FixedMain` (single-threaded, see
+//! [`crate::runtime::schedule`]), counts the tick and runs the [`TickHook`]s. Then it runs bevy's
+//! `Main` schedule (`Update` and the rest) once for the frame.
+//!
+//! Hooks and anything else that records a run live here, outside the `World`: in bevy 0.19 a new
+//! resource is a new entity, and adding one mid-run would shift every later entity id.
+//!
+//! This module must never read the wall clock or let the frame delta reach a fixed system.
+
+use std::time::Duration;
+
+use bevy::app::{App as BevyApp, FixedMain, MainScheduleOrder, Plugins};
+use bevy::ecs::schedule::ScheduleLabel;
+use bevy::ecs::system::ScheduleSystem;
+use bevy::prelude::{IntoScheduleConfigs, World};
+
+use crate::RustingPlugins;
+use crate::runtime::schedule::build_fixed_schedules;
+use crate::runtime::{
+    DeterminismError, DeterminismMode, DeterminismSupport, FrameTime, RuntimeInput,
+    RuntimeSettings, TickAccumulator, TimeControl,
+};
+
+/// Work that runs after every fixed tick, with the world as the tick left it.
+///
+/// The world-state hash and the replay recorder are hooks. `tick` is the number of ticks completed,
+/// counting the one that just ran.
+pub trait TickHook: Send + 'static {
+    /// Called once after each fixed tick.
+    fn after_tick(&mut self, world: &mut World, tick: u64);
+}
+
+impl<F: FnMut(&mut World, u64) + Send + 'static> TickHook for F {
+    fn after_tick(&mut self, world: &mut World, tick: u64) {
+        self(world, tick)
+    }
+}
+
+/// Why an [`App`] cannot start.
+#[derive(thiserror::Error, Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum AppError {
+    /// A fixed schedule does not build, for example because two systems that write the same data
+    /// have no order between them.
+    #[error("a fixed schedule does not build: {0}")]
+    Schedule(String),
+    /// A simulation part supports less determinism than the project requires.
+    #[error(transparent)]
+    Determinism(#[from] DeterminismError),
+    /// The fixed tick rate is not a positive, finite number of ticks per second.
+    #[error("the fixed tick rate must be a positive number of ticks per second, not {0}")]
+    TickRate(f32),
+}
+
+/// What one call of [`App::update`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameReport {
+    /// The fixed tick the frame started on (ticks completed before it).
+    pub first_tick: u64,
+    /// How many fixed ticks the frame ran.
+    pub ticks: u32,
+}
+
+/// A Rusting app: a bevy `App` whose fixed ticks the engine runs itself.
+pub struct App {
+    bevy: BevyApp,
+    hooks: Vec<Box<dyn TickHook>>,
+    ready: bool,
+}
+
+impl Default for App {
+    fn default() -> Self {
+        App::new(RuntimeSettings::default())
+    }
+}
+
+impl App {
+    /// An app with the engine's plugins, starting from `settings`.
+    pub fn new(settings: RuntimeSettings) -> Self {
+        let mut bevy = BevyApp::new();
+        bevy.add_plugins(RustingPlugins { settings });
+        App {
+            bevy,
+            hooks: Vec::new(),
+            ready: false,
+        }
+    }
+
+    /// The bevy app inside, for anything this type does not wrap.
+    pub fn bevy(&self) -> &BevyApp {
+        &self.bevy
+    }
+
+    /// The bevy app inside, mutably.
+    pub fn bevy_mut(&mut self) -> &mut BevyApp {
+        &mut self.bevy
+    }
+
+    /// The world.
+    pub fn world(&self) -> &World {
+        self.bevy.world()
+    }
+
+    /// The world, mutably.
+    pub fn world_mut(&mut self) -> &mut World {
+        self.bevy.world_mut()
+    }
+
+    /// Adds plugins, as `bevy::app::App::add_plugins` does.
+    pub fn add_plugins<M>(&mut self, plugins: impl Plugins<M>) -> &mut Self {
+        self.bevy.add_plugins(plugins);
+        self
+    }
+
+    /// Adds systems to a schedule, as `bevy::app::App::add_systems` does.
+    pub fn add_systems<M>(
+        &mut self,
+        schedule: impl ScheduleLabel,
+        systems: impl IntoScheduleConfigs<ScheduleSystem, M>,
+    ) -> &mut Self {
+        self.bevy.add_systems(schedule, systems);
+        self
+    }
+
+    /// Adds a hook that runs after every fixed tick, after the hooks added before it.
+    pub fn add_tick_hook(&mut self, hook: impl TickHook) -> &mut Self {
+        self.hooks.push(Box::new(hook));
+        self
+    }
+
+    /// Finishes building: completes the plugins, builds the fixed schedules, runs the startup
+    /// schedules and checks the determinism mode. Runs once; later calls return `Ok(())`.
+    ///
+    /// [`App::update`] calls it on the first frame; call it yourself to handle its errors.
+    pub fn setup(&mut self) -> Result<(), AppError> {
+        if self.ready {
+            return Ok(());
+        }
+        self.bevy.finish();
+        self.bevy.cleanup();
+        let world = self.bevy.world_mut();
+        let fixed_delta = world.resource::<FrameTime>().fixed_delta;
+        if !(fixed_delta.is_finite() && fixed_delta > 0.0) {
+            return Err(AppError::TickRate(1.0 / fixed_delta));
+        }
+        build_fixed_schedules(world).map_err(AppError::Schedule)?;
+        // Run the startup schedules now, before any tick, and take them out of `Main` so its first
+        // run does not repeat them.
+        let startup = std::mem::take(&mut world.resource_mut::<MainScheduleOrder>().startup_labels);
+        for label in startup {
+            let _ = world.try_run_schedule(label);
+        }
+        let mode = *world.resource::<DeterminismMode>();
+        world.resource::<DeterminismSupport>().check(mode)?;
+        self.ready = true;
+        Ok(())
+    }
+
+    /// Sets the input for the frames that follow.
+    pub fn set_input(&mut self, input: RuntimeInput) {
+        *self.world_mut().resource_mut::<RuntimeInput>() = input;
+    }
+
+    /// Runs one frame that took `real_delta` of real time: its fixed ticks, then `Main`.
+    ///
+    /// # Panics
+    ///
+    /// On the first frame, if [`App::setup`] fails; call `setup` first to handle the error.
+    pub fn update(&mut self, real_delta: Duration) -> FrameReport {
+        if let Err(error) = self.setup() {
+            panic!("the Rusting app cannot start: {error}");
+        }
+        let world = self.bevy.world_mut();
+        let control = world.resource::<TimeControl>().clone();
+        let first_tick = world.resource::<FrameTime>().fixed_tick;
+        let ticks = world
+            .resource_mut::<TickAccumulator>()
+            .advance(&control, real_delta);
+        {
+            let mut time = world.resource_mut::<FrameTime>();
+            let scaled = control.scaled(real_delta);
+            time.real_delta = real_delta.as_secs_f32();
+            time.delta = scaled.as_secs_f32();
+            time.elapsed += scaled.as_secs_f64();
+        }
+        for _ in 0..ticks {
+            self.run_tick();
+        }
+        self.bevy.update();
+        self.bevy.world_mut().resource_mut::<FrameTime>().frame += 1;
+        FrameReport { first_tick, ticks }
+    }
+
+    /// Runs one fixed tick and the hooks after it.
+    fn run_tick(&mut self) {
+        let world = self.bevy.world_mut();
+        world.run_schedule(FixedMain);
+        let tick = {
+            let mut time = world.resource_mut::<FrameTime>();
+            time.fixed_tick += 1;
+            time.fixed_tick
+        };
+        for hook in &mut self.hooks {
+            hook.after_tick(world, tick);
+        }
+    }
+
+    /// The real duration of one fixed tick at time scale 1: a frame this long runs one tick.
+    pub fn fixed_step(&self) -> Duration {
+        self.world().resource::<TickAccumulator>().step()
+    }
+
+    /// The fixed ticks completed so far.
+    pub fn ticks(&self) -> u64 {
+        self.world().resource::<FrameTime>().fixed_tick
+    }
+}

@@ -1,0 +1,68 @@
+//! Rusting: a Bevy game engine whose simulation gives the same bits on every run, build and
+//! thread count.
+//!
+//! Game code runs in `FixedUpdate`, which the engine [`App`] steps one fixed tick at a time with
+//! no clock in sight: a tick sees [`FrameTime::fixed_tick`](runtime::FrameTime) and
+//! `fixed_delta`, draws random numbers from [`RandomSeed`](runtime::RandomSeed) keyed by tick and
+//! stream, and does its math through [`runtime::sim_math`] or plain IEEE `+ - * /`. See
+//! `docs/determinism.md` for the rules.
+//!
+//! ```
+//! use bevy::prelude::*;
+//! use rusting_engine::prelude::*;
+//!
+//! #[derive(Component)]
+//! struct Spin(f32);
+//!
+//! fn spin(time: Res<FrameTime>, mut bodies: Query<(&mut Transform, &Spin)>) {
+//!     for (mut transform, spin) in &mut bodies {
+//!         let turn = sim_math::rotation_from_scaled_axis(Vec3::Y * (spin.0 * time.fixed_delta));
+//!         transform.rotation = sim_math::quat_normalize(sim_math::quat_mul(turn, transform.rotation));
+//!     }
+//! }
+//!
+//! let mut app = rusting_engine::App::new(RuntimeSettings { fixed_rate_hz: 60.0, seed: 7, ..default() });
+//! app.world_mut().spawn((Transform::default(), Spin(1.5)));
+//! app.add_systems(FixedUpdate, spin.in_set(SimSet::Tweens));
+//! let frame = app.update(app.fixed_step() * 3); // three fixed ticks, then Update
+//! assert_eq!(frame.ticks, 3);
+//! ```
+
+pub mod app;
+pub mod runtime;
+
+use bevy::app::{PluginGroup, PluginGroupBuilder, TaskPoolPlugin};
+use bevy::transform::TransformPlugin;
+
+pub use app::{App, AppError, FrameReport, TickHook};
+
+/// The engine's plugins: bevy's task pools and transform propagation, and the runtime.
+///
+/// `TimePlugin` is left out on purpose: the engine runs fixed ticks itself, from the deltas passed
+/// to [`App::update`].
+#[derive(Clone, Debug, Default)]
+pub struct RustingPlugins {
+    /// What the runtime resources start from.
+    pub settings: runtime::RuntimeSettings,
+}
+
+impl PluginGroup for RustingPlugins {
+    fn build(self) -> PluginGroupBuilder {
+        PluginGroupBuilder::start::<Self>()
+            .add(TaskPoolPlugin::default())
+            .add(TransformPlugin)
+            .add(runtime::RuntimePlugin {
+                settings: self.settings,
+            })
+    }
+}
+
+/// The names game code needs most.
+pub mod prelude {
+    pub use crate::app::{App, TickHook};
+    pub use crate::runtime::sim_math;
+    pub use crate::runtime::{
+        DeterminismMode, DeterminismSupport, FrameTime, RandomSeed, RuntimeInput, RuntimeSettings,
+        SimSet, TimeControl,
+    };
+}

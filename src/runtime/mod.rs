@@ -1,0 +1,63 @@
+//! What every fixed tick stands on: bit-exact math, time, randomness, input, the determinism mode
+//! and the fixed schedules.
+//!
+//! [`RuntimePlugin`] inserts every resource of this module when the app is built, never later:
+//! in bevy 0.19 a resource is an entity, and inserting one mid-run would shift the ids of every
+//! entity spawned after it.
+
+pub mod input;
+pub mod mode;
+pub mod random;
+pub mod schedule;
+pub mod sim_math;
+pub mod time;
+
+use bevy::app::{App, Plugin};
+
+pub use input::RuntimeInput;
+pub use mode::{DeterminismError, DeterminismMode, DeterminismSupport, UnsupportedPart};
+pub use random::RandomSeed;
+pub use schedule::SimSet;
+pub use time::{FrameTime, TickAccumulator, TimeControl};
+
+/// The settings a run starts from: tick rate, seed and determinism mode.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuntimeSettings {
+    /// Fixed ticks per simulated second.
+    pub fixed_rate_hz: f32,
+    /// The simulation's random seed.
+    pub seed: u64,
+    /// The determinism the project requires.
+    pub mode: DeterminismMode,
+}
+
+impl Default for RuntimeSettings {
+    fn default() -> Self {
+        RuntimeSettings {
+            fixed_rate_hz: 60.0,
+            seed: 0,
+            mode: DeterminismMode::Local,
+        }
+    }
+}
+
+/// Inserts the runtime resources and configures the fixed schedules.
+#[derive(Clone, Debug, Default)]
+pub struct RuntimePlugin {
+    /// What the resources start from.
+    pub settings: RuntimeSettings,
+}
+
+impl Plugin for RuntimePlugin {
+    fn build(&self, app: &mut App) {
+        let settings = &self.settings;
+        app.insert_resource(FrameTime::new(settings.fixed_rate_hz))
+            .insert_resource(TimeControl::default())
+            .insert_resource(TickAccumulator::new(settings.fixed_rate_hz))
+            .insert_resource(RandomSeed(settings.seed))
+            .insert_resource(RuntimeInput::default())
+            .insert_resource(settings.mode)
+            .insert_resource(DeterminismSupport::default());
+        schedule::configure_fixed_schedules(app);
+    }
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what building and testing Rusting needs on a fresh Debian or Ubuntu machine.
+#
+# The Rust toolchain itself is pinned by rust-toolchain.toml (1.95.0 with rustfmt and clippy);
+# rustup installs it on the first cargo call. This script adds the system packages on top.
+set -euo pipefail
+
+# System packages the build and the tests need. bevy is built with a minimal feature set (no
+# window, audio or gamepad backends), so a C compiler and pkg-config cover it.
+packages=(build-essential pkg-config)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=()
+  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "cargo not found: install rustup (https://rustup.rs), then run this script again" >&2
+  exit 1
+fi
+# Installs the pinned toolchain and its components if they are missing.
+rustup show active-toolchain >/dev/null
+rustup component add rustfmt clippy >/dev/null
+echo "system packages and toolchain ready"
