@@ -142,7 +142,8 @@ fn simulation_bits_depend_on_ticks_not_frame_pacing() {
 }
 
 /// Pause and time scale change how many ticks run, and the per-frame cap defers ticks without
-/// dropping any.
+/// dropping any. Fails if the cap discards the ticks it holds back, or if pause stops `Update`
+/// (the frame count) as well as the ticks.
 #[test]
 fn time_control_changes_tick_counts_only() {
     let mut app = rusting_engine::App::default();
@@ -213,7 +214,7 @@ fn unordered_conflicting_fixed_systems_are_refused() {
 }
 
 /// A `CrossPlatform` project whose parts support only `Local` does not start, and the error names
-/// them.
+/// them. Fails if `App::setup` skips the check or runs it before the startup systems declare.
 #[test]
 fn startup_check_refuses_parts_below_the_project_mode() {
     let settings = RuntimeSettings {
@@ -242,7 +243,8 @@ fn startup_check_refuses_parts_below_the_project_mode() {
 #[derive(Resource, Default)]
 struct StartupRuns(u32);
 
-/// Startup systems run once, before the first tick.
+/// Startup systems run once, before the first tick. Fails if `App::setup` leaves the startup
+/// labels in `MainScheduleOrder`, so that `Main` runs them again after the first frame's ticks.
 #[test]
 fn startup_runs_once_before_the_first_tick() {
     let mut app = rusting_engine::App::default();

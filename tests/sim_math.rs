@@ -210,7 +210,8 @@ fn division_rounds_near_ties_correctly() {
     }
 }
 
-/// The documented results outside the normal range: zeros, subnormals, infinities and NaN.
+/// The documented results outside the normal range: zeros, subnormals, infinities and NaN. Fails
+/// if a special case is dropped and the value falls through to the polynomial or Newton path.
 #[test]
 fn special_inputs_give_their_documented_results() {
     use sim_math::{CANONICAL_NAN_BITS, div, inv_sqrt, recip, sqrt};
@@ -248,6 +249,32 @@ fn special_inputs_give_their_documented_results() {
     assert_same_bits("div", "tiny/big", div(f32::MIN_POSITIVE, 4.0), 0.0);
     assert_same_bits("div", "sub/1", div(sub, 1.0), 0.0);
     assert_same_bits("div", "1/sub", div(1.0, -sub), -inf);
+
+    use sim_math::{PI, acos, asin, atan, atan2, sin_cos};
+    assert_same_bits("sin", inf, sin_cos(inf).0, nan);
+    assert_same_bits("cos", -inf, sin_cos(-inf).1, nan);
+    assert_same_bits("sin", "nan", sin_cos(f32::NAN).0, nan);
+    assert_same_bits("sin", -0.0, sin_cos(-0.0).0, -0.0);
+    assert_same_bits("cos", 0.0, sin_cos(0.0).1, 1.0);
+    assert_same_bits("asin", 1.5, asin(1.5), nan);
+    assert_same_bits("acos", -1.5, acos(-1.5), nan);
+    assert_same_bits("asin", 1.0, asin(1.0), sim_math::FRAC_PI_2);
+    assert_same_bits("acos", -1.0, acos(-1.0), PI);
+    assert_same_bits("atan", inf, atan(inf), sim_math::FRAC_PI_2);
+    assert_same_bits("atan", "nan", atan(f32::NAN), nan);
+    assert_same_bits("atan", -0.0, atan(-0.0), -0.0);
+    assert_same_bits("asin", -0.0, asin(-0.0), -0.0);
+    assert_same_bits("atan2", "(0, -0)", atan2(0.0, -0.0), PI);
+    assert_same_bits("atan2", "(-0, -0)", atan2(-0.0, -0.0), -PI);
+    assert_same_bits("atan2", "(-0, 0)", atan2(-0.0, 0.0), -0.0);
+    assert_same_bits(
+        "atan2",
+        "(-inf, inf)",
+        atan2(-inf, inf),
+        -sim_math::FRAC_PI_4,
+    );
+    assert_same_bits("atan2", "(1, -inf)", atan2(1.0, -inf), PI);
+    assert_same_bits("atan2", "(nan, 1)", atan2(f32::NAN, 1.0), nan);
 }
 
 /// `to_int` is exactly Rust's `as i32`: NaN to 0, saturation at the `i32` range, truncation

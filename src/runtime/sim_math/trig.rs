@@ -72,7 +72,11 @@ pub fn sin_cos(x: f32) -> (f32, f32) {
         4 => (-s, -c),
         _ => (-c, s),
     };
-    let sin = if x < 0.0 { -sin_abs } else { sin_abs };
+    let sin = if x.is_sign_negative() {
+        -sin_abs
+    } else {
+        sin_abs
+    };
     (sin, cos)
 }
 
@@ -96,7 +100,11 @@ pub fn atan(x: f32) -> f32 {
         ((((8.053_744_6e-2 * z - 1.387_768_5e-1) * z + 1.997_771_1e-1) * z - 3.333_295e-1) * z) * t
             + t;
     let result = offset + poly;
-    if x < 0.0 { -result } else { result }
+    if x.is_sign_negative() {
+        -result
+    } else {
+        result
+    }
 }
 
 /// `atan2(y, x)`: the angle of the point `(x, y)`, in `[-pi, pi]`.
@@ -157,7 +165,11 @@ pub fn asin(x: f32) -> f32 {
     } else {
         poly
     };
-    if x < 0.0 { -result } else { result }
+    if x.is_sign_negative() {
+        -result
+    } else {
+        result
+    }
 }
 
 /// `acos(x)` for `x` in `[-1, 1]`; NaN outside.
