@@ -29,6 +29,7 @@
 //! ```
 
 pub mod app;
+pub mod physics;
 pub mod runtime;
 
 use bevy::app::{PluginGroup, PluginGroupBuilder, TaskPoolPlugin};
@@ -36,7 +37,7 @@ use bevy::transform::TransformPlugin;
 
 pub use app::{App, AppError, FrameReport, TickHook};
 
-/// The engine's plugins: bevy's task pools and transform propagation, and the runtime.
+/// The engine's plugins: bevy's task pools and transform propagation, the runtime and physics.
 ///
 /// `TimePlugin` is left out on purpose: the engine runs fixed ticks itself, from the deltas passed
 /// to [`App::update`].
@@ -54,12 +55,17 @@ impl PluginGroup for RustingPlugins {
             .add(runtime::RuntimePlugin {
                 settings: self.settings,
             })
+            .add(physics::PhysicsPlugin::default())
     }
 }
 
 /// The names game code needs most.
 pub mod prelude {
     pub use crate::app::{App, TickHook};
+    pub use crate::physics::{
+        BodyKind, Collider, CollisionEvents, CollisionLayers, PhysicsBody, PhysicsSettings,
+        RigidBody, Sleeping,
+    };
     pub use crate::runtime::sim_math;
     pub use crate::runtime::{
         DeterminismMode, DeterminismSupport, FrameTime, RandomSeed, RuntimeInput, RuntimeSettings,

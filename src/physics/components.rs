@@ -1,0 +1,222 @@
+//! The physics components a game puts on its entities.
+//!
+//! A CPU-simulated body is an entity with a [`Transform`] and a [`Collider`]; a [`RigidBody`] makes
+//! it dynamic or kinematic (without one it is a static collider). Everything here is simulation
+//! state and is hashed. This module owns the data only: it must never step, sort or query.
+
+use bevy::math::Vec3;
+use bevy::prelude::{Component, Transform};
+use serde::{Deserialize, Serialize};
+
+/// How a rigid body moves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum BodyKind {
+    /// Moved by gravity, contacts and its velocity.
+    #[default]
+    Dynamic,
+    /// Moved by its velocity only; pushes dynamic bodies as if infinitely heavy.
+    Kinematic,
+    /// Never moves.
+    Static,
+}
+
+/// Mass and motion of a body (simulation state).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[require(Transform, PhysicsBody)]
+pub struct RigidBody {
+    /// How the body moves.
+    pub kind: BodyKind,
+    /// Mass in kilograms (dynamic bodies; must be positive and finite, else the body counts as
+    /// static).
+    pub mass: f32,
+    /// Multiplies `PhysicsSettings::gravity` for this body.
+    pub gravity_scale: f32,
+    /// Metres per second.
+    pub linear_velocity: Vec3,
+    /// Radians per second, about the world axes.
+    pub angular_velocity: Vec3,
+}
+
+impl Default for RigidBody {
+    fn default() -> Self {
+        RigidBody::dynamic(1.0)
+    }
+}
+
+impl RigidBody {
+    /// A dynamic body of `mass` kilograms at rest.
+    pub fn dynamic(mass: f32) -> Self {
+        RigidBody {
+            kind: BodyKind::Dynamic,
+            mass,
+            gravity_scale: 1.0,
+            linear_velocity: Vec3::ZERO,
+            angular_velocity: Vec3::ZERO,
+        }
+    }
+
+    /// A kinematic body moving at `linear_velocity`.
+    pub fn kinematic(linear_velocity: Vec3) -> Self {
+        RigidBody {
+            kind: BodyKind::Kinematic,
+            linear_velocity,
+            ..RigidBody::dynamic(0.0)
+        }
+    }
+
+    /// A static body.
+    pub fn fixed() -> Self {
+        RigidBody {
+            kind: BodyKind::Static,
+            ..RigidBody::dynamic(0.0)
+        }
+    }
+
+    /// The same body with a velocity.
+    pub fn with_velocity(mut self, linear: Vec3, angular: Vec3) -> Self {
+        self.linear_velocity = linear;
+        self.angular_velocity = angular;
+        self
+    }
+}
+
+/// A collision shape, in the body's local frame (the body's position is the shape's centre).
+///
+/// Transform scale is not applied: sizes are the numbers given here.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Shape {
+    /// A ball.
+    Sphere {
+        /// Metres.
+        radius: f32,
+    },
+    /// A box.
+    Box {
+        /// Half the size along the local X, Y and Z axes, in metres.
+        half_extents: Vec3,
+    },
+    /// A cylinder with hemispherical caps along the local Y axis.
+    Capsule {
+        /// Half the length of the axis segment between the cap centres, in metres.
+        half_height: f32,
+        /// Metres.
+        radius: f32,
+    },
+    /// Everything below a plane through the body's position: grounds and walls. Only static bodies
+    /// should carry one.
+    HalfSpace {
+        /// The plane's outward normal in the body's local frame (unit length).
+        normal: Vec3,
+    },
+}
+
+/// What a body collides as (simulation state).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Collider {
+    /// The shape.
+    pub shape: Shape,
+    /// Coulomb friction coefficient; two bodies use the geometric mean of theirs.
+    pub friction: f32,
+    /// Bounciness in `[0, 1]`; two bodies use the larger of theirs.
+    pub restitution: f32,
+}
+
+impl Collider {
+    fn with_shape(shape: Shape) -> Self {
+        Collider {
+            shape,
+            friction: 0.5,
+            restitution: 0.0,
+        }
+    }
+
+    /// A sphere of `radius` metres.
+    pub fn sphere(radius: f32) -> Self {
+        Collider::with_shape(Shape::Sphere { radius })
+    }
+
+    /// A box with the given half extents.
+    pub fn cuboid(half_extents: Vec3) -> Self {
+        Collider::with_shape(Shape::Box { half_extents })
+    }
+
+    /// A capsule along the local Y axis.
+    pub fn capsule(half_height: f32, radius: f32) -> Self {
+        Collider::with_shape(Shape::Capsule {
+            half_height,
+            radius,
+        })
+    }
+
+    /// A half-space below the plane with the given local normal.
+    pub fn half_space(normal: Vec3) -> Self {
+        Collider::with_shape(Shape::HalfSpace { normal })
+    }
+
+    /// The same collider with another friction coefficient.
+    pub fn with_friction(mut self, friction: f32) -> Self {
+        self.friction = friction;
+        self
+    }
+
+    /// The same collider with another restitution.
+    pub fn with_restitution(mut self, restitution: f32) -> Self {
+        self.restitution = restitution;
+        self
+    }
+}
+
+/// Which bodies collide: two bodies touch only when each one's `memberships` meet the other's
+/// `filters` (simulation state).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CollisionLayers {
+    /// The layers this body is on.
+    pub memberships: u32,
+    /// The layers this body collides with.
+    pub filters: u32,
+}
+
+impl Default for CollisionLayers {
+    fn default() -> Self {
+        CollisionLayers {
+            memberships: u32::MAX,
+            filters: u32::MAX,
+        }
+    }
+}
+
+impl CollisionLayers {
+    /// Whether bodies on `self` and `other` may collide.
+    pub fn interacts_with(&self, other: &CollisionLayers) -> bool {
+        self.memberships & other.filters != 0 && other.memberships & self.filters != 0
+    }
+}
+
+/// Which solver simulates a body.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum BodyClass {
+    /// The CPU solver, in `FixedUpdate`.
+    #[default]
+    Cpu,
+    /// The GPU solver; the CPU solver leaves these bodies alone.
+    Gpu,
+}
+
+/// The solver a body belongs to (simulation state).
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PhysicsBody {
+    /// CPU or GPU.
+    pub class: BodyClass,
+}
+
+/// Marks a body the solver has put to sleep (simulation state). Remove it, or give the body a
+/// velocity, to wake it.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Sleeping;
+
+/// A body's stable slot id, assigned by the solver when the body first simulates and reused only
+/// after the body is gone (simulation state).
+#[derive(
+    Component, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub struct PhysicsId(pub u32);

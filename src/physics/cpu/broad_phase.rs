@@ -1,0 +1,204 @@
+//! Broad phase: which pairs of bodies are close enough to need the narrow phase.
+//!
+//! Sweep and prune: bounding boxes (grown by the speculative distance and by how far the body
+//! moves this tick) are sorted by their minimum on the axis along which their centres spread
+//! most, then swept; each box is compared only with the boxes that start before it ends. Half-spaces
+//! have no finite box and are tested against every other box directly. Whatever axis is picked,
+//! the pairs come out as `(lower index, higher index)` sorted, which is body order: the axis changes
+//! the work, never the result.
+//!
+//! This module must never look at shapes beyond their bounds.
+
+use bevy::math::Vec3;
+
+use super::{SolverBody, StepParams};
+use crate::physics::components::{BodyKind, Shape};
+use crate::runtime::sim_math;
+
+/// An axis-aligned bounding box.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Aabb {
+    /// Lower corner.
+    pub min: Vec3,
+    /// Upper corner.
+    pub max: Vec3,
+}
+
+impl Aabb {
+    /// Whether the two boxes overlap (touching counts).
+    pub fn overlaps(&self, other: &Aabb) -> bool {
+        self.min.x <= other.max.x
+            && other.min.x <= self.max.x
+            && self.min.y <= other.max.y
+            && other.min.y <= self.max.y
+            && self.min.z <= other.max.z
+            && other.min.z <= self.max.z
+    }
+}
+
+/// Broad-phase buffers and results.
+#[derive(Default)]
+pub struct BroadPhase {
+    /// Candidate pairs `(i, j)` with `i < j`, sorted.
+    pub pairs: Vec<(u32, u32)>,
+    /// Bounds of every body (half-spaces get an empty box).
+    pub bounds: Vec<Aabb>,
+    /// Bodies in the sweep, sorted by their minimum on the sweep axis.
+    order: Vec<(f32, u32)>,
+    /// Indices of half-space bodies.
+    half_spaces: Vec<u32>,
+    /// The axis the last sweep used (0, 1, 2).
+    pub axis: usize,
+    /// Box-box overlap tests the last sweep made.
+    pub tests: usize,
+}
+
+/// How two bodies may interact, by what they are doing.
+fn wants_pair(a: &SolverBody, b: &SolverBody) -> bool {
+    let class = |body: &SolverBody| match body.kind {
+        BodyKind::Dynamic if body.sleeping => 1, // sleeping
+        BodyKind::Dynamic => 0,                  // awake
+        BodyKind::Kinematic => 2,
+        BodyKind::Static => 3,
+    };
+    // Awake with anything; sleeping with sleeping (to wake stacks together) or with kinematic
+    // (which may wake them). Nothing else can start moving.
+    let pair_allowed = matches!(
+        (class(a).min(class(b)), class(a).max(class(b))),
+        (0, _) | (1, 1) | (1, 2)
+    );
+    pair_allowed && a.layers.interacts_with(&b.layers)
+}
+
+/// The bounds of a body's shape, grown by `margin`.
+pub fn shape_bounds(body: &SolverBody, margin: f32) -> Aabb {
+    let m = sim_math::rotation_matrix(body.rotation);
+    let axes = [m.x_axis, m.y_axis, m.z_axis];
+    let extent = match body.collider.shape {
+        Shape::Sphere { radius } => Vec3::splat(radius),
+        Shape::Box { half_extents: h } => {
+            let e = |c: usize| {
+                (axes[0][c].abs() * h.x + axes[1][c].abs() * h.y) + axes[2][c].abs() * h.z
+            };
+            Vec3::new(e(0), e(1), e(2))
+        }
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => Vec3::new(
+            axes[1].x.abs() * half_height + radius,
+            axes[1].y.abs() * half_height + radius,
+            axes[1].z.abs() * half_height + radius,
+        ),
+        Shape::HalfSpace { .. } => Vec3::ZERO,
+    };
+    let grow = extent + Vec3::splat(margin);
+    Aabb {
+        min: body.position - grow,
+        max: body.position + grow,
+    }
+}
+
+/// How far a body may move this tick, for growing its bounds.
+fn reach(body: &SolverBody, dt: f32) -> f32 {
+    if body.is_awake_dynamic() || body.kind == BodyKind::Kinematic {
+        sim_math::length(body.linear_velocity) * dt
+    } else {
+        0.0
+    }
+}
+
+/// Finds the candidate pairs of this tick into `broad.pairs`.
+pub fn find_pairs(params: &StepParams, bodies: &[SolverBody], broad: &mut BroadPhase) {
+    let margin = params.settings.speculative_distance;
+    broad.bounds.clear();
+    broad.half_spaces.clear();
+    broad.pairs.clear();
+    for (index, body) in bodies.iter().enumerate() {
+        broad
+            .bounds
+            .push(shape_bounds(body, margin + reach(body, params.dt)));
+        if matches!(body.collider.shape, Shape::HalfSpace { .. }) {
+            broad.half_spaces.push(index as u32);
+        }
+    }
+    sweep(bodies, broad);
+    for &h in &broad.half_spaces {
+        let plane = &bodies[h as usize];
+        let Shape::HalfSpace { normal } = plane.collider.shape else {
+            continue;
+        };
+        let n = sim_math::quat_rotate(plane.rotation, normal);
+        for (index, body) in bodies.iter().enumerate() {
+            let i = index as u32;
+            if i == h
+                || matches!(body.collider.shape, Shape::HalfSpace { .. })
+                || !wants_pair(plane, body)
+            {
+                continue;
+            }
+            let b = &broad.bounds[index];
+            let centre = (b.min + b.max) * 0.5;
+            let half = (b.max - b.min) * 0.5;
+            let lowest = sim_math::dot3(centre - plane.position, n)
+                - ((half.x * n.x.abs() + half.y * n.y.abs()) + half.z * n.z.abs());
+            if lowest <= 0.0 {
+                broad.pairs.push((i.min(h), i.max(h)));
+            }
+        }
+    }
+    broad.pairs.sort_unstable();
+}
+
+/// Sweep and prune over the finite boxes.
+fn sweep(bodies: &[SolverBody], broad: &mut BroadPhase) {
+    broad.order.clear();
+    // The axis of greatest spread: variance of box centres, summed in body order.
+    let finite: Vec<u32> = (0..bodies.len() as u32)
+        .filter(|&i| !matches!(bodies[i as usize].collider.shape, Shape::HalfSpace { .. }))
+        .collect();
+    let count = finite.len().max(1) as f32;
+    let mut mean = Vec3::ZERO;
+    for &i in &finite {
+        let b = &broad.bounds[i as usize];
+        mean += (b.min + b.max) * 0.5;
+    }
+    mean /= count;
+    let mut spread = Vec3::ZERO;
+    for &i in &finite {
+        let b = &broad.bounds[i as usize];
+        let d = (b.min + b.max) * 0.5 - mean;
+        spread += d * d;
+    }
+    broad.axis = if spread.x >= spread.y && spread.x >= spread.z {
+        0
+    } else if spread.y >= spread.z {
+        1
+    } else {
+        2
+    };
+    let axis = broad.axis;
+    broad.order.extend(
+        finite
+            .iter()
+            .map(|&i| (broad.bounds[i as usize].min[axis], i)),
+    );
+    broad
+        .order
+        .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    broad.tests = 0;
+    for (k, &(_, i)) in broad.order.iter().enumerate() {
+        let bi = broad.bounds[i as usize];
+        let end = bi.max[axis];
+        for &(start, j) in &broad.order[k + 1..] {
+            if start > end {
+                break;
+            }
+            broad.tests += 1;
+            let bj = &broad.bounds[j as usize];
+            if bi.overlaps(bj) && wants_pair(&bodies[i as usize], &bodies[j as usize]) {
+                broad.pairs.push((i.min(j), i.max(j)));
+            }
+        }
+    }
+}

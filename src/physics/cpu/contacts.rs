@@ -1,0 +1,442 @@
+//! Narrow phase: the contact points of each candidate pair.
+//!
+//! Every pair gets a [`Manifold`] of up to four points, each with a normal pointing from the pair's
+//! first body to its second, the signed separation along it (negative when overlapping), the point
+//! halfway between the two surfaces, and a feature id that stays the same while the same parts of
+//! the shapes touch (the solver warm-starts by it). Points are generated up to the pair's margin
+//! before touching (speculative contacts), so the solver can stop fast bodies at the surface.
+//!
+//! Shape pairs: sphere-sphere, sphere-box, box-box (see [`super::box_box`]), capsule against every
+//! shape, and every shape against a half-space. Pairs are independent, so they run in parallel and
+//! are collected in pair order. This module must never touch velocities or impulses.
+
+use bevy::math::Vec3;
+use rayon::prelude::*;
+
+use super::{Motion, SolverBody, StepParams, box_box};
+use crate::physics::components::Shape;
+use crate::runtime::sim_math::{self, dot3};
+
+/// Most points a manifold keeps.
+pub const MAX_POINTS: usize = 4;
+
+/// One contact point.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ContactPoint {
+    /// Halfway between the two surfaces, world space.
+    pub point: Vec3,
+    /// Unit normal from the first body towards the second.
+    pub normal: Vec3,
+    /// Distance between the surfaces along the normal; negative when they overlap.
+    pub separation: f32,
+    /// Which features of the two shapes made the point.
+    pub feature: u32,
+}
+
+/// The contact points of one pair.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Manifold {
+    /// The first body's index (the lower one).
+    pub a: u32,
+    /// The second body's index.
+    pub b: u32,
+    /// The points, `len` of them, sorted by feature.
+    pub points: [ContactPoint; MAX_POINTS],
+    /// How many points are in use.
+    pub len: u8,
+    /// Whether the narrow phase ran for this pair (it does when one body is awake and dynamic).
+    pub evaluated: bool,
+}
+
+impl Manifold {
+    /// The points in use.
+    pub fn points(&self) -> &[ContactPoint] {
+        &self.points[..self.len as usize]
+    }
+
+    /// Adds a point unless the manifold is full.
+    pub fn push(&mut self, point: ContactPoint) {
+        if (self.len as usize) < MAX_POINTS {
+            self.points[self.len as usize] = point;
+            self.len += 1;
+        }
+    }
+}
+
+/// A shape placed in the world.
+#[derive(Clone, Copy, Debug)]
+pub struct Placed {
+    /// The shape.
+    pub shape: Shape,
+    /// World position of its centre.
+    pub position: Vec3,
+    /// World directions of its local axes.
+    pub axes: [Vec3; 3],
+}
+
+/// Pairs handed to one parallel task: fixed, whatever the thread count.
+const PAIRS_PER_TASK: usize = 64;
+
+/// Computes a manifold for every pair that has an awake dynamic body, in pair order.
+pub fn collide_pairs(
+    params: &StepParams,
+    bodies: &[SolverBody],
+    motion: &[Motion],
+    pairs: &[(u32, u32)],
+    manifolds: &mut Vec<Manifold>,
+) {
+    let speculative = params.settings.speculative_distance;
+    let dt = params.dt;
+    pairs
+        .par_iter()
+        .with_min_len(PAIRS_PER_TASK)
+        .map(|&(a, b)| {
+            let (body_a, body_b) = (&bodies[a as usize], &bodies[b as usize]);
+            let mut manifold = Manifold {
+                a,
+                b,
+                ..Manifold::default()
+            };
+            if !(body_a.is_awake_dynamic() || body_b.is_awake_dynamic()) {
+                return manifold;
+            }
+            manifold.evaluated = true;
+            let approach = sim_math::length(body_a.linear_velocity - body_b.linear_velocity) * dt;
+            let margin = speculative + approach;
+            let placed = |body: &SolverBody, m: &Motion| Placed {
+                shape: body.collider.shape,
+                position: body.position,
+                axes: m.axes,
+            };
+            collide(
+                &placed(body_a, &motion[a as usize]),
+                &placed(body_b, &motion[b as usize]),
+                margin,
+                &mut manifold,
+            );
+            let len = manifold.len as usize;
+            manifold.points[..len].sort_unstable_by_key(|p| p.feature);
+            manifold
+        })
+        .collect_into_vec(manifolds);
+}
+
+/// The contact points of `a` against `b`, normals from `a` to `b`.
+pub fn collide(a: &Placed, b: &Placed, margin: f32, out: &mut Manifold) {
+    use Shape::*;
+    match (a.shape, b.shape) {
+        (Sphere { radius: ra }, Sphere { radius: rb }) => {
+            sphere_sphere(a.position, ra, b.position, rb, margin, 0, out)
+        }
+        (Box { half_extents }, Sphere { radius }) => {
+            box_sphere(a, half_extents, b.position, radius, margin, 0, out)
+        }
+        (Box { .. }, Box { .. }) => box_box::collide(a, b, margin, out),
+        (
+            Capsule {
+                half_height,
+                radius,
+            },
+            _,
+        ) => capsule_any(a, half_height, radius, b, margin, out),
+        (HalfSpace { normal }, _) => half_space_any(a, normal, b, margin, out),
+        _ => {
+            // The mirrored pair: collide the other way round and flip the normals.
+            collide(b, a, margin, out);
+            for point in &mut out.points[..out.len as usize] {
+                point.normal = -point.normal;
+            }
+        }
+    }
+}
+
+/// A unit vector along `d`, or `fallback` when `d` is too short to have a direction.
+fn direction(d: Vec3, fallback: Vec3) -> (Vec3, f32) {
+    let length = sim_math::length(d);
+    if length > 1.0e-9 {
+        (d * (1.0 / length), length)
+    } else {
+        (fallback, 0.0)
+    }
+}
+
+/// Two balls (also the capsule cases, through their closest segment points).
+pub fn sphere_sphere(
+    ca: Vec3,
+    ra: f32,
+    cb: Vec3,
+    rb: f32,
+    margin: f32,
+    feature: u32,
+    out: &mut Manifold,
+) {
+    let (normal, distance) = direction(cb - ca, Vec3::Y);
+    let separation = distance - (ra + rb);
+    if separation > margin {
+        return;
+    }
+    let on_a = ca + normal * ra;
+    let on_b = cb - normal * rb;
+    out.push(ContactPoint {
+        point: (on_a + on_b) * 0.5,
+        normal,
+        separation,
+        feature,
+    });
+}
+
+/// A box against a ball.
+pub fn box_sphere(
+    a: &Placed,
+    h: Vec3,
+    centre: Vec3,
+    radius: f32,
+    margin: f32,
+    feature: u32,
+    out: &mut Manifold,
+) {
+    let d = centre - a.position;
+    let local = [dot3(d, a.axes[0]), dot3(d, a.axes[1]), dot3(d, a.axes[2])];
+    let half = [h.x, h.y, h.z];
+    let clamped = [
+        local[0].clamp(-half[0], half[0]),
+        local[1].clamp(-half[1], half[1]),
+        local[2].clamp(-half[2], half[2]),
+    ];
+    let inside = local == clamped;
+    let (normal, separation, surface) = if inside {
+        // The centre is inside: push out through the nearest face.
+        let depth = [
+            half[0] - local[0].abs(),
+            half[1] - local[1].abs(),
+            half[2] - local[2].abs(),
+        ];
+        let k = if depth[0] <= depth[1] && depth[0] <= depth[2] {
+            0
+        } else if depth[1] <= depth[2] {
+            1
+        } else {
+            2
+        };
+        let sign = if local[k] < 0.0 { -1.0 } else { 1.0 };
+        let normal = a.axes[k] * sign;
+        (normal, -depth[k] - radius, centre + normal * depth[k])
+    } else {
+        let closest =
+            a.position + (a.axes[0] * clamped[0] + a.axes[1] * clamped[1]) + a.axes[2] * clamped[2];
+        let (normal, distance) = direction(centre - closest, a.axes[1]);
+        (normal, distance - radius, closest)
+    };
+    if separation > margin {
+        return;
+    }
+    let on_b = centre - normal * radius;
+    out.push(ContactPoint {
+        point: (surface + on_b) * 0.5,
+        normal,
+        separation,
+        feature,
+    });
+}
+
+/// The end points of a capsule's axis segment.
+fn segment(p: &Placed, half_height: f32) -> (Vec3, Vec3) {
+    let offset = p.axes[1] * half_height;
+    (p.position - offset, p.position + offset)
+}
+
+/// The point of segment `p0..p1` closest to `q`, and its parameter in `[0, 1]`.
+pub fn closest_on_segment(p0: Vec3, p1: Vec3, q: Vec3) -> (Vec3, f32) {
+    let d = p1 - p0;
+    let dd = dot3(d, d);
+    let t = if dd > 0.0 {
+        (dot3(q - p0, d) / dd).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (p0 + d * t, t)
+}
+
+/// The closest points of segments `p0..p1` and `q0..q1` (Ericson, Real-Time Collision Detection,
+/// 5.1.9).
+pub fn closest_between_segments(p0: Vec3, p1: Vec3, q0: Vec3, q1: Vec3) -> (Vec3, Vec3) {
+    let d1 = p1 - p0;
+    let d2 = q1 - q0;
+    let r = p0 - q0;
+    let a = dot3(d1, d1);
+    let e = dot3(d2, d2);
+    let f = dot3(d2, r);
+    const EPSILON: f32 = 1.0e-12;
+    let (s, t) = if a <= EPSILON && e <= EPSILON {
+        (0.0, 0.0)
+    } else if a <= EPSILON {
+        (0.0, (f / e).clamp(0.0, 1.0))
+    } else {
+        let c = dot3(d1, r);
+        if e <= EPSILON {
+            ((-c / a).clamp(0.0, 1.0), 0.0)
+        } else {
+            let b = dot3(d1, d2);
+            let denom = a * e - b * b;
+            let mut s = if denom > EPSILON {
+                ((b * f - c * e) / denom).clamp(0.0, 1.0)
+            } else {
+                0.5
+            };
+            let mut t = (b * s + f) / e;
+            if t < 0.0 {
+                t = 0.0;
+                s = (-c / a).clamp(0.0, 1.0);
+            } else if t > 1.0 {
+                t = 1.0;
+                s = ((b - c) / a).clamp(0.0, 1.0);
+            }
+            (s, t)
+        }
+    };
+    (p0 + d1 * s, q0 + d2 * t)
+}
+
+/// A capsule (`a`) against any shape.
+fn capsule_any(
+    a: &Placed,
+    half_height: f32,
+    radius: f32,
+    b: &Placed,
+    margin: f32,
+    out: &mut Manifold,
+) {
+    let (p0, p1) = segment(a, half_height);
+    match b.shape {
+        Shape::Sphere { radius: rb } => {
+            let (on_axis, _) = closest_on_segment(p0, p1, b.position);
+            sphere_sphere(on_axis, radius, b.position, rb, margin, 0, out);
+        }
+        Shape::Capsule {
+            half_height: hb,
+            radius: rb,
+        } => {
+            let (q0, q1) = segment(b, hb);
+            let (on_a, on_b) = closest_between_segments(p0, p1, q0, q1);
+            sphere_sphere(on_a, radius, on_b, rb, margin, 0, out);
+        }
+        Shape::Box { half_extents } => {
+            // The cap centres as balls against the box, plus the axis point nearest the box when it
+            // lies between them (a capsule across an edge).
+            let mut flipped = Manifold::default();
+            box_sphere(b, half_extents, p0, radius, margin, 0, &mut flipped);
+            box_sphere(b, half_extents, p1, radius, margin, 1, &mut flipped);
+            let (on_axis, t) = closest_segment_to_box(p0, p1, b, half_extents);
+            if t > 0.0 && t < 1.0 {
+                box_sphere(b, half_extents, on_axis, radius, margin, 2, &mut flipped);
+            }
+            for point in flipped.points() {
+                out.push(ContactPoint {
+                    normal: -point.normal,
+                    ..*point
+                });
+            }
+        }
+        Shape::HalfSpace { normal } => {
+            let mut flipped = Manifold::default();
+            let ends = [(p0, 0), (p1, 1)];
+            for (centre, feature) in ends {
+                plane_sphere(b, normal, centre, radius, margin, feature, &mut flipped);
+            }
+            for point in flipped.points() {
+                out.push(ContactPoint {
+                    normal: -point.normal,
+                    ..*point
+                });
+            }
+        }
+    }
+}
+
+/// The point of segment `p0..p1` nearest a box, by alternating projections (a fixed eight rounds:
+/// segment and box are convex, so this closes in on the nearest pair).
+fn closest_segment_to_box(p0: Vec3, p1: Vec3, b: &Placed, h: Vec3) -> (Vec3, f32) {
+    let (mut on_segment, mut t) = closest_on_segment(p0, p1, b.position);
+    for _ in 0..8 {
+        let d = on_segment - b.position;
+        let clamped = (b.axes[0] * dot3(d, b.axes[0]).clamp(-h.x, h.x)
+            + b.axes[1] * dot3(d, b.axes[1]).clamp(-h.y, h.y))
+            + b.axes[2] * dot3(d, b.axes[2]).clamp(-h.z, h.z);
+        (on_segment, t) = closest_on_segment(p0, p1, b.position + clamped);
+    }
+    (on_segment, t)
+}
+
+/// A ball against a half-space; the normal points from the half-space to the ball.
+fn plane_sphere(
+    plane: &Placed,
+    local_normal: Vec3,
+    centre: Vec3,
+    radius: f32,
+    margin: f32,
+    feature: u32,
+    out: &mut Manifold,
+) {
+    let n = plane_normal(plane, local_normal);
+    let height = dot3(centre - plane.position, n);
+    let separation = height - radius;
+    if separation > margin {
+        return;
+    }
+    out.push(ContactPoint {
+        point: centre - n * (radius + 0.5 * separation),
+        normal: n,
+        separation,
+        feature,
+    });
+}
+
+/// The world normal of a half-space.
+fn plane_normal(plane: &Placed, local: Vec3) -> Vec3 {
+    (plane.axes[0] * local.x + plane.axes[1] * local.y) + plane.axes[2] * local.z
+}
+
+/// A half-space (`a`) against any shape.
+fn half_space_any(a: &Placed, local_normal: Vec3, b: &Placed, margin: f32, out: &mut Manifold) {
+    match b.shape {
+        Shape::Sphere { radius } => {
+            plane_sphere(a, local_normal, b.position, radius, margin, 0, out)
+        }
+        Shape::Box { half_extents: h } => {
+            let n = plane_normal(a, local_normal);
+            // The box's corners below the margin, deepest first (ties by corner index).
+            let mut corners = [(0.0f32, 0u32, Vec3::ZERO); 8];
+            let mut count = 0;
+            for corner in 0..8u32 {
+                let sx = if corner & 1 == 0 { -h.x } else { h.x };
+                let sy = if corner & 2 == 0 { -h.y } else { h.y };
+                let sz = if corner & 4 == 0 { -h.z } else { h.z };
+                let p = b.position + (b.axes[0] * sx + b.axes[1] * sy) + b.axes[2] * sz;
+                let separation = dot3(p - a.position, n);
+                if separation <= margin {
+                    corners[count] = (separation, corner, p);
+                    count += 1;
+                }
+            }
+            let corners = &mut corners[..count];
+            corners.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+            for &(separation, corner, p) in corners.iter().take(MAX_POINTS) {
+                out.push(ContactPoint {
+                    point: p - n * (0.5 * separation),
+                    normal: n,
+                    separation,
+                    feature: corner,
+                });
+            }
+        }
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => {
+            let (p0, p1) = segment(b, half_height);
+            plane_sphere(a, local_normal, p0, radius, margin, 0, out);
+            plane_sphere(a, local_normal, p1, radius, margin, 1, out);
+        }
+        Shape::HalfSpace { .. } => {}
+    }
+}

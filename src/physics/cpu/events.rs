@@ -1,0 +1,151 @@
+//! After the tick: which pairs started or stopped touching, and the impulses kept for warm starts.
+//!
+//! A pair touches when one of its points is within `linear_slop` of contact. Pairs the narrow
+//! phase skipped this tick (both bodies asleep or unmovable) keep what they had, as long as both
+//! bodies still exist. Events are ordered by the pair's `PhysicsId`s and numbered from
+//! `PhysicsWorld::next_event_id`, so their order never depends on iteration order.
+//!
+//! This module must never change bodies.
+
+use bevy::prelude::Entity;
+
+use super::contacts::Manifold;
+use super::solver::ContactConstraint;
+use super::{SolverBody, StepParams};
+use crate::physics::components::PhysicsId;
+use crate::physics::resources::{CollisionEvent, CollisionEventKind};
+use crate::physics::world::{PhysicsWorld, Touching, WarmStart};
+
+/// Whether the narrow phase looked at pair `(a, b)` this tick.
+fn evaluated(bodies: &[SolverBody], manifolds: &[Manifold], a: Entity, b: Entity) -> bool {
+    manifolds
+        .binary_search_by(|m| {
+            (bodies[m.a as usize].entity, bodies[m.b as usize].entity).cmp(&(a, b))
+        })
+        .is_ok_and(|i| manifolds[i].evaluated)
+}
+
+/// Whether both bodies are still simulating.
+fn present(bodies: &[SolverBody], a: Entity, b: Entity) -> bool {
+    let has = |e: Entity| bodies.binary_search_by_key(&e, |body| body.entity).is_ok();
+    has(a) && has(b)
+}
+
+/// Updates `world.touching`, `world.warm_starts` and `world.next_event_id`; writes this tick's
+/// events into `events`.
+pub fn update(
+    params: &StepParams,
+    bodies: &[SolverBody],
+    manifolds: &[Manifold],
+    constraints: &[ContactConstraint],
+    world: &mut PhysicsWorld,
+    events: &mut Vec<CollisionEvent>,
+) {
+    // A pair touches when a point is within `linear_slop`, or when the solver had to push it this
+    // tick (a speculative contact that closed during the tick).
+    let slop = params.settings.linear_slop;
+    let mut touching = Vec::new();
+    let mut cursor = 0;
+    for m in manifolds {
+        let points = &constraints[cursor..cursor + m.len as usize];
+        cursor += m.len as usize;
+        let touches = points
+            .iter()
+            .any(|c| c.separation <= slop || c.max_normal_impulse > 0.0);
+        if m.evaluated && touches {
+            let (a, b) = (&bodies[m.a as usize], &bodies[m.b as usize]);
+            touching.push(Touching {
+                a: a.entity,
+                b: b.entity,
+                id_a: a.id,
+                id_b: b.id,
+            });
+        }
+    }
+    let mut changes: Vec<(PhysicsId, PhysicsId, Entity, Entity, CollisionEventKind)> = Vec::new();
+    let kept_from_before = world
+        .touching
+        .iter()
+        .filter(|t| !evaluated(bodies, manifolds, t.a, t.b) && present(bodies, t.a, t.b))
+        .copied()
+        .collect::<Vec<_>>();
+    for t in &world.touching {
+        let still = touching
+            .binary_search_by_key(&(t.a, t.b), |n| (n.a, n.b))
+            .is_ok()
+            || kept_from_before
+                .binary_search_by_key(&(t.a, t.b), |n| (n.a, n.b))
+                .is_ok();
+        if !still {
+            changes.push(ordered(t, CollisionEventKind::Ended));
+        }
+    }
+    for t in &touching {
+        if world
+            .touching
+            .binary_search_by_key(&(t.a, t.b), |n| (n.a, n.b))
+            .is_err()
+        {
+            changes.push(ordered(t, CollisionEventKind::Started));
+        }
+    }
+    touching.extend(kept_from_before);
+    touching.sort_unstable_by_key(|t| (t.a, t.b));
+    world.touching = touching;
+
+    changes.sort_unstable_by_key(|c| (c.0, c.1, c.4));
+    events.clear();
+    for (id_a, id_b, entity_a, entity_b, kind) in changes {
+        events.push(CollisionEvent {
+            tick: params.tick,
+            a: id_a,
+            b: id_b,
+            entity_a,
+            entity_b,
+            kind,
+            id: world.next_event_id,
+        });
+        world.next_event_id += 1;
+    }
+
+    store_warm_starts(bodies, manifolds, constraints, world);
+}
+
+/// The pair as an event: lower `PhysicsId` first.
+fn ordered(
+    t: &Touching,
+    kind: CollisionEventKind,
+) -> (PhysicsId, PhysicsId, Entity, Entity, CollisionEventKind) {
+    if t.id_a <= t.id_b {
+        (t.id_a, t.id_b, t.a, t.b, kind)
+    } else {
+        (t.id_b, t.id_a, t.b, t.a, kind)
+    }
+}
+
+/// Keeps this tick's impulses, plus the stored ones of pairs the narrow phase skipped.
+fn store_warm_starts(
+    bodies: &[SolverBody],
+    manifolds: &[Manifold],
+    constraints: &[ContactConstraint],
+    world: &mut PhysicsWorld,
+) {
+    let mut next: Vec<WarmStart> = constraints
+        .iter()
+        .map(|c| WarmStart {
+            a: bodies[c.a as usize].entity,
+            b: bodies[c.b as usize].entity,
+            feature: c.feature,
+            normal: c.normal_impulse,
+            tangent: c.tangent_impulse,
+        })
+        .collect();
+    next.extend(
+        world
+            .warm_starts
+            .iter()
+            .filter(|w| !evaluated(bodies, manifolds, w.a, w.b) && present(bodies, w.a, w.b)),
+    );
+    next.sort_unstable_by_key(|w| (w.a, w.b, w.feature));
+    world.warm_starts = next;
+}

@@ -1,0 +1,46 @@
+//! Integration within a substep: gravity into velocities, velocities into positions and rotations.
+//!
+//! Semi-implicit Euler: velocities first, then positions from the solved velocities. Rotations
+//! advance by the exact rotation of `angular_velocity * h` (`sim_math::rotation_from_scaled_axis`)
+//! and are renormalized, so they never drift off unit length. Each body also records how far it
+//! has moved since the start of the tick, which the contact solver uses to track gaps. This module
+//! must never look at contacts.
+
+use bevy::math::Vec3;
+
+use super::solver::BodyState;
+use super::{SolverBody, StepParams};
+use crate::physics::components::BodyKind;
+use crate::runtime::sim_math;
+
+/// Adds `h` seconds of gravity to every awake dynamic body's velocity.
+pub fn gravity(params: &StepParams, h: f32, bodies: &[SolverBody], states: &mut [BodyState]) {
+    for (body, state) in bodies.iter().zip(states.iter_mut()) {
+        if body.is_awake_dynamic() {
+            state.linear += params.settings.gravity * (body.gravity_scale * h);
+        }
+    }
+}
+
+/// Moves awake dynamic and kinematic bodies by `h` seconds of their velocity.
+pub fn positions(h: f32, bodies: &mut [SolverBody], states: &mut [BodyState]) {
+    for (body, state) in bodies.iter_mut().zip(states.iter_mut()) {
+        let moves = match body.kind {
+            BodyKind::Dynamic => !body.sleeping,
+            BodyKind::Kinematic => true,
+            BodyKind::Static => false,
+        };
+        if !moves {
+            continue;
+        }
+        let step = state.linear * h;
+        body.position += step;
+        state.delta_position += step;
+        if state.angular != Vec3::ZERO {
+            let turn = sim_math::rotation_from_scaled_axis(state.angular * h);
+            body.rotation = sim_math::quat_normalize(sim_math::quat_mul(turn, body.rotation));
+            state.delta_rotation =
+                sim_math::quat_normalize(sim_math::quat_mul(turn, state.delta_rotation));
+        }
+    }
+}

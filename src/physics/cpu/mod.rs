@@ -1,0 +1,259 @@
+//! The CPU rigid-body solver: plain Rust over slices, one stage a file.
+//!
+//! [`step`] advances a set of bodies, sorted by `Entity`, by one fixed tick:
+//!
+//! 1. [`broad_phase::find_pairs`]: sweep and prune on the axis of greatest spread, pairs sorted
+//!    into body order.
+//! 2. [`sleep::wake_touched`]: sleeping bodies near a moving one wake, with everything resting on
+//!    them.
+//! 3. [`contacts::collide_pairs`]: the narrow phase, in parallel, one manifold per pair.
+//! 4. [`solver::prepare`]: contact constraints, warm-started from [`PhysicsWorld`] by feature.
+//! 5. [`solver::solve`]: `SOLVER_SUBSTEPS` substeps, each gravity ([`integrate::gravity`]), warm
+//!    start, a biased velocity pass with soft position correction, positions and rotations
+//!    ([`integrate::positions`], rotation through `sim_math`), and a relaxing pass: eight velocity
+//!    passes in all. Then restitution.
+//! 6. [`sleep::update`]: groups of touching bodies at rest for `SLEEP_STEPS` ticks fall asleep.
+//! 7. [`events::update`]: which pairs started or stopped touching; warm starts are stored.
+//!
+//! The ECS only copies bodies in and out (see `physics::plugin`). Threads may run the narrow phase
+//! and constraint preparation, whose results are collected in pair order; everything that
+//! accumulates runs sequentially in body and constraint order, so the bits never depend on the
+//! thread count. No stage reads a clock, a global generator or `HashMap` order, and the math is
+//! IEEE `+ - * /`, `sqrt` and `sim_math` in a fixed order.
+
+pub mod box_box;
+pub mod broad_phase;
+pub mod contacts;
+pub mod events;
+pub mod integrate;
+pub mod sleep;
+pub mod solver;
+
+use bevy::math::{Quat, Vec3};
+use bevy::prelude::Entity;
+
+use super::components::{BodyKind, Collider, CollisionLayers, PhysicsId, Shape};
+use super::resources::{CollisionEvent, PhysicsSettings};
+use super::world::PhysicsWorld;
+use crate::runtime::sim_math;
+
+/// One body as the solver sees it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SolverBody {
+    /// The body's entity; bodies are passed sorted by it.
+    pub entity: Entity,
+    /// Its stable slot id.
+    pub id: PhysicsId,
+    /// Dynamic, kinematic or static. A dynamic body without a positive finite mass counts as
+    /// static.
+    pub kind: BodyKind,
+    /// World position of the shape's centre.
+    pub position: Vec3,
+    /// World rotation (unit quaternion).
+    pub rotation: Quat,
+    /// m/s.
+    pub linear_velocity: Vec3,
+    /// rad/s about the world axes.
+    pub angular_velocity: Vec3,
+    /// kg.
+    pub mass: f32,
+    /// Multiplies gravity.
+    pub gravity_scale: f32,
+    /// Shape and material.
+    pub collider: Collider,
+    /// Collision filtering.
+    pub layers: CollisionLayers,
+    /// Whether the body sleeps. The step may wake it or put it to sleep.
+    pub sleeping: bool,
+}
+
+impl SolverBody {
+    /// Whether the solver moves this body with forces and contacts this tick.
+    pub fn is_awake_dynamic(&self) -> bool {
+        self.kind == BodyKind::Dynamic && !self.sleeping
+    }
+
+    /// Whether the body is kinematic and moving.
+    pub fn is_moving_kinematic(&self) -> bool {
+        self.kind == BodyKind::Kinematic
+            && (self.linear_velocity != Vec3::ZERO || self.angular_velocity != Vec3::ZERO)
+    }
+}
+
+/// What one step needs besides the bodies.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepParams {
+    /// Seconds the tick simulates (`FrameTime::fixed_delta`).
+    pub dt: f32,
+    /// The tick being simulated (ticks completed before it), for event stamps.
+    pub tick: u64,
+    /// Gravity, tolerances, sleep thresholds.
+    pub settings: PhysicsSettings,
+}
+
+/// Mass properties and orientation of a body for one tick.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Motion {
+    /// 0 for bodies the contacts cannot move.
+    pub inv_mass: f32,
+    /// World inverse inertia tensor, as rows.
+    pub inv_inertia: [Vec3; 3],
+    /// World directions of the local X, Y and Z axes.
+    pub axes: [Vec3; 3],
+}
+
+/// Per-tick buffers, reused between ticks so a step allocates nothing once warm. Never part of
+/// the simulation state.
+#[derive(Default)]
+pub struct StepScratch {
+    /// Mass properties and axes, one per body.
+    pub motion: Vec<Motion>,
+    /// Broad-phase buffers and the pairs it found.
+    pub broad: broad_phase::BroadPhase,
+    /// One manifold per narrow-phase pair (empty when the shapes are apart).
+    pub manifolds: Vec<contacts::Manifold>,
+    /// Contact constraints, in manifold and point order.
+    pub constraints: Vec<solver::ContactConstraint>,
+    /// Velocities and displacements during the solve, one per body.
+    pub states: Vec<solver::BodyState>,
+    /// Union-find parents for islands.
+    pub islands: Vec<u32>,
+    /// Bodies woken this tick.
+    pub woken: Vec<u32>,
+    /// The events of this tick, ordered by `(a, b, id)`.
+    pub events: Vec<CollisionEvent>,
+}
+
+/// Advances `bodies` (sorted by entity) by one tick.
+pub fn step(
+    params: &StepParams,
+    bodies: &mut [SolverBody],
+    world: &mut PhysicsWorld,
+    scratch: &mut StepScratch,
+) {
+    for body in bodies.iter_mut() {
+        if body.kind == BodyKind::Dynamic && !(body.mass.is_finite() && body.mass > 0.0) {
+            body.kind = BodyKind::Static;
+        }
+        if body.kind != BodyKind::Dynamic {
+            body.sleeping = false;
+        }
+    }
+    broad_phase::find_pairs(params, bodies, &mut scratch.broad);
+    sleep::wake_touched(
+        bodies,
+        &scratch.broad.pairs,
+        world,
+        &mut scratch.islands,
+        &mut scratch.woken,
+    );
+    compute_motion(bodies, &mut scratch.motion);
+    contacts::collide_pairs(
+        params,
+        bodies,
+        &scratch.motion,
+        &scratch.broad.pairs,
+        &mut scratch.manifolds,
+    );
+    solver::prepare(
+        bodies,
+        &scratch.motion,
+        &scratch.manifolds,
+        world,
+        &mut scratch.constraints,
+    );
+    solver::solve(
+        params,
+        bodies,
+        &scratch.motion,
+        &mut scratch.constraints,
+        &mut scratch.states,
+    );
+    sleep::update(
+        params,
+        bodies,
+        &scratch.manifolds,
+        world,
+        &mut scratch.islands,
+    );
+    events::update(
+        params,
+        bodies,
+        &scratch.manifolds,
+        &scratch.constraints,
+        world,
+        &mut scratch.events,
+    );
+}
+
+/// Mass, inertia and axes of every body for this tick.
+fn compute_motion(bodies: &[SolverBody], motion: &mut Vec<Motion>) {
+    motion.clear();
+    motion.extend(bodies.iter().map(|body| {
+        let m = sim_math::rotation_matrix(body.rotation);
+        let axes = [m.x_axis, m.y_axis, m.z_axis];
+        if !body.is_awake_dynamic() {
+            return Motion {
+                inv_mass: 0.0,
+                inv_inertia: [Vec3::ZERO; 3],
+                axes,
+            };
+        }
+        let local = inverse_local_inertia(&body.collider.shape, body.mass);
+        // I^-1 = R diag(local) R^T, row r column c = sum_k R[r][k] local[k] R[c][k].
+        let row = |r: usize| {
+            let rk = Vec3::new(axes[0][r], axes[1][r], axes[2][r]);
+            let scaled = Vec3::new(rk.x * local.x, rk.y * local.y, rk.z * local.z);
+            Vec3::new(
+                sim_math::dot3(scaled, Vec3::new(axes[0].x, axes[1].x, axes[2].x)),
+                sim_math::dot3(scaled, Vec3::new(axes[0].y, axes[1].y, axes[2].y)),
+                sim_math::dot3(scaled, Vec3::new(axes[0].z, axes[1].z, axes[2].z)),
+            )
+        };
+        Motion {
+            inv_mass: 1.0 / body.mass,
+            inv_inertia: [row(0), row(1), row(2)],
+            axes,
+        }
+    }));
+}
+
+/// The inverse of a solid shape's inertia tensor about its centre, in its local frame (diagonal).
+pub fn inverse_local_inertia(shape: &Shape, mass: f32) -> Vec3 {
+    let inertia = match *shape {
+        Shape::Sphere { radius } => Vec3::splat(0.4 * mass * radius * radius),
+        Shape::Box { half_extents: h } => {
+            let (x2, y2, z2) = (h.x * h.x, h.y * h.y, h.z * h.z);
+            let k = mass / 3.0;
+            Vec3::new(k * (y2 + z2), k * (x2 + z2), k * (x2 + y2))
+        }
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => {
+            // A cylinder of height 2h plus two hemispheres, sharing the mass by volume.
+            let r2 = radius * radius;
+            let cylinder_volume = 2.0 * half_height;
+            let sphere_volume = (4.0 / 3.0) * radius;
+            let total = cylinder_volume + sphere_volume;
+            let m_cyl = mass * cylinder_volume / total;
+            let m_sph = mass * sphere_volume / total;
+            let axial = 0.5 * m_cyl * r2 + 0.4 * m_sph * r2;
+            let h2 = half_height * half_height;
+            // Hemispheres: 2/5 m r^2 about their own centre, shifted by h + 3r/8.
+            let cap_offset = half_height + 0.375 * radius;
+            let transverse = m_cyl * (0.25 * r2 + h2 / 3.0)
+                + m_sph * (0.4 * r2 + cap_offset * cap_offset - 0.140_625 * r2);
+            Vec3::new(transverse, axial, transverse)
+        }
+        Shape::HalfSpace { .. } => Vec3::ZERO,
+    };
+    let inv = |i: f32| {
+        if i > 0.0 && i.is_finite() {
+            1.0 / i
+        } else {
+            0.0
+        }
+    };
+    Vec3::new(inv(inertia.x), inv(inertia.y), inv(inertia.z))
+}

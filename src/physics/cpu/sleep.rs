@@ -1,0 +1,164 @@
+//! Sleep: bodies at rest stop simulating until something disturbs them.
+//!
+//! A body's sleep counter (in [`PhysicsWorld`]) counts the ticks it has spent below both sleep
+//! speeds. Bodies in contact form islands (union-find over the manifolds, in pair order); an island
+//! falls asleep when every body in it has counted `SLEEP_STEPS`, so a stack sleeps as one and never
+//! half of it. A sleeping body wakes when a moving body comes within its bounds, and then every
+//! sleeping body whose bounds touch it wakes too, so the whole stack responds to the hit. Sleeping
+//! bodies keep their place, with zero velocity.
+//!
+//! This module must never move a body.
+
+use bevy::math::Vec3;
+
+use super::contacts::Manifold;
+use super::{SolverBody, StepParams};
+use crate::physics::components::BodyKind;
+use crate::physics::resources::SLEEP_STEPS;
+use crate::physics::world::PhysicsWorld;
+use crate::runtime::sim_math::dot3;
+
+fn find(parent: &mut [u32], mut i: u32) -> u32 {
+    while parent[i as usize] != i {
+        let grand = parent[parent[i as usize] as usize];
+        parent[i as usize] = grand;
+        i = grand;
+    }
+    i
+}
+
+/// Joins the sets of `a` and `b`; the lower root becomes the parent, so the result does not
+/// depend on the order of calls beyond the pair order itself.
+fn union(parent: &mut [u32], a: u32, b: u32) {
+    let (ra, rb) = (find(parent, a), find(parent, b));
+    if ra != rb {
+        let (low, high) = (ra.min(rb), ra.max(rb));
+        parent[high as usize] = low;
+    }
+}
+
+/// Wakes sleeping bodies that a moving body reaches, and everything sleeping that touches them;
+/// returns their indices in `woken`, ascending.
+pub fn wake_touched(
+    bodies: &mut [SolverBody],
+    pairs: &[(u32, u32)],
+    world: &mut PhysicsWorld,
+    parent: &mut Vec<u32>,
+    woken: &mut Vec<u32>,
+) {
+    woken.clear();
+    if !bodies.iter().any(|b| b.sleeping) {
+        return;
+    }
+    parent.clear();
+    parent.extend(0..bodies.len() as u32);
+    // Sleeping bodies whose bounds touch form groups.
+    for &(a, b) in pairs {
+        if bodies[a as usize].sleeping && bodies[b as usize].sleeping {
+            union(parent, a, b);
+        }
+    }
+    // A group is disturbed when one of its bodies is near an awake dynamic or moving kinematic body.
+    let mut disturbed = vec![false; bodies.len()];
+    for &(a, b) in pairs {
+        let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+        let moving = |body: &SolverBody| body.is_awake_dynamic() || body.is_moving_kinematic();
+        if ba.sleeping && moving(bb) {
+            let root = find(parent, a);
+            disturbed[root as usize] = true;
+        }
+        if bb.sleeping && moving(ba) {
+            let root = find(parent, b);
+            disturbed[root as usize] = true;
+        }
+    }
+    for i in 0..bodies.len() as u32 {
+        if bodies[i as usize].sleeping && disturbed[find(parent, i) as usize] {
+            bodies[i as usize].sleeping = false;
+            woken.push(i);
+        }
+    }
+    for &i in woken.iter() {
+        set_counter(world, bodies[i as usize].entity, 0);
+    }
+}
+
+fn set_counter(world: &mut PhysicsWorld, entity: bevy::prelude::Entity, value: u32) {
+    match world
+        .sleep_counters
+        .binary_search_by_key(&entity, |(e, _)| *e)
+    {
+        Ok(i) => world.sleep_counters[i].1 = value,
+        Err(i) => world.sleep_counters.insert(i, (entity, value)),
+    }
+}
+
+/// Counts resting ticks and puts islands to sleep. Rebuilds `world.sleep_counters` for the dynamic
+/// bodies present, in entity order.
+pub fn update(
+    params: &StepParams,
+    bodies: &mut [SolverBody],
+    manifolds: &[Manifold],
+    world: &mut PhysicsWorld,
+    parent: &mut Vec<u32>,
+) {
+    let settings = &params.settings;
+    let linear_limit = settings.sleep_linear_speed * settings.sleep_linear_speed;
+    let angular_limit = settings.sleep_angular_speed * settings.sleep_angular_speed;
+    let mut counters = Vec::with_capacity(bodies.len());
+    let mut stored = world.sleep_counters.iter().peekable();
+    let mut counts = vec![0u32; bodies.len()];
+    for (index, body) in bodies.iter().enumerate() {
+        while stored.peek().is_some_and(|(e, _)| *e < body.entity) {
+            stored.next();
+        }
+        let previous = match stored.peek() {
+            Some(&&(e, count)) if e == body.entity => count,
+            _ => 0,
+        };
+        if body.kind != BodyKind::Dynamic {
+            continue;
+        }
+        let count = if body.sleeping {
+            previous
+        } else if dot3(body.linear_velocity, body.linear_velocity) < linear_limit
+            && dot3(body.angular_velocity, body.angular_velocity) < angular_limit
+        {
+            previous.saturating_add(1)
+        } else {
+            0
+        };
+        counts[index] = count;
+        counters.push((body.entity, count));
+    }
+    world.sleep_counters = counters;
+    if !settings.sleep_enabled {
+        return;
+    }
+
+    parent.clear();
+    parent.extend(0..bodies.len() as u32);
+    for m in manifolds.iter().filter(|m| m.len > 0) {
+        if bodies[m.a as usize].is_awake_dynamic() && bodies[m.b as usize].is_awake_dynamic() {
+            union(parent, m.a, m.b);
+        }
+    }
+    // The smallest counter of each island, at its root.
+    let mut island_min = vec![u32::MAX; bodies.len()];
+    for (i, body) in bodies.iter().enumerate() {
+        if body.is_awake_dynamic() {
+            let root = find(parent, i as u32) as usize;
+            island_min[root] = island_min[root].min(counts[i]);
+        }
+    }
+    for i in 0..bodies.len() {
+        if bodies[i].is_awake_dynamic()
+            && island_min[find(parent, i as u32) as usize] >= SLEEP_STEPS
+        {
+            let body = &mut bodies[i];
+            body.sleeping = true;
+            body.linear_velocity = Vec3::ZERO;
+            body.angular_velocity = Vec3::ZERO;
+        }
+    }
+}

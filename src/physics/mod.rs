@@ -1,0 +1,26 @@
+//! Rigid-body physics: components, resources, the persistent solver state and the CPU solver.
+//!
+//! - [`components`]: `RigidBody`, `Collider`, `CollisionLayers`, `PhysicsBody`, `Sleeping`,
+//!   `PhysicsId`: what a game puts on entities.
+//! - [`resources`]: `PhysicsSettings`, `PhysicsIdRegistry`, `CollisionEvents` and the solver
+//!   constants `SOLVER_ITERATIONS`, `POSITION_ITERATIONS`, `SLEEP_STEPS`.
+//! - [`world`]: `PhysicsWorld`, the state the solver carries between ticks.
+//! - [`cpu`]: the solver itself, plain Rust over slices.
+//! - [`plugin`]: `PhysicsPlugin` and the fixed system that copies bodies in and out.
+
+pub mod components;
+pub mod cpu;
+pub mod plugin;
+pub mod resources;
+pub mod world;
+
+pub use components::{
+    BodyClass, BodyKind, Collider, CollisionLayers, PhysicsBody, PhysicsId, RigidBody, Shape,
+    Sleeping,
+};
+pub use plugin::PhysicsPlugin;
+pub use resources::{
+    CollisionEvent, CollisionEventKind, CollisionEvents, PhysicsIdRegistry, PhysicsSettings,
+    SLEEP_STEPS, SOLVER_ITERATIONS, SOLVER_SUBSTEPS,
+};
+pub use world::PhysicsWorld;

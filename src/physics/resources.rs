@@ -1,0 +1,221 @@
+//! Physics resources: [`PhysicsSettings`], [`PhysicsIdRegistry`] and the tick's [`CollisionEvents`].
+//!
+//! All of them are inserted when the app is built (resources are entities in bevy 0.19). This
+//! module owns their data and bookkeeping; it must never run the solver.
+
+use std::collections::BTreeSet;
+
+use bevy::math::Vec3;
+use bevy::prelude::{Entity, Resource};
+use serde::{Deserialize, Serialize};
+
+use super::components::PhysicsId;
+
+/// Velocity passes per tick: one biased and one relaxing pass in each of the `SOLVER_SUBSTEPS`
+/// substeps. Fixed, with no early exit, so every run does the same work.
+pub const SOLVER_ITERATIONS: usize = 8;
+/// Substeps per tick (see `physics::cpu::solver`).
+pub const SOLVER_SUBSTEPS: usize = 4;
+/// Ticks a group of touching bodies must stay below the sleep thresholds before it sleeps.
+pub const SLEEP_STEPS: u32 = 60;
+
+/// How the world simulates (simulation state).
+#[derive(Resource, Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PhysicsSettings {
+    /// Acceleration of gravity, m/s².
+    pub gravity: Vec3,
+    /// Penetration left alone, so resting contacts do not jitter (m).
+    pub linear_slop: f32,
+    /// Cap on the speed position correction may push at (m/s).
+    pub max_correction_speed: f32,
+    /// Contacts start this far before touching, so the solver can stop bodies at the surface (m).
+    pub speculative_distance: f32,
+    /// Approach speeds below this do not bounce (m/s).
+    pub restitution_threshold: f32,
+    /// Whether bodies at rest fall asleep.
+    pub sleep_enabled: bool,
+    /// Below this speed a body counts as resting (m/s).
+    pub sleep_linear_speed: f32,
+    /// Below this angular speed a body counts as resting (rad/s).
+    pub sleep_angular_speed: f32,
+}
+
+impl Default for PhysicsSettings {
+    fn default() -> Self {
+        PhysicsSettings {
+            gravity: Vec3::new(0.0, -9.81, 0.0),
+            linear_slop: 0.0005,
+            max_correction_speed: 3.0,
+            speculative_distance: 0.02,
+            restitution_threshold: 1.0,
+            sleep_enabled: true,
+            sleep_linear_speed: 0.05,
+            sleep_angular_speed: 0.05,
+        }
+    }
+}
+
+/// Stable slot ids for physics bodies (simulation state).
+///
+/// New bodies get the lowest free slot, in entity order; a despawned body's slot is free again from
+/// the next tick.
+#[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PhysicsIdRegistry {
+    /// `(entity, slot)`, sorted by entity.
+    assigned: Vec<(Entity, PhysicsId)>,
+    /// Slots below `next` that are free.
+    free: BTreeSet<u32>,
+    /// The lowest slot never handed out.
+    next: u32,
+}
+
+impl PhysicsIdRegistry {
+    /// The slot of `entity`, if it has one.
+    pub fn get(&self, entity: Entity) -> Option<PhysicsId> {
+        self.assigned
+            .binary_search_by_key(&entity, |(e, _)| *e)
+            .ok()
+            .map(|i| self.assigned[i].1)
+    }
+
+    /// How many bodies hold a slot.
+    pub fn len(&self) -> usize {
+        self.assigned.len()
+    }
+
+    /// Whether no body holds a slot.
+    pub fn is_empty(&self) -> bool {
+        self.assigned.is_empty()
+    }
+
+    /// Brings the registry up to `present`, the bodies simulating now, sorted by entity: frees the
+    /// slots of bodies no longer present, then gives each new body the lowest free slot. Returns
+    /// each present body's slot, in the same order.
+    pub fn sync(&mut self, present: &[Entity]) -> Vec<PhysicsId> {
+        let mut kept = Vec::with_capacity(present.len());
+        let mut old = self.assigned.iter().peekable();
+        let mut fresh = Vec::new();
+        for &entity in present {
+            while let Some(&&(gone, slot)) = old.peek() {
+                if gone >= entity {
+                    break;
+                }
+                self.free.insert(slot.0);
+                old.next();
+            }
+            match old.peek() {
+                Some(&&(same, slot)) if same == entity => {
+                    kept.push((entity, Some(slot)));
+                    old.next();
+                }
+                _ => {
+                    fresh.push(kept.len());
+                    kept.push((entity, None));
+                }
+            }
+        }
+        for &(_, slot) in old {
+            self.free.insert(slot.0);
+        }
+        for index in fresh {
+            let slot = match self.free.pop_first() {
+                Some(slot) => slot,
+                None => {
+                    self.next += 1;
+                    self.next - 1
+                }
+            };
+            kept[index].1 = Some(PhysicsId(slot));
+        }
+        self.assigned = kept
+            .into_iter()
+            .map(|(entity, slot)| (entity, slot.expect("every present body has a slot")))
+            .collect();
+        self.assigned.iter().map(|(_, slot)| *slot).collect()
+    }
+}
+
+/// Whether a contact began or ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum CollisionEventKind {
+    /// The two bodies touch now and did not on the previous tick.
+    Started,
+    /// The two bodies touched on the previous tick and do not now (or one of them is gone).
+    Ended,
+}
+
+/// Two bodies began or stopped touching.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CollisionEvent {
+    /// The tick the change happened on (ticks completed before it).
+    pub tick: u64,
+    /// The body with the lower slot id.
+    pub a: PhysicsId,
+    /// The body with the higher slot id.
+    pub b: PhysicsId,
+    /// The first entity's entity.
+    pub entity_a: Entity,
+    /// The second body's entity.
+    pub entity_b: Entity,
+    /// Started or ended.
+    pub kind: CollisionEventKind,
+    /// Counts up by one per event over the whole run.
+    pub id: u64,
+}
+
+/// The collision events of the latest physics tick, ordered by `(a, b, id)`.
+///
+/// Fixed systems after `SimSet::Physics` read the current tick's events here. The list is replaced
+/// every tick, so a presentation system that needs every event should read it from a tick hook.
+#[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
+pub struct CollisionEvents {
+    /// This tick's events.
+    pub events: Vec<CollisionEvent>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_are_stable_and_the_lowest_free_one_is_reused() {
+        // `Entity`'s order is a fixed order of its bits, not of the index: sort as the solver does.
+        let sorted = |indices: &[u32]| {
+            let mut v: Vec<Entity> = indices
+                .iter()
+                .map(|&i| Entity::from_raw_u32(i).unwrap())
+                .collect();
+            v.sort();
+            v
+        };
+        let slot_of =
+            |registry: &PhysicsIdRegistry, i: u32| registry.get(Entity::from_raw_u32(i).unwrap());
+        let mut registry = PhysicsIdRegistry::default();
+        let first = sorted(&[3, 5, 9]);
+        let ids = registry.sync(&first);
+        assert_eq!(ids, [PhysicsId(0), PhysicsId(1), PhysicsId(2)]);
+        let (slot_3, slot_5, slot_9) = (
+            slot_of(&registry, 3).unwrap(),
+            slot_of(&registry, 5).unwrap(),
+            slot_of(&registry, 9).unwrap(),
+        );
+
+        // 5 leaves and 11 arrives: 3 and 9 keep their slots, 11 takes 5's.
+        let second = sorted(&[3, 9, 11]);
+        let ids = registry.sync(&second);
+        assert_eq!(slot_of(&registry, 3), Some(slot_3));
+        assert_eq!(slot_of(&registry, 9), Some(slot_9));
+        assert_eq!(slot_of(&registry, 11), Some(slot_5));
+        assert_eq!(slot_of(&registry, 5), None);
+        let expected: Vec<PhysicsId> = second.iter().map(|&e| registry.get(e).unwrap()).collect();
+        assert_eq!(ids, expected);
+
+        // Two leave, two arrive: the two freed slots are reused, lowest first in entity order.
+        let third = sorted(&[1, 11, 12]);
+        registry.sync(&third);
+        let mut slots: Vec<u32> = third.iter().map(|&e| registry.get(e).unwrap().0).collect();
+        slots.sort();
+        assert_eq!(slots, [0, 1, 2]);
+        assert_eq!(registry.len(), 3);
+    }
+}

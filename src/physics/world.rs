@@ -1,0 +1,72 @@
+//! [`PhysicsWorld`]: what the CPU solver carries from one tick to the next.
+//!
+//! Only persistent state lives here (warm-start impulses, sleep counters, which pairs touch, the
+//! event counter), all in vectors sorted by entity, so that it hashes, snapshots and iterates the
+//! same way every run. Per-tick scratch (contacts, constraints, broad-phase lists) lives in
+//! `cpu::StepScratch` and is never part of the state.
+
+use bevy::prelude::{Entity, Resource};
+
+use super::components::PhysicsId;
+
+/// Accumulated impulses of one contact point, kept for warm-starting the next tick.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WarmStart {
+    /// The lower entity of the pair.
+    pub a: Entity,
+    /// The higher entity of the pair.
+    pub b: Entity,
+    /// Which features of the two shapes made the point (stable while the contact persists).
+    pub feature: u32,
+    /// Normal impulse (N·s).
+    pub normal: f32,
+    /// Friction impulses along the contact's two tangents (N·s).
+    pub tangent: [f32; 2],
+}
+
+/// A pair of bodies in contact after a tick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Touching {
+    /// The lower entity.
+    pub a: Entity,
+    /// The higher entity.
+    pub b: Entity,
+    /// `a`'s slot id, kept so an event can name it after `a` is gone.
+    pub id_a: PhysicsId,
+    /// `b`'s slot id.
+    pub id_b: PhysicsId,
+}
+
+/// The CPU solver's persistent state (simulation state).
+#[derive(Resource, Clone, Debug, Default, PartialEq)]
+pub struct PhysicsWorld {
+    /// Last tick's contact impulses, sorted by `(a, b, feature)`.
+    pub warm_starts: Vec<WarmStart>,
+    /// Ticks each dynamic body has spent below the sleep thresholds, sorted by entity.
+    pub sleep_counters: Vec<(Entity, u32)>,
+    /// Pairs touching after the last tick, sorted by `(a, b)`.
+    pub touching: Vec<Touching>,
+    /// The id the next collision event gets.
+    pub next_event_id: u64,
+}
+
+impl PhysicsWorld {
+    /// The stored impulses of pair `(a, b)`, sorted by feature.
+    pub fn warm_starts_of(&self, a: Entity, b: Entity) -> &[WarmStart] {
+        let start = self.warm_starts.partition_point(|w| (w.a, w.b) < (a, b));
+        let end = start
+            + self.warm_starts[start..]
+                .iter()
+                .take_while(|w| (w.a, w.b) == (a, b))
+                .count();
+        &self.warm_starts[start..end]
+    }
+
+    /// The sleep counter of `entity` (0 when it has none).
+    pub fn sleep_counter(&self, entity: Entity) -> u32 {
+        self.sleep_counters
+            .binary_search_by_key(&entity, |(e, _)| *e)
+            .map(|i| self.sleep_counters[i].1)
+            .unwrap_or(0)
+    }
+}

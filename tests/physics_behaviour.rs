@@ -1,0 +1,406 @@
+//! The CPU solver behaves like physics: free fall, bounces, friction, stacks, pyramids, sleep,
+//! layers and events, each with a stated tolerance.
+
+use bevy::math::Vec3;
+use bevy::prelude::*;
+use rusting_engine::physics::{
+    CollisionEventKind, CollisionEvents, PhysicsId, PhysicsSettings, SLEEP_STEPS,
+};
+use rusting_engine::prelude::*;
+
+const G: f32 = 9.81;
+
+fn app() -> rusting_engine::App {
+    let mut app = rusting_engine::App::default();
+    app.setup().unwrap();
+    app
+}
+
+fn ground(app: &mut rusting_engine::App, friction: f32) -> Entity {
+    app.world_mut()
+        .spawn((
+            Transform::default(),
+            Collider::half_space(Vec3::Y).with_friction(friction),
+        ))
+        .id()
+}
+
+fn ball(app: &mut rusting_engine::App, at: Vec3, radius: f32) -> Entity {
+    app.world_mut()
+        .spawn((
+            Transform::from_translation(at),
+            RigidBody::dynamic(1.0),
+            Collider::sphere(radius),
+        ))
+        .id()
+}
+
+fn cube(app: &mut rusting_engine::App, at: Vec3, half: f32) -> Entity {
+    app.world_mut()
+        .spawn((
+            Transform::from_translation(at),
+            RigidBody::dynamic(1.0),
+            Collider::cuboid(Vec3::splat(half)),
+        ))
+        .id()
+}
+
+fn tick(app: &mut rusting_engine::App) {
+    let step = app.fixed_step();
+    app.update(step);
+}
+
+fn position(app: &rusting_engine::App, e: Entity) -> Vec3 {
+    app.world().get::<Transform>(e).unwrap().translation
+}
+
+/// A ball dropped from `h` touches the ground after `sqrt(2h/g)`, within one tick.
+#[test]
+fn a_dropped_ball_lands_on_time() {
+    let mut app = app();
+    ground(&mut app, 0.5);
+    let h = 5.0;
+    let ball = ball(&mut app, Vec3::new(0.0, h + 0.5, 0.0), 0.5);
+    let dt = app.world().resource::<FrameTime>().fixed_delta;
+    let expected = (2.0 * h / G).sqrt() / dt;
+    let mut landed = None;
+    for _ in 0..200 {
+        tick(&mut app);
+        let events = &app.world().resource::<CollisionEvents>().events;
+        if events.iter().any(|e| e.kind == CollisionEventKind::Started) {
+            landed = Some(app.ticks() as f32);
+            break;
+        }
+    }
+    let landed = landed.expect("the ball never landed");
+    assert!(
+        (landed - expected).abs() <= 1.0,
+        "landed on tick {landed}, expected {expected}"
+    );
+    assert!(
+        position(&app, ball).y > 0.45,
+        "the ball sank into the ground"
+    );
+}
+
+/// A ball with restitution `e` dropped from `h` bounces back to `e^2 h`, within 3%.
+#[test]
+fn a_bouncing_ball_returns_to_e_squared_h() {
+    let mut app = app();
+    ground(&mut app, 0.5);
+    let (h, e) = (10.0, 0.8);
+    let ball = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(0.0, h + 0.5, 0.0),
+            RigidBody::dynamic(1.0),
+            Collider::sphere(0.5).with_restitution(e),
+        ))
+        .id();
+    let mut bounced = false;
+    let mut apex = 0.0f32;
+    for _ in 0..600 {
+        tick(&mut app);
+        let v = app
+            .world()
+            .get::<RigidBody>(ball)
+            .unwrap()
+            .linear_velocity
+            .y;
+        let y = position(&app, ball).y - 0.5;
+        if v > 0.0 {
+            bounced = true;
+        }
+        if bounced {
+            apex = apex.max(y);
+            if v < 0.0 {
+                break;
+            }
+        }
+    }
+    let expected = e * e * h;
+    assert!(
+        ((apex - expected) / expected).abs() <= 0.03,
+        "apex {apex}, expected {expected}"
+    );
+}
+
+/// A box sliding at `v` with friction `mu` on both surfaces stops after `v^2 / (2 mu g)`, within
+/// 5%.
+#[test]
+fn a_sliding_box_stops_where_friction_says() {
+    let mut app = app();
+    let mu = 0.5;
+    ground(&mut app, mu);
+    let v = 5.0;
+    let block = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(0.0, 0.5, 0.0),
+            RigidBody::dynamic(1.0).with_velocity(Vec3::new(v, 0.0, 0.0), Vec3::ZERO),
+            Collider::cuboid(Vec3::splat(0.5)).with_friction(mu),
+        ))
+        .id();
+    for _ in 0..240 {
+        tick(&mut app);
+    }
+    let distance = position(&app, block).x;
+    let expected = v * v / (2.0 * mu * G);
+    assert!(
+        ((distance - expected) / expected).abs() <= 0.05,
+        "slid {distance}, expected {expected}"
+    );
+    let rigid = app.world().get::<RigidBody>(block).unwrap();
+    assert!(
+        rigid.linear_velocity.length() < 0.01,
+        "still moving: {rigid:?}"
+    );
+}
+
+fn without_sleep(app: &mut rusting_engine::App) {
+    app.world_mut()
+        .resource_mut::<PhysicsSettings>()
+        .sleep_enabled = false;
+}
+
+/// Ten stacked boxes stand for 600 ticks with sleep off. In the first second the contacts take up
+/// the load (soft contacts give a little in proportion to it: under 1.5 cm over the ten contacts
+/// together); from then on the top box moves less than 1 cm.
+#[test]
+fn a_ten_box_stack_stands() {
+    let mut app = app();
+    without_sleep(&mut app);
+    ground(&mut app, 0.5);
+    let boxes: Vec<Entity> = (0..10)
+        .map(|i| cube(&mut app, Vec3::new(0.0, 0.5 + i as f32, 0.0), 0.5))
+        .collect();
+    let top = *boxes.last().unwrap();
+    let start = position(&app, top);
+    for _ in 0..60 {
+        tick(&mut app);
+    }
+    let settled = position(&app, top);
+    assert!(
+        (settled - start).length() < 0.015,
+        "settling moved the top box {}",
+        (settled - start).length()
+    );
+    for _ in 60..600 {
+        tick(&mut app);
+    }
+    let moved = (position(&app, top) - settled).length();
+    assert!(moved < 0.01, "the top box moved {moved} m after settling");
+}
+
+/// A 15-row pyramid of boxes stands for 500 ticks with sleep off: no box leaves its place by more
+/// than 5 cm.
+#[test]
+fn a_fifteen_row_pyramid_stands() {
+    let mut app = app();
+    without_sleep(&mut app);
+    ground(&mut app, 0.6);
+    let rows = 15;
+    let mut placed = Vec::new();
+    for row in 0..rows {
+        for k in 0..(rows - row) {
+            let x = (k as f32 - (rows - row - 1) as f32 * 0.5) * 1.05;
+            let at = Vec3::new(x, 0.5 + row as f32, 0.0);
+            placed.push((cube(&mut app, at, 0.5), at));
+        }
+    }
+    for _ in 0..500 {
+        tick(&mut app);
+    }
+    for (e, at) in placed {
+        let moved = (position(&app, e) - at).length();
+        assert!(moved < 0.05, "a box at {at} moved {moved} m");
+    }
+}
+
+/// A resting stack falls asleep after `SLEEP_STEPS` ticks at rest and wakes, all of it, when a
+/// ball hits it.
+#[test]
+fn a_resting_stack_sleeps_and_wakes_when_hit() {
+    let mut app = app();
+    ground(&mut app, 0.5);
+    let boxes: Vec<Entity> = (0..4)
+        .map(|i| cube(&mut app, Vec3::new(0.0, 0.5 + i as f32, 0.0), 0.5))
+        .collect();
+    let asleep = |app: &rusting_engine::App| {
+        boxes
+            .iter()
+            .filter(|&&e| app.world().get::<Sleeping>(e).is_some())
+            .count()
+    };
+    for _ in 0..SLEEP_STEPS {
+        tick(&mut app);
+        assert_eq!(asleep(&app), 0, "slept before SLEEP_STEPS ticks");
+    }
+    for _ in 0..120 {
+        tick(&mut app);
+    }
+    assert_eq!(asleep(&app), boxes.len(), "the stack did not fall asleep");
+
+    let speed = 8.0;
+    let shot = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(-4.0, 3.5, 0.0),
+            RigidBody {
+                gravity_scale: 0.0,
+                ..RigidBody::dynamic(1.0).with_velocity(Vec3::new(speed, 0.0, 0.0), Vec3::ZERO)
+            },
+            Collider::sphere(0.4),
+        ))
+        .id();
+    for _ in 0..30 {
+        tick(&mut app);
+    }
+    assert_eq!(asleep(&app), 0, "the stack did not wake");
+    assert!(
+        position(&app, boxes[3]).x > 0.05,
+        "the hit box did not move"
+    );
+    let after = app
+        .world()
+        .get::<RigidBody>(shot)
+        .unwrap()
+        .linear_velocity
+        .x;
+    assert!(
+        after < 0.8 * speed,
+        "the ball did not hit anything: {after} m/s"
+    );
+}
+
+/// Bodies whose layers do not meet pass through each other; bodies whose layers meet collide.
+#[test]
+fn filtered_layers_never_collide() {
+    let mut app = app();
+    let ghost_layers = CollisionLayers {
+        memberships: 0b10,
+        filters: 0b10,
+    };
+    let spawn = |app: &mut rusting_engine::App, x: f32, v: f32, layers: CollisionLayers| {
+        app.world_mut()
+            .spawn((
+                Transform::from_xyz(x, 0.0, 0.0),
+                RigidBody {
+                    gravity_scale: 0.0,
+                    ..RigidBody::dynamic(1.0).with_velocity(Vec3::new(v, 0.0, 0.0), Vec3::ZERO)
+                },
+                Collider::sphere(0.5),
+                layers,
+            ))
+            .id()
+    };
+    let solid = spawn(
+        &mut app,
+        -3.0,
+        2.0,
+        CollisionLayers {
+            memberships: 0b01,
+            filters: 0b01,
+        },
+    );
+    let ghost = spawn(&mut app, 3.0, -2.0, ghost_layers);
+    for _ in 0..180 {
+        tick(&mut app);
+        assert!(app.world().resource::<CollisionEvents>().events.is_empty());
+    }
+    assert!(position(&app, solid).x > 2.0 && position(&app, ghost).x < -2.0);
+
+    let mut app2 = self::app();
+    let a = spawn(&mut app2, -3.0, 2.0, CollisionLayers::default());
+    let b = spawn(&mut app2, 3.0, -2.0, CollisionLayers::default());
+    for _ in 0..180 {
+        tick(&mut app2);
+    }
+    assert!(
+        position(&app2, a).x < position(&app2, b).x,
+        "default layers passed through"
+    );
+}
+
+/// Events arrive in order of tick, `PhysicsId` pair and event id, each pair starting before it
+/// ends, and ids count up by one.
+#[test]
+fn collision_events_arrive_in_order() {
+    let mut app = app();
+    ground(&mut app, 0.5);
+    for i in 0..6 {
+        app.world_mut().spawn((
+            Transform::from_xyz(i as f32 * 2.0, 1.0 + i as f32 * 0.7, 0.0),
+            RigidBody::dynamic(1.0),
+            Collider::sphere(0.5).with_restitution(0.9),
+        ));
+    }
+    let mut all = Vec::new();
+    for _ in 0..240 {
+        tick(&mut app);
+        let events = app.world().resource::<CollisionEvents>().events.clone();
+        for pair in events.windows(2) {
+            assert!((pair[0].a, pair[0].b, pair[0].id) < (pair[1].a, pair[1].b, pair[1].id));
+        }
+        all.extend(events);
+    }
+    assert!(
+        all.len() >= 12,
+        "expected several bounces, got {} events",
+        all.len()
+    );
+    for (k, event) in all.iter().enumerate() {
+        assert_eq!(event.id, k as u64);
+        assert!(event.a < event.b);
+    }
+    for pair in all.windows(2) {
+        assert!(pair[0].tick <= pair[1].tick);
+    }
+    let mut open: std::collections::BTreeSet<(PhysicsId, PhysicsId)> = Default::default();
+    for event in &all {
+        match event.kind {
+            CollisionEventKind::Started => assert!(open.insert((event.a, event.b))),
+            CollisionEventKind::Ended => assert!(open.remove(&(event.a, event.b))),
+        }
+    }
+}
+
+/// A kinematic platform carries nothing by itself but pushes a dynamic box out of its way; static
+/// bodies never move.
+#[test]
+fn kinematic_bodies_push_and_static_bodies_stay() {
+    let mut app = app();
+    let wall = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(5.0, 0.0, 0.0),
+            RigidBody::fixed(),
+            Collider::cuboid(Vec3::new(0.5, 5.0, 5.0)),
+        ))
+        .id();
+    let pusher = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(-3.0, 0.0, 0.0),
+            RigidBody::kinematic(Vec3::new(2.0, 0.0, 0.0)),
+            Collider::cuboid(Vec3::splat(0.5)),
+        ))
+        .id();
+    let pushed = app
+        .world_mut()
+        .spawn((
+            Transform::from_xyz(0.0, 0.0, 0.0),
+            RigidBody {
+                gravity_scale: 0.0,
+                ..RigidBody::dynamic(1.0)
+            },
+            Collider::cuboid(Vec3::splat(0.5)),
+        ))
+        .id();
+    for _ in 0..60 {
+        tick(&mut app);
+    }
+    assert!((position(&app, pusher).x - -1.0).abs() < 1.0e-4);
+    assert!(position(&app, pushed).x > position(&app, pusher).x + 0.9);
+    assert_eq!(position(&app, wall), Vec3::new(5.0, 0.0, 0.0));
+}
