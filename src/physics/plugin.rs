@@ -4,11 +4,15 @@
 //! [`cpu_physics_step`] is the first system of the engine's fixed chain (`SimSet::Physics`). It
 //! gathers every CPU body (an entity with a `Transform` and a `Collider`, whose `PhysicsBody` class
 //! is not `Gpu`) sorted by `Entity`, runs [`cpu::step`] with `FrameTime::fixed_delta`, and writes
-//! positions, rotations, velocities, `Sleeping` and `PhysicsId` back. This module must never do
+//! positions, rotations and velocities back; `Sleeping` and `PhysicsId` changes go through
+//! commands, applied before the next set of the chain runs. It is an ordinary system, so game
+//! systems that touch none of its data need no order against it. This module must never do
 //! physics itself, and never touch GPU-class bodies.
 
 use bevy::app::{App, FixedUpdate, Plugin};
-use bevy::prelude::{Entity, IntoScheduleConfigs, Local, Transform, World};
+use bevy::ecs::query::Has;
+use bevy::math::Vec3;
+use bevy::prelude::{Commands, Entity, IntoScheduleConfigs, Local, Query, Res, ResMut, Transform};
 
 use super::components::{
     BodyClass, BodyKind, Collider, CollisionLayers, PhysicsBody, PhysicsId, RigidBody, Sleeping,
@@ -53,52 +57,64 @@ pub struct CpuStepBuffers {
     scratch: StepScratch,
 }
 
+/// The bodies the CPU solver reads and writes.
+type BodyQuery<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static mut Transform,
+        &'static Collider,
+        Option<&'static mut RigidBody>,
+        Option<&'static PhysicsBody>,
+        Option<&'static CollisionLayers>,
+        Option<&'static PhysicsId>,
+        Has<Sleeping>,
+    ),
+>;
+
 /// Copies CPU bodies into the solver, steps it one tick, and copies them back.
-pub fn cpu_physics_step(world: &mut World, mut buffers: Local<CpuStepBuffers>) {
+#[allow(clippy::too_many_arguments)]
+pub fn cpu_physics_step(
+    mut commands: Commands,
+    time: Res<FrameTime>,
+    settings: Res<PhysicsSettings>,
+    mut registry: ResMut<PhysicsIdRegistry>,
+    mut physics: ResMut<PhysicsWorld>,
+    mut events: ResMut<CollisionEvents>,
+    mut query: BodyQuery,
+    mut buffers: Local<CpuStepBuffers>,
+) {
     let buffers = &mut *buffers;
-    gather(world, buffers);
-    let ids = world
-        .resource_mut::<PhysicsIdRegistry>()
-        .sync(&buffers.entities);
+    gather(&query, buffers);
+    let ids = registry.sync(&buffers.entities);
     for (body, id) in buffers.bodies.iter_mut().zip(&ids) {
         body.id = *id;
     }
     let params = StepParams {
-        dt: world.resource::<FrameTime>().fixed_delta,
-        tick: world.resource::<FrameTime>().fixed_tick,
-        settings: world.resource::<PhysicsSettings>().clone(),
+        dt: time.fixed_delta,
+        tick: time.fixed_tick,
+        settings: settings.clone(),
     };
-    world.resource_scope(|_, mut physics: bevy::prelude::Mut<PhysicsWorld>| {
-        cpu::step(
-            &params,
-            &mut buffers.bodies,
-            &mut physics,
-            &mut buffers.scratch,
-        );
-    });
-    write_back(world, buffers);
-    world.resource_mut::<CollisionEvents>().events = buffers.scratch.events.clone();
+    cpu::step(
+        &params,
+        &mut buffers.bodies,
+        &mut physics,
+        &mut buffers.scratch,
+    );
+    write_back(&mut commands, &mut query, buffers);
+    events.events.clone_from(&buffers.scratch.events);
 }
 
-fn gather(world: &mut World, buffers: &mut CpuStepBuffers) {
-    let mut query = world.query::<(
-        Entity,
-        &Transform,
-        &Collider,
-        Option<&RigidBody>,
-        Option<&PhysicsBody>,
-        Option<&CollisionLayers>,
-        Option<&PhysicsId>,
-        bevy::ecs::query::Has<Sleeping>,
-    )>();
+fn gather(query: &BodyQuery, buffers: &mut CpuStepBuffers) {
     let mut gathered: Vec<(SolverBody, Option<PhysicsId>, bool)> = query
-        .iter(world)
+        .iter()
         .filter(|row| row.4.is_none_or(|b| b.class == BodyClass::Cpu))
         .map(
             |(entity, transform, collider, rigid, _, layers, id, sleeping)| {
-                let rigid = rigid.copied().unwrap_or_else(RigidBody::fixed);
-                let at_rest = rigid.linear_velocity == bevy::math::Vec3::ZERO
-                    && rigid.angular_velocity == bevy::math::Vec3::ZERO;
+                let rigid = rigid.map(|r| *r).unwrap_or_else(RigidBody::fixed);
+                let at_rest =
+                    rigid.linear_velocity == Vec3::ZERO && rigid.angular_velocity == Vec3::ZERO;
                 let body = SolverBody {
                     entity,
                     id: PhysicsId(0),
@@ -131,27 +147,29 @@ fn gather(world: &mut World, buffers: &mut CpuStepBuffers) {
     }
 }
 
-fn write_back(world: &mut World, buffers: &CpuStepBuffers) {
+fn write_back(commands: &mut Commands, query: &mut BodyQuery, buffers: &CpuStepBuffers) {
     for (k, body) in buffers.bodies.iter().enumerate() {
-        let mut entity = world.entity_mut(body.entity);
         if buffers.had_id[k] != Some(body.id) {
-            entity.insert(body.id);
+            commands.entity(body.entity).insert(body.id);
         }
         if buffers.was_sleeping[k] != body.sleeping {
             if body.sleeping {
-                entity.insert(Sleeping);
+                commands.entity(body.entity).insert(Sleeping);
             } else {
-                entity.remove::<Sleeping>();
+                commands.entity(body.entity).remove::<Sleeping>();
             }
         }
         if body.kind == BodyKind::Static {
             continue;
         }
-        if let Some(mut transform) = entity.get_mut::<Transform>() {
+        let Ok((_, mut transform, _, rigid, ..)) = query.get_mut(body.entity) else {
+            continue;
+        };
+        if transform.translation != body.position || transform.rotation != body.rotation {
             transform.translation = body.position;
             transform.rotation = body.rotation;
         }
-        if let Some(mut rigid) = entity.get_mut::<RigidBody>() {
+        if let Some(mut rigid) = rigid {
             rigid.linear_velocity = body.linear_velocity;
             rigid.angular_velocity = body.angular_velocity;
         }
