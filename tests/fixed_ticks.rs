@@ -73,8 +73,26 @@ fn spin(time: Res<FrameTime>, mut spinners: Query<&mut Spinner>) {
 #[derive(Resource, Default)]
 struct Trace(Vec<(u64, Vec<u32>)>);
 
-fn trace(time: Res<FrameTime>, spinners: Query<&Spinner>, mut trace: ResMut<Trace>) {
+fn trace(
+    time: Res<FrameTime>,
+    spinners: Query<&Spinner>,
+    bodies: Query<(Entity, &Transform, &RigidBody)>,
+    mut trace: ResMut<Trace>,
+) {
     let mut bits = Vec::new();
+    let mut physics: Vec<_> = bodies.iter().collect();
+    physics.sort_by_key(|(e, _, _)| *e);
+    for (_, transform, body) in physics {
+        let r = transform.rotation;
+        for v in [
+            transform.translation,
+            body.linear_velocity,
+            body.angular_velocity,
+        ] {
+            bits.extend([v.x.to_bits(), v.y.to_bits(), v.z.to_bits()]);
+        }
+        bits.extend([r.x.to_bits(), r.y.to_bits(), r.z.to_bits(), r.w.to_bits()]);
+    }
     for body in &spinners {
         let r = body.rotation;
         for v in [r.x, r.y, r.z, r.w] {
@@ -99,14 +117,26 @@ fn spinning_app() -> rusting_engine::App {
             velocity: Vec3::ZERO,
         });
     }
-    app.add_systems(FixedUpdate, (spin, trace).chain());
+    // The physics part: a three-box stack on a ground, its top box spinning about the vertical.
+    app.world_mut()
+        .spawn((Transform::default(), Collider::half_space(Vec3::Y)));
+    for level in 0..3 {
+        let spin = if level == 2 { 4.0 } else { 0.0 };
+        app.world_mut().spawn((
+            Transform::from_xyz(0.0, 0.5 + level as f32, 0.0),
+            RigidBody::dynamic(1.0).with_velocity(Vec3::ZERO, Vec3::new(0.0, spin, 0.0)),
+            Collider::cuboid(Vec3::splat(0.5)),
+        ));
+    }
+    app.add_systems(FixedUpdate, (spin, trace.after(SimSet::Tweens)).chain());
     app
 }
 
 /// 120 ticks at one tick per frame and 120 ticks in uneven frames (3, 1/2, 1/2, 0 and 5 ticks,
-/// repeated) leave every bit of every body equal after every tick. Fails if `spin` integrates with
-/// `FrameTime::delta` (the frame's delta) instead of `fixed_delta`, or if `App::update` sets
-/// `fixed_tick` once per frame.
+/// repeated) leave every bit of every body equal after every tick: the sim_math spinners and a
+/// three-box stack whose top box spins on the CPU solver. Fails if `spin` or `cpu_physics_step`
+/// integrates with `FrameTime::delta` (the frame's delta) instead of `fixed_delta`, or if
+/// `App::update` sets `fixed_tick` once per frame.
 #[test]
 fn simulation_bits_depend_on_ticks_not_frame_pacing() {
     let mut steady = spinning_app();
