@@ -112,7 +112,7 @@ fn gather(query: &BodyQuery, buffers: &mut CpuStepBuffers) {
         .filter(|row| row.4.is_none_or(|b| b.class == BodyClass::Cpu))
         .map(
             |(entity, transform, collider, rigid, _, layers, id, sleeping)| {
-                let rigid = rigid.map(|r| *r).unwrap_or_else(RigidBody::fixed);
+                let rigid = rigid.copied().unwrap_or_else(RigidBody::fixed);
                 let at_rest =
                     rigid.linear_velocity == Vec3::ZERO && rigid.angular_velocity == Vec3::ZERO;
                 let body = SolverBody {
