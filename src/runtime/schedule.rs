@@ -73,21 +73,9 @@ pub fn configure_fixed_schedules(app: &mut App) {
             });
         });
     }
-    app.configure_sets(
-        FixedUpdate,
-        (
-            SimSet::Physics,
-            SimSet::Player,
-            SimSet::Platformer,
-            SimSet::ContactTriggers,
-            SimSet::Pickups,
-            SimSet::SoundCues,
-            SimSet::BurstParticles,
-            SimSet::NewBursts,
-            SimSet::Tweens,
-        )
-            .chain(),
-    );
+    for pair in SimSet::ALL.windows(2) {
+        app.configure_sets(FixedUpdate, pair[1].after(pair[0]));
+    }
 }
 
 /// Builds every fixed schedule now and returns the first build error (such as two unordered

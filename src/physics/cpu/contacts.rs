@@ -142,10 +142,9 @@ pub fn collide(a: &Placed, b: &Placed, margin: f32, out: &mut Manifold) {
         (HalfSpace { normal }, _) => half_space_any(a, normal, b, margin, out),
         _ => {
             // The mirrored pair: collide the other way round and flip the normals.
-            collide(b, a, margin, out);
-            for point in &mut out.points[..out.len as usize] {
-                point.normal = -point.normal;
-            }
+            let mut flipped = Manifold::default();
+            collide(b, a, margin, &mut flipped);
+            push_flipped(&flipped, out);
         }
     }
 }
@@ -330,12 +329,7 @@ fn capsule_any(
             if t > 0.0 && t < 1.0 {
                 box_sphere(b, half_extents, on_axis, radius, margin, 2, &mut flipped);
             }
-            for point in flipped.points() {
-                out.push(ContactPoint {
-                    normal: -point.normal,
-                    ..*point
-                });
-            }
+            push_flipped(&flipped, out);
         }
         Shape::HalfSpace { normal } => {
             let mut flipped = Manifold::default();
@@ -343,13 +337,18 @@ fn capsule_any(
             for (centre, feature) in ends {
                 plane_sphere(b, normal, centre, radius, margin, feature, &mut flipped);
             }
-            for point in flipped.points() {
-                out.push(ContactPoint {
-                    normal: -point.normal,
-                    ..*point
-                });
-            }
+            push_flipped(&flipped, out);
         }
+    }
+}
+
+/// Adds the points of a manifold computed the other way round, with their normals turned over.
+fn push_flipped(flipped: &Manifold, out: &mut Manifold) {
+    for point in flipped.points() {
+        out.push(ContactPoint {
+            normal: -point.normal,
+            ..*point
+        });
     }
 }
 
