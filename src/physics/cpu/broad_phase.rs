@@ -44,13 +44,24 @@ pub struct BroadPhase {
     /// Bounds of every body (half-spaces get an empty box).
     pub bounds: Vec<Aabb>,
     /// Bodies in the sweep, sorted by their minimum on the sweep axis.
-    order: Vec<(f32, u32)>,
+    order: Vec<SweepEntry>,
     /// Indices of half-space bodies.
     half_spaces: Vec<u32>,
     /// The axis the last sweep used (0, 1, 2).
     pub axis: usize,
     /// Box-box overlap tests the last sweep made.
     pub tests: usize,
+}
+
+/// A box as the sweep sees it: its extent on the sweep axis and on the two others, kept together
+/// so the scan reads memory in order.
+#[derive(Clone, Copy, Debug)]
+struct SweepEntry {
+    min: f32,
+    max: f32,
+    other_min: [f32; 2],
+    other_max: [f32; 2],
+    index: u32,
 }
 
 /// How two bodies may interact, by what they are doing.
@@ -178,25 +189,33 @@ fn sweep(bodies: &[SolverBody], broad: &mut BroadPhase) {
         2
     };
     let axis = broad.axis;
-    broad.order.extend(
-        finite
-            .iter()
-            .map(|&i| (broad.bounds[i as usize].min[axis], i)),
-    );
+    let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+    broad.order.extend(finite.iter().map(|&i| {
+        let b = &broad.bounds[i as usize];
+        SweepEntry {
+            min: b.min[axis],
+            max: b.max[axis],
+            other_min: [b.min[u], b.min[v]],
+            other_max: [b.max[u], b.max[v]],
+            index: i,
+        }
+    }));
     broad
         .order
-        .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        .sort_unstable_by(|a, b| a.min.total_cmp(&b.min).then(a.index.cmp(&b.index)));
     broad.tests = 0;
-    for (k, &(_, i)) in broad.order.iter().enumerate() {
-        let bi = broad.bounds[i as usize];
-        let end = bi.max[axis];
-        for &(start, j) in &broad.order[k + 1..] {
-            if start > end {
+    for (k, current) in broad.order.iter().enumerate() {
+        for next in &broad.order[k + 1..] {
+            if next.min > current.max {
                 break;
             }
             broad.tests += 1;
-            let bj = &broad.bounds[j as usize];
-            if bi.overlaps(bj) && wants_pair(&bodies[i as usize], &bodies[j as usize]) {
+            let overlaps = current.other_min[0] <= next.other_max[0]
+                && next.other_min[0] <= current.other_max[0]
+                && current.other_min[1] <= next.other_max[1]
+                && next.other_min[1] <= current.other_max[1];
+            let (i, j) = (current.index, next.index);
+            if overlaps && wants_pair(&bodies[i as usize], &bodies[j as usize]) {
                 broad.pairs.push((i.min(j), i.max(j)));
             }
         }

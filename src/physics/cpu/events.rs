@@ -16,13 +16,39 @@ use crate::physics::components::PhysicsId;
 use crate::physics::resources::{CollisionEvent, CollisionEventKind};
 use crate::physics::world::{PhysicsWorld, Touching, WarmStart};
 
-/// Whether the narrow phase looked at pair `(a, b)` this tick.
-fn evaluated(bodies: &[SolverBody], manifolds: &[Manifold], a: Entity, b: Entity) -> bool {
-    manifolds
-        .binary_search_by(|m| {
-            (bodies[m.a as usize].entity, bodies[m.b as usize].entity).cmp(&(a, b))
-        })
-        .is_ok_and(|i| manifolds[i].evaluated)
+/// Answers "did the narrow phase look at pair `(a, b)` this tick?" for pairs asked in ascending
+/// order, walking the manifolds (which are in the same order) once.
+struct Evaluated<'a> {
+    bodies: &'a [SolverBody],
+    manifolds: &'a [Manifold],
+    next: usize,
+}
+
+impl<'a> Evaluated<'a> {
+    fn new(bodies: &'a [SolverBody], manifolds: &'a [Manifold]) -> Self {
+        Evaluated {
+            bodies,
+            manifolds,
+            next: 0,
+        }
+    }
+
+    fn pair(&self, m: &Manifold) -> (Entity, Entity) {
+        (
+            self.bodies[m.a as usize].entity,
+            self.bodies[m.b as usize].entity,
+        )
+    }
+
+    /// Whether pair `(a, b)` was evaluated; `(a, b)` must not be below the previous question.
+    fn contains(&mut self, a: Entity, b: Entity) -> bool {
+        while self.next < self.manifolds.len() && self.pair(&self.manifolds[self.next]) < (a, b) {
+            self.next += 1;
+        }
+        self.manifolds
+            .get(self.next)
+            .is_some_and(|m| m.evaluated && self.pair(m) == (a, b))
+    }
 }
 
 /// Whether both bodies are still simulating.
@@ -63,10 +89,11 @@ pub fn update(
         }
     }
     let mut changes: Vec<(PhysicsId, PhysicsId, Entity, Entity, CollisionEventKind)> = Vec::new();
+    let mut evaluated = Evaluated::new(bodies, manifolds);
     let kept_from_before = world
         .touching
         .iter()
-        .filter(|t| !evaluated(bodies, manifolds, t.a, t.b) && present(bodies, t.a, t.b))
+        .filter(|t| !evaluated.contains(t.a, t.b) && present(bodies, t.a, t.b))
         .copied()
         .collect::<Vec<_>>();
     for t in &world.touching {
@@ -140,12 +167,16 @@ fn store_warm_starts(
             tangent: c.tangent_impulse,
         })
         .collect();
-    next.extend(
-        world
-            .warm_starts
-            .iter()
-            .filter(|w| !evaluated(bodies, manifolds, w.a, w.b) && present(bodies, w.a, w.b)),
-    );
-    next.sort_unstable_by_key(|w| (w.a, w.b, w.feature));
+    let mut evaluated = Evaluated::new(bodies, manifolds);
+    let carried: Vec<WarmStart> = world
+        .warm_starts
+        .iter()
+        .filter(|w| !evaluated.contains(w.a, w.b) && present(bodies, w.a, w.b))
+        .copied()
+        .collect();
+    if !carried.is_empty() {
+        next.extend(carried);
+        next.sort_unstable_by_key(|w| (w.a, w.b, w.feature));
+    }
     world.warm_starts = next;
 }

@@ -8,23 +8,28 @@
 
 use bevy::math::Vec3;
 
-use super::solver::BodyState;
+use super::solver::{Displacement, Velocity};
 use super::{SolverBody, StepParams};
 use crate::physics::components::BodyKind;
 use crate::runtime::sim_math;
 
 /// Adds `h` seconds of gravity to every awake dynamic body's velocity.
-pub fn gravity(params: &StepParams, h: f32, bodies: &[SolverBody], states: &mut [BodyState]) {
-    for (body, state) in bodies.iter().zip(states.iter_mut()) {
+pub fn gravity(params: &StepParams, h: f32, bodies: &[SolverBody], velocities: &mut [Velocity]) {
+    for (body, velocity) in bodies.iter().zip(velocities.iter_mut()) {
         if body.is_awake_dynamic() {
-            state.linear += params.settings.gravity * (body.gravity_scale * h);
+            velocity.linear += params.settings.gravity * (body.gravity_scale * h);
         }
     }
 }
 
 /// Moves awake dynamic and kinematic bodies by `h` seconds of their velocity.
-pub fn positions(h: f32, bodies: &mut [SolverBody], states: &mut [BodyState]) {
-    for (body, state) in bodies.iter_mut().zip(states.iter_mut()) {
+pub fn positions(
+    h: f32,
+    bodies: &mut [SolverBody],
+    velocities: &[Velocity],
+    displacements: &mut [Displacement],
+) {
+    for ((body, velocity), moved) in bodies.iter_mut().zip(velocities).zip(displacements) {
         let moves = match body.kind {
             BodyKind::Dynamic => !body.sleeping,
             BodyKind::Kinematic => true,
@@ -33,14 +38,15 @@ pub fn positions(h: f32, bodies: &mut [SolverBody], states: &mut [BodyState]) {
         if !moves {
             continue;
         }
-        let step = state.linear * h;
+        let step = velocity.linear * h;
         body.position += step;
-        state.delta_position += step;
-        if state.angular != Vec3::ZERO {
-            let turn = sim_math::rotation_from_scaled_axis(state.angular * h);
+        moved.position += step;
+        if velocity.angular != Vec3::ZERO {
+            let turn = sim_math::rotation_from_scaled_axis(velocity.angular * h);
             body.rotation = sim_math::quat_normalize(sim_math::quat_mul(turn, body.rotation));
-            state.delta_rotation =
-                sim_math::quat_normalize(sim_math::quat_mul(turn, state.delta_rotation));
+            moved.rotation = sim_math::quat_normalize(sim_math::quat_mul(turn, moved.rotation));
+            let m = sim_math::rotation_matrix(moved.rotation);
+            moved.matrix = [m.x_axis, m.y_axis, m.z_axis];
         }
     }
 }

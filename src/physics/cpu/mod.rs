@@ -115,7 +115,7 @@ pub struct StepScratch {
     /// Contact constraints, in manifold and point order.
     pub constraints: Vec<solver::ContactConstraint>,
     /// Velocities and displacements during the solve, one per body.
-    pub states: Vec<solver::BodyState>,
+    pub solve: solver::SolveState,
     /// Union-find parents for islands.
     pub islands: Vec<u32>,
     /// Bodies woken this tick.
@@ -162,13 +162,7 @@ pub fn step(
         world,
         &mut scratch.constraints,
     );
-    solver::solve(
-        params,
-        bodies,
-        &scratch.motion,
-        &mut scratch.constraints,
-        &mut scratch.states,
-    );
+    solver::solve(params, bodies, &mut scratch.constraints, &mut scratch.solve);
     sleep::update(
         params,
         bodies,

@@ -31,7 +31,7 @@ use super::contacts::Manifold;
 use super::{Motion, SolverBody, StepParams, integrate};
 use crate::physics::resources::{SOLVER_ITERATIONS, SOLVER_SUBSTEPS};
 use crate::physics::world::PhysicsWorld;
-use crate::runtime::sim_math::{cross, dot3, normalize, quat_rotate};
+use crate::runtime::sim_math::{cross, dot3, normalize};
 
 /// Stiffness of the contact spring that removes overlap (Hz).
 pub const CONTACT_HERTZ: f32 = 60.0;
@@ -39,6 +39,25 @@ pub const CONTACT_HERTZ: f32 = 60.0;
 pub const CONTACT_DAMPING_RATIO: f32 = 10.0;
 
 const _: () = assert!(SOLVER_ITERATIONS == 2 * SOLVER_SUBSTEPS);
+
+/// One direction of a contact (the normal or a tangent), with its Jacobian worked out for the
+/// tick: the lever arms' cross products and their images under the inverse inertia, so a pass
+/// needs only dot products and scaled adds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Row {
+    /// Unit direction, from `a` towards `b` for the normal.
+    pub direction: Vec3,
+    /// `ra x direction`.
+    pub arm_a: Vec3,
+    /// `rb x direction`.
+    pub arm_b: Vec3,
+    /// `I_a^-1 (ra x direction)`: `a`'s angular velocity change per unit impulse.
+    pub turn_a: Vec3,
+    /// `I_b^-1 (rb x direction)`.
+    pub turn_b: Vec3,
+    /// Impulse per unit of velocity change along the direction.
+    pub mass: f32,
+}
 
 /// One contact point's constraint.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -49,10 +68,12 @@ pub struct ContactConstraint {
     pub b: u32,
     /// Feature id, for warm starting.
     pub feature: u32,
-    /// Unit normal from `a` to `b`.
-    pub normal: Vec3,
-    /// Two unit tangents, perpendicular to the normal and to each other.
-    pub tangents: [Vec3; 2],
+    /// `a`'s inverse mass.
+    pub inv_mass_a: f32,
+    /// `b`'s inverse mass.
+    pub inv_mass_b: f32,
+    /// The normal, then the two tangents.
+    pub rows: [Row; 3],
     /// From `a`'s centre to the contact point, at the start of the tick.
     pub ra: Vec3,
     /// From `b`'s centre to the contact point, at the start of the tick.
@@ -60,10 +81,6 @@ pub struct ContactConstraint {
     /// The gap at the start of the tick minus the anchors' offset along the normal: adding the
     /// anchors' current offset gives the current gap.
     pub base_separation: f32,
-    /// Impulse per unit of normal velocity change.
-    pub normal_mass: f32,
-    /// The same along each tangent.
-    pub tangent_mass: [f32; 2],
     /// Coulomb coefficient of the pair.
     pub friction: f32,
     /// Restitution of the pair.
@@ -82,6 +99,13 @@ pub struct ContactConstraint {
     pub tangent_impulse: [f32; 2],
 }
 
+impl ContactConstraint {
+    /// The contact normal, from `a` to `b`.
+    pub fn normal(&self) -> Vec3 {
+        self.rows[0].direction
+    }
+}
+
 /// Two unit vectors perpendicular to `n` and to each other, chosen from `n` alone.
 fn tangent_basis(n: Vec3) -> [Vec3; 2] {
     let t1 = if n.x.abs() >= 0.577_35 {
@@ -97,13 +121,21 @@ fn apply_inertia(rows: &[Vec3; 3], v: Vec3) -> Vec3 {
     Vec3::new(dot3(rows[0], v), dot3(rows[1], v), dot3(rows[2], v))
 }
 
-/// Impulse needed per unit of relative velocity along `direction` at the lever arms.
-fn effective_mass(ma: &Motion, mb: &Motion, ra: Vec3, rb: Vec3, direction: Vec3) -> f32 {
-    let rna = cross(ra, direction);
-    let rnb = cross(rb, direction);
-    let k = ((ma.inv_mass + mb.inv_mass) + dot3(rna, apply_inertia(&ma.inv_inertia, rna)))
-        + dot3(rnb, apply_inertia(&mb.inv_inertia, rnb));
-    if k > 0.0 { 1.0 / k } else { 0.0 }
+/// The Jacobian row of `direction` at lever arms `ra`, `rb`.
+fn row(ma: &Motion, mb: &Motion, ra: Vec3, rb: Vec3, direction: Vec3) -> Row {
+    let arm_a = cross(ra, direction);
+    let arm_b = cross(rb, direction);
+    let turn_a = apply_inertia(&ma.inv_inertia, arm_a);
+    let turn_b = apply_inertia(&mb.inv_inertia, arm_b);
+    let k = ((ma.inv_mass + mb.inv_mass) + dot3(arm_a, turn_a)) + dot3(arm_b, turn_b);
+    Row {
+        direction,
+        arm_a,
+        arm_b,
+        turn_a,
+        turn_b,
+        mass: if k > 0.0 { 1.0 / k } else { 0.0 },
+    }
 }
 
 /// A soft constraint's coefficients for one substep of length `h` (Box2D v3's `b2MakeSoft`).
@@ -128,34 +160,76 @@ impl Softness {
     }
 }
 
-/// Velocities and how far each body moved during this tick.
+/// A body's velocity during the solve.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct BodyState {
+pub struct Velocity {
     /// m/s.
     pub linear: Vec3,
     /// rad/s.
     pub angular: Vec3,
-    /// Displacement since the start of the tick.
-    pub delta_position: Vec3,
+}
+
+/// How far a body has moved since the start of the tick.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Displacement {
+    /// Translation since the start of the tick.
+    pub position: Vec3,
     /// Rotation since the start of the tick.
-    pub delta_rotation: Quat,
+    pub rotation: Quat,
+    /// The same rotation as a matrix (columns), for moving anchors.
+    pub matrix: [Vec3; 3],
 }
 
-/// Velocity of `b` relative to `a` at the contact.
-fn relative_velocity(c: &ContactConstraint, states: &[BodyState]) -> Vec3 {
-    let (sa, sb) = (&states[c.a as usize], &states[c.b as usize]);
-    (sb.linear + cross(sb.angular, c.rb)) - (sa.linear + cross(sa.angular, c.ra))
+impl Default for Displacement {
+    fn default() -> Self {
+        Displacement {
+            position: Vec3::ZERO,
+            rotation: Quat::IDENTITY,
+            matrix: [Vec3::X, Vec3::Y, Vec3::Z],
+        }
+    }
 }
 
-/// Applies impulse `p` (from `a` on `b`) at the contact.
-fn apply(c: &ContactConstraint, motion: &[Motion], states: &mut [BodyState], p: Vec3) {
-    let (ma, mb) = (&motion[c.a as usize], &motion[c.b as usize]);
-    let sa = &mut states[c.a as usize];
-    sa.linear -= p * ma.inv_mass;
-    sa.angular -= apply_inertia(&ma.inv_inertia, cross(c.ra, p));
-    let sb = &mut states[c.b as usize];
-    sb.linear += p * mb.inv_mass;
-    sb.angular += apply_inertia(&mb.inv_inertia, cross(c.rb, p));
+impl Displacement {
+    /// Where an anchor at `r` from the centre at the start of the tick is now, relative to the
+    /// starting centre.
+    fn moved_anchor(&self, r: Vec3) -> Vec3 {
+        let m = &self.matrix;
+        self.position + ((m[0] * r.x + m[1] * r.y) + m[2] * r.z)
+    }
+}
+
+/// Velocities and displacements of every body during the solve (scratch).
+#[derive(Default)]
+pub struct SolveState {
+    /// One per body.
+    pub velocities: Vec<Velocity>,
+    /// One per body.
+    pub displacements: Vec<Displacement>,
+}
+
+/// Velocity of `b` relative to `a` along `row`.
+#[inline(always)]
+fn speed_along(row: &Row, va: &Velocity, vb: &Velocity) -> f32 {
+    (dot3(row.direction, vb.linear - va.linear) + dot3(row.arm_b, vb.angular))
+        - dot3(row.arm_a, va.angular)
+}
+
+/// Applies impulse `lambda` along `row` (from `a` on `b`).
+#[inline(always)]
+fn push(c: &ContactConstraint, row: &Row, velocities: &mut [Velocity], lambda: f32) {
+    let va = &mut velocities[c.a as usize];
+    va.linear -= row.direction * (lambda * c.inv_mass_a);
+    va.angular -= row.turn_a * lambda;
+    let vb = &mut velocities[c.b as usize];
+    vb.linear += row.direction * (lambda * c.inv_mass_b);
+    vb.angular += row.turn_b * lambda;
+}
+
+/// The velocities of a constraint's two bodies, copied out.
+#[inline(always)]
+fn pair(c: &ContactConstraint, velocities: &[Velocity]) -> (Velocity, Velocity) {
+    (velocities[c.a as usize], velocities[c.b as usize])
 }
 
 /// Manifolds handed to one parallel task.
@@ -170,18 +244,29 @@ pub fn prepare(
     world: &PhysicsWorld,
     constraints: &mut Vec<ContactConstraint>,
 ) {
-    let per_manifold: Vec<([ContactConstraint; 4], usize)> = manifolds
+    // Each manifold fills its own slice of the output, so the parallel split cannot reorder it.
+    let total = manifolds.iter().map(|m| m.len as usize).sum();
+    constraints.clear();
+    constraints.resize(total, ContactConstraint::default());
+    let mut slices = Vec::with_capacity(manifolds.len());
+    let mut rest = constraints.as_mut_slice();
+    for m in manifolds {
+        let (head, tail) = rest.split_at_mut(m.len as usize);
+        slices.push(head);
+        rest = tail;
+    }
+    manifolds
         .par_iter()
+        .zip(slices)
         .with_min_len(MANIFOLDS_PER_TASK)
-        .map(|m| {
-            let mut out = [ContactConstraint::default(); 4];
+        .for_each(|(m, out)| {
             let (body_a, body_b) = (&bodies[m.a as usize], &bodies[m.b as usize]);
             let (ma, mb) = (&motion[m.a as usize], &motion[m.b as usize]);
             let friction = (body_a.collider.friction * body_b.collider.friction).sqrt();
             let restitution = body_a.collider.restitution.max(body_b.collider.restitution);
             let against_fixed = ma.inv_mass == 0.0 || mb.inv_mass == 0.0;
             let stored = world.warm_starts_of(body_a.entity, body_b.entity);
-            for (k, point) in m.points().iter().enumerate() {
+            for (slot, point) in out.iter_mut().zip(m.points()) {
                 let ra = point.point - body_a.position;
                 let rb = point.point - body_b.position;
                 let n = point.normal;
@@ -192,16 +277,16 @@ pub fn prepare(
                     a: m.a,
                     b: m.b,
                     feature: point.feature,
-                    normal: n,
-                    tangents,
+                    inv_mass_a: ma.inv_mass,
+                    inv_mass_b: mb.inv_mass,
+                    rows: [
+                        row(ma, mb, ra, rb, n),
+                        row(ma, mb, ra, rb, tangents[0]),
+                        row(ma, mb, ra, rb, tangents[1]),
+                    ],
                     ra,
                     rb,
                     base_separation: point.separation - dot3(rb - ra, n),
-                    normal_mass: effective_mass(ma, mb, ra, rb, n),
-                    tangent_mass: [
-                        effective_mass(ma, mb, ra, rb, tangents[0]),
-                        effective_mass(ma, mb, ra, rb, tangents[1]),
-                    ],
                     friction,
                     restitution,
                     approach: dot3(dv, n),
@@ -213,15 +298,9 @@ pub fn prepare(
                     c.normal_impulse = stored[i].normal;
                     c.tangent_impulse = stored[i].tangent;
                 }
-                out[k] = c;
+                *slot = c;
             }
-            (out, m.points().len())
-        })
-        .collect();
-    constraints.clear();
-    for (group, len) in &per_manifold {
-        constraints.extend_from_slice(&group[..*len]);
-    }
+        });
 }
 
 /// Runs the substeps: gravity, warm start, biased pass, positions, relaxing pass; then restitution.
@@ -229,49 +308,52 @@ pub fn prepare(
 pub fn solve(
     params: &StepParams,
     bodies: &mut [SolverBody],
-    motion: &[Motion],
     constraints: &mut [ContactConstraint],
-    states: &mut Vec<BodyState>,
+    state: &mut SolveState,
 ) {
     let h = params.dt / SOLVER_SUBSTEPS as f32;
     let inv_h = 1.0 / h;
     let soft = Softness::new(CONTACT_HERTZ, CONTACT_DAMPING_RATIO, h);
     let fixed_soft = Softness::new(2.0 * CONTACT_HERTZ, CONTACT_DAMPING_RATIO, h);
-    states.clear();
-    states.extend(bodies.iter().map(|b| BodyState {
+    state.velocities.clear();
+    state.velocities.extend(bodies.iter().map(|b| Velocity {
         linear: b.linear_velocity,
         angular: b.angular_velocity,
-        delta_position: Vec3::ZERO,
-        delta_rotation: Quat::IDENTITY,
     }));
+    state.displacements.clear();
+    state
+        .displacements
+        .resize(bodies.len(), Displacement::default());
+    let (velocities, displacements) = (&mut state.velocities, &mut state.displacements);
     for _ in 0..SOLVER_SUBSTEPS {
-        integrate::gravity(params, h, bodies, states);
-        warm_start(motion, constraints, states);
+        integrate::gravity(params, h, bodies, velocities);
+        warm_start(constraints, velocities);
+        let biased = Some((soft, fixed_soft));
         solve_contacts(
             params,
-            motion,
             constraints,
-            states,
+            velocities,
+            displacements,
             inv_h,
-            Some((soft, fixed_soft)),
+            biased,
         );
-        integrate::positions(h, bodies, states);
-        solve_contacts(params, motion, constraints, states, inv_h, None);
+        integrate::positions(h, bodies, velocities, displacements);
+        solve_contacts(params, constraints, velocities, displacements, inv_h, None);
     }
-    restitution(params, motion, constraints, states);
-    for (body, state) in bodies.iter_mut().zip(states.iter()) {
+    restitution(params, constraints, velocities);
+    for (body, velocity) in bodies.iter_mut().zip(velocities.iter()) {
         if body.is_awake_dynamic() {
-            body.linear_velocity = state.linear;
-            body.angular_velocity = state.angular;
+            body.linear_velocity = velocity.linear;
+            body.angular_velocity = velocity.angular;
         }
     }
 }
 
-fn warm_start(motion: &[Motion], constraints: &[ContactConstraint], states: &mut [BodyState]) {
+fn warm_start(constraints: &[ContactConstraint], velocities: &mut [Velocity]) {
     for c in constraints {
-        let p = c.normal * c.normal_impulse
-            + (c.tangents[0] * c.tangent_impulse[0] + c.tangents[1] * c.tangent_impulse[1]);
-        apply(c, motion, states, p);
+        push(c, &c.rows[0], velocities, c.normal_impulse);
+        push(c, &c.rows[1], velocities, c.tangent_impulse[0]);
+        push(c, &c.rows[2], velocities, c.tangent_impulse[1]);
     }
 }
 
@@ -279,9 +361,9 @@ fn warm_start(motion: &[Motion], constraints: &[ContactConstraint], states: &mut
 /// springs for the biased pass; `None` is the relaxing pass.
 fn solve_contacts(
     params: &StepParams,
-    motion: &[Motion],
     constraints: &mut [ContactConstraint],
-    states: &mut [BodyState],
+    velocities: &mut [Velocity],
+    displacements: &[Displacement],
     inv_h: f32,
     bias: Option<(Softness, Softness)>,
 ) {
@@ -289,10 +371,12 @@ fn solve_contacts(
     let slop = params.settings.linear_slop;
     for c in constraints.iter_mut() {
         // The current gap, from how far the anchors moved since the start of the tick.
-        let (sa, sb) = (&states[c.a as usize], &states[c.b as usize]);
-        let anchor_a = sa.delta_position + quat_rotate(sa.delta_rotation, c.ra);
-        let anchor_b = sb.delta_position + quat_rotate(sb.delta_rotation, c.rb);
-        let separation = dot3(anchor_b - anchor_a, c.normal) + c.base_separation;
+        let (da, db) = (&displacements[c.a as usize], &displacements[c.b as usize]);
+        let normal = c.rows[0];
+        let separation = dot3(
+            db.moved_anchor(c.rb) - da.moved_anchor(c.ra),
+            normal.direction,
+        ) + c.base_separation;
         let (target, mass_scale, impulse_scale) = if separation > 0.0 {
             // Still open: approach by at most the gap.
             (-separation * inv_h, 1.0, 0.0)
@@ -303,23 +387,22 @@ fn solve_contacts(
         } else {
             (0.0, 1.0, 0.0)
         };
-        let dv = relative_velocity(c, states);
-        let vn = dot3(dv, c.normal);
-        let lambda = -c.normal_mass * mass_scale * (vn - target) - impulse_scale * c.normal_impulse;
+        let (va, vb) = pair(c, velocities);
+        let vn = speed_along(&normal, &va, &vb);
+        let lambda = -normal.mass * mass_scale * (vn - target) - impulse_scale * c.normal_impulse;
         let old = c.normal_impulse;
         c.normal_impulse = (old + lambda).max(0.0);
         c.max_normal_impulse = c.max_normal_impulse.max(c.normal_impulse);
-        let applied = c.normal_impulse - old;
-        apply(c, motion, states, c.normal * applied);
+        push(c, &normal, velocities, c.normal_impulse - old);
 
         let limit = c.friction * c.normal_impulse;
         for k in 0..2 {
-            let dv = relative_velocity(c, states);
-            let lambda = -c.tangent_mass[k] * dot3(dv, c.tangents[k]);
+            let tangent = c.rows[k + 1];
+            let (va, vb) = pair(c, velocities);
+            let lambda = -tangent.mass * speed_along(&tangent, &va, &vb);
             let old = c.tangent_impulse[k];
             c.tangent_impulse[k] = (old + lambda).clamp(-limit, limit);
-            let applied = c.tangent_impulse[k] - old;
-            apply(c, motion, states, c.tangents[k] * applied);
+            push(c, &tangent, velocities, c.tangent_impulse[k] - old);
         }
     }
 }
@@ -327,21 +410,20 @@ fn solve_contacts(
 /// Bounces: points that approached fast and carried load leave at `-e * approach`.
 fn restitution(
     params: &StepParams,
-    motion: &[Motion],
     constraints: &mut [ContactConstraint],
-    states: &mut [BodyState],
+    velocities: &mut [Velocity],
 ) {
     let threshold = -params.settings.restitution_threshold;
     for c in constraints.iter_mut() {
         if c.restitution == 0.0 || c.approach >= threshold || c.max_normal_impulse == 0.0 {
             continue;
         }
-        let dv = relative_velocity(c, states);
+        let (va, vb) = pair(c, velocities);
+        let normal = c.rows[0];
         let target = -c.restitution * c.approach;
-        let lambda = -c.normal_mass * (dot3(dv, c.normal) - target);
+        let lambda = -normal.mass * (speed_along(&normal, &va, &vb) - target);
         let old = c.normal_impulse;
         c.normal_impulse = (old + lambda).max(0.0);
-        let applied = c.normal_impulse - old;
-        apply(c, motion, states, c.normal * applied);
+        push(c, &normal, velocities, c.normal_impulse - old);
     }
 }
