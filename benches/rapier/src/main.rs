@@ -234,7 +234,12 @@ fn main() {
         "{:<46} {:>10} {:>10} {:>7}  {:<18} {:<18}",
         "scene", "ours ms", "rapier ms", "ratio", "ours hash", "rapier hash"
     );
+    // An optional argument picks the scenes whose name contains it.
+    let only = std::env::args().nth(1);
     for scene in [balls(), pyramid(), mixed()] {
+        if only.as_deref().is_some_and(|o| !scene.name.contains(o)) {
+            continue;
+        }
         let ours = pool.install(|| run_rusting(&scene));
         let theirs = run_rapier(&scene);
         println!(

@@ -18,7 +18,7 @@ use bevy::math::Vec3;
 
 use super::contacts::{ContactPoint, MAX_POINTS, Manifold, Placed, closest_between_segments};
 use crate::physics::components::Shape;
-use crate::runtime::sim_math::{cross, dot3, length};
+use crate::runtime::sim_math::{cross, dot3};
 
 /// A face axis of B replaces one of A only when it is better by this much (m), so two equal boxes
 /// resting on each other keep the same reference face from tick to tick.
@@ -80,26 +80,26 @@ pub fn collide(a: &Placed, b: &Placed, margin: f32, out: &mut Manifold) {
             face_b = (separation, j);
         }
     }
-    let mut edge = (f32::NEG_INFINITY, 0, 0, Vec3::ZERO);
+    // Edge axes A_i x B_j, in A's frame through the rotation matrix C (Gottschalk's OBB test):
+    // no cross product is formed until one wins.
+    let mut edge = (f32::NEG_INFINITY, 0, 0, 1.0f32);
     for i in 0..3 {
+        let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
         for j in 0..3 {
-            let axis = cross(a.axes[i], b.axes[j]);
-            let len = length(axis);
+            let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+            let len = (1.0 - c[i][j] * c[i][j]).max(0.0).sqrt();
             if len < PARALLEL_SINE {
                 continue;
             }
-            let n = axis * (1.0 / len);
-            let ra = (ha[0] * dot3(a.axes[0], n).abs() + ha[1] * dot3(a.axes[1], n).abs())
-                + ha[2] * dot3(a.axes[2], n).abs();
-            let rb = (hb[0] * dot3(b.axes[0], n).abs() + hb[1] * dot3(b.axes[1], n).abs())
-                + hb[2] * dot3(b.axes[2], n).abs();
-            let along = dot3(t, n);
-            let separation = along.abs() - (ra + rb);
+            let ra = ha[i1] * abs_c[i2][j] + ha[i2] * abs_c[i1][j];
+            let rb = hb[j1] * abs_c[i][j2] + hb[j2] * abs_c[i][j1];
+            let along = ta[i2] * c[i1][j] - ta[i1] * c[i2][j];
+            let separation = (along.abs() - (ra + rb)) / len;
             if separation > margin {
                 return;
             }
             if separation > edge.0 {
-                edge = (separation, i, j, n * sign(along));
+                edge = (separation, i, j, sign(along));
             }
         }
     }
@@ -107,7 +107,9 @@ pub fn collide(a: &Placed, b: &Placed, margin: f32, out: &mut Manifold) {
     let use_b = face_b.0 > face_a.0 + FACE_B_TOLERANCE;
     let best_face = if use_b { face_b.0 } else { face_a.0 };
     if edge.0 > best_face + EDGE_TOLERANCE {
-        edge_contact(a, &ha, b, &hb, edge.1, edge.2, edge.3, out);
+        let (i, j) = (edge.1, edge.2);
+        let (n, _) = super::math::direction_or(cross(a.axes[i], b.axes[j]) * edge.3, t);
+        edge_contact(a, &ha, b, &hb, i, j, n, out);
     } else if use_b {
         let j = face_b.1;
         let n = b.axes[j] * -sign(tb[j]);

@@ -113,7 +113,7 @@ pub fn shape_bounds(body: &SolverBody, margin: f32) -> Aabb {
 /// How far a body may move this tick, for growing its bounds.
 fn reach(body: &SolverBody, dt: f32) -> f32 {
     if body.is_awake_dynamic() || body.kind == BodyKind::Kinematic {
-        sim_math::length(body.linear_velocity) * dt
+        super::math::length(body.linear_velocity) * dt
     } else {
         0.0
     }

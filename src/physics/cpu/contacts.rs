@@ -13,9 +13,9 @@
 use bevy::math::Vec3;
 use rayon::prelude::*;
 
-use super::{Motion, SolverBody, StepParams, box_box};
+use super::{Motion, SolverBody, StepParams, box_box, math};
 use crate::physics::components::Shape;
-use crate::runtime::sim_math::{self, dot3};
+use crate::runtime::sim_math::dot3;
 
 /// Most points a manifold keeps.
 pub const MAX_POINTS: usize = 4;
@@ -101,7 +101,7 @@ pub fn collide_pairs(
                 return manifold;
             }
             manifold.evaluated = true;
-            let approach = sim_math::length(body_a.linear_velocity - body_b.linear_velocity) * dt;
+            let approach = math::length(body_a.linear_velocity - body_b.linear_velocity) * dt;
             let margin = speculative + approach;
             let placed = |body: &SolverBody, m: &Motion| Placed {
                 shape: body.collider.shape,
@@ -149,16 +149,6 @@ pub fn collide(a: &Placed, b: &Placed, margin: f32, out: &mut Manifold) {
     }
 }
 
-/// A unit vector along `d`, or `fallback` when `d` is too short to have a direction.
-fn direction(d: Vec3, fallback: Vec3) -> (Vec3, f32) {
-    let length = sim_math::length(d);
-    if length > 1.0e-9 {
-        (d * (1.0 / length), length)
-    } else {
-        (fallback, 0.0)
-    }
-}
-
 /// Two balls (also the capsule cases, through their closest segment points).
 pub fn sphere_sphere(
     ca: Vec3,
@@ -169,7 +159,7 @@ pub fn sphere_sphere(
     feature: u32,
     out: &mut Manifold,
 ) {
-    let (normal, distance) = direction(cb - ca, Vec3::Y);
+    let (normal, distance) = math::direction_or(cb - ca, Vec3::Y);
     let separation = distance - (ra + rb);
     if separation > margin {
         return;
@@ -223,7 +213,7 @@ pub fn box_sphere(
     } else {
         let closest =
             a.position + (a.axes[0] * clamped[0] + a.axes[1] * clamped[1]) + a.axes[2] * clamped[2];
-        let (normal, distance) = direction(centre - closest, a.axes[1]);
+        let (normal, distance) = math::direction_or(centre - closest, a.axes[1]);
         (normal, distance - radius, closest)
     };
     if separation > margin {

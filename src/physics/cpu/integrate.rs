@@ -1,15 +1,16 @@
 //! Integration within a substep: gravity into velocities, velocities into positions and rotations.
 //!
 //! Semi-implicit Euler: velocities first, then positions from the solved velocities. Rotations
-//! advance by the exact rotation of `angular_velocity * h` (`sim_math::rotation_from_scaled_axis`)
-//! and are renormalized, so they never drift off unit length. Each body also records how far it
+//! advance by the exact rotation of `angular_velocity * h` (`sim_math::rotation_from_scaled_axis`),
+//! accumulated over the substeps and applied to the body once at the end of the tick, renormalized
+//! so they never drift off unit length. Each body also records how far it
 //! has moved since the start of the tick, which the contact solver uses to track gaps. This module
 //! must never look at contacts.
 
-use bevy::math::Vec3;
+use bevy::math::{Quat, Vec3};
 
 use super::solver::{Displacement, Velocity};
-use super::{SolverBody, StepParams};
+use super::{SolverBody, StepParams, math};
 use crate::physics::components::BodyKind;
 use crate::runtime::sim_math;
 
@@ -43,10 +44,19 @@ pub fn positions(
         moved.position += step;
         if velocity.angular != Vec3::ZERO {
             let turn = sim_math::rotation_from_scaled_axis(velocity.angular * h);
-            body.rotation = sim_math::quat_normalize(sim_math::quat_mul(turn, body.rotation));
-            moved.rotation = sim_math::quat_normalize(sim_math::quat_mul(turn, moved.rotation));
+            moved.rotation = math::quat_unit(sim_math::quat_mul(turn, moved.rotation));
             let m = sim_math::rotation_matrix(moved.rotation);
             moved.matrix = [m.x_axis, m.y_axis, m.z_axis];
+        }
+    }
+}
+
+/// Applies each body's rotation over the tick (the product of its substep turns) to its starting
+/// rotation.
+pub fn finish_rotations(bodies: &mut [SolverBody], displacements: &[Displacement]) {
+    for (body, moved) in bodies.iter_mut().zip(displacements) {
+        if moved.rotation != Quat::IDENTITY {
+            body.rotation = math::quat_unit(sim_math::quat_mul(moved.rotation, body.rotation));
         }
     }
 }

@@ -26,6 +26,7 @@ pub mod broad_phase;
 pub mod contacts;
 pub mod events;
 pub mod integrate;
+pub mod math;
 pub mod sleep;
 pub mod solver;
 

@@ -28,10 +28,10 @@ use bevy::math::{Quat, Vec3};
 use rayon::prelude::*;
 
 use super::contacts::Manifold;
-use super::{Motion, SolverBody, StepParams, integrate};
+use super::{Motion, SolverBody, StepParams, integrate, math};
 use crate::physics::resources::{SOLVER_ITERATIONS, SOLVER_SUBSTEPS};
 use crate::physics::world::PhysicsWorld;
-use crate::runtime::sim_math::{cross, dot3, normalize};
+use crate::runtime::sim_math::{cross, dot3};
 
 /// Stiffness of the contact spring that removes overlap (Hz).
 pub const CONTACT_HERTZ: f32 = 60.0;
@@ -109,9 +109,9 @@ impl ContactConstraint {
 /// Two unit vectors perpendicular to `n` and to each other, chosen from `n` alone.
 fn tangent_basis(n: Vec3) -> [Vec3; 2] {
     let t1 = if n.x.abs() >= 0.577_35 {
-        normalize(Vec3::new(n.y, -n.x, 0.0))
+        math::direction_or(Vec3::new(n.y, -n.x, 0.0), Vec3::Z).0
     } else {
-        normalize(Vec3::new(0.0, n.z, -n.y))
+        math::direction_or(Vec3::new(0.0, n.z, -n.y), Vec3::X).0
     };
     [t1, cross(n, t1)]
 }
@@ -341,6 +341,7 @@ pub fn solve(
         solve_contacts(params, constraints, velocities, displacements, inv_h, None);
     }
     restitution(params, constraints, velocities);
+    integrate::finish_rotations(bodies, displacements);
     for (body, velocity) in bodies.iter_mut().zip(velocities.iter()) {
         if body.is_awake_dynamic() {
             body.linear_velocity = velocity.linear;
