@@ -341,3 +341,67 @@ fn edge_contact(
         feature: (1 << 20) | ((i * 3 + j) as u32) << 8 | corner_a << 4 | corner_b,
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use bevy::math::{Quat, Vec3};
+
+    use super::*;
+    use crate::runtime::sim_math;
+
+    fn cube(position: Vec3, rotation: Quat) -> Placed {
+        let m = sim_math::rotation_matrix(rotation);
+        Placed {
+            shape: Shape::Box {
+                half_extents: Vec3::splat(0.5),
+            },
+            position,
+            axes: [m.x_axis, m.y_axis, m.z_axis],
+        }
+    }
+
+    #[test]
+    fn a_box_resting_on_a_box_gets_four_points_on_the_overlap() {
+        let a = cube(Vec3::ZERO, Quat::IDENTITY);
+        let b = cube(Vec3::new(0.2, 0.99, 0.1), Quat::IDENTITY);
+        let mut out = Manifold::default();
+        collide(&a, &b, 0.02, &mut out);
+        assert_eq!(out.len, 4);
+        for p in out.points() {
+            assert!((p.normal - Vec3::Y).length() < 1.0e-6);
+            assert!((p.separation + 0.01).abs() < 1.0e-5, "{p:?}");
+            assert!(p.point.x >= -0.3 - 1.0e-5 && p.point.x <= 0.5 + 0.005 + 1.0e-5, "{p:?}");
+            assert!(p.point.z >= -0.4 - 1.0e-5 && p.point.z <= 0.5 + 0.005 + 1.0e-5, "{p:?}");
+        }
+        let mut features: Vec<u32> = out.points().iter().map(|p| p.feature).collect();
+        features.dedup();
+        assert_eq!(features.len(), 4, "feature ids must be distinct");
+    }
+
+    #[test]
+    fn crossed_edges_touch_at_one_point() {
+        let quarter = std::f32::consts::FRAC_PI_4;
+        let a = cube(Vec3::ZERO, Quat::from_rotation_z(quarter));
+        let reach = 0.5 * std::f32::consts::SQRT_2;
+        let b = cube(
+            Vec3::new(0.0, 2.0 * reach - 0.01, 0.0),
+            Quat::from_rotation_x(quarter),
+        );
+        let mut out = Manifold::default();
+        collide(&a, &b, 0.02, &mut out);
+        assert_eq!(out.len, 1, "{:?}", out.points());
+        let p = out.points()[0];
+        assert!((p.normal - Vec3::Y).length() < 1.0e-4, "{p:?}");
+        assert!((p.separation + 0.01).abs() < 1.0e-4, "{p:?}");
+        assert!((p.point - Vec3::new(0.0, reach - 0.005, 0.0)).length() < 1.0e-3, "{p:?}");
+    }
+
+    #[test]
+    fn boxes_apart_by_more_than_the_margin_do_not_touch() {
+        let a = cube(Vec3::ZERO, Quat::IDENTITY);
+        let b = cube(Vec3::new(0.0, 1.05, 0.0), Quat::from_rotation_y(0.3));
+        let mut out = Manifold::default();
+        collide(&a, &b, 0.02, &mut out);
+        assert_eq!(out.len, 0);
+    }
+}
