@@ -370,8 +370,14 @@ mod tests {
         for p in out.points() {
             assert!((p.normal - Vec3::Y).length() < 1.0e-6);
             assert!((p.separation + 0.01).abs() < 1.0e-5, "{p:?}");
-            assert!(p.point.x >= -0.3 - 1.0e-5 && p.point.x <= 0.5 + 0.005 + 1.0e-5, "{p:?}");
-            assert!(p.point.z >= -0.4 - 1.0e-5 && p.point.z <= 0.5 + 0.005 + 1.0e-5, "{p:?}");
+            assert!(
+                p.point.x >= -0.3 - 1.0e-5 && p.point.x <= 0.5 + 0.005 + 1.0e-5,
+                "{p:?}"
+            );
+            assert!(
+                p.point.z >= -0.4 - 1.0e-5 && p.point.z <= 0.5 + 0.005 + 1.0e-5,
+                "{p:?}"
+            );
         }
         let mut features: Vec<u32> = out.points().iter().map(|p| p.feature).collect();
         features.dedup();
@@ -393,7 +399,10 @@ mod tests {
         let p = out.points()[0];
         assert!((p.normal - Vec3::Y).length() < 1.0e-4, "{p:?}");
         assert!((p.separation + 0.01).abs() < 1.0e-4, "{p:?}");
-        assert!((p.point - Vec3::new(0.0, reach - 0.005, 0.0)).length() < 1.0e-3, "{p:?}");
+        assert!(
+            (p.point - Vec3::new(0.0, reach - 0.005, 0.0)).length() < 1.0e-3,
+            "{p:?}"
+        );
     }
 
     #[test]
