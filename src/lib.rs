@@ -31,6 +31,7 @@
 pub mod app;
 pub mod physics;
 pub mod runtime;
+pub mod scene;
 
 use bevy::app::{PluginGroup, PluginGroupBuilder, TaskPoolPlugin};
 use bevy::transform::TransformPlugin;

@@ -23,6 +23,7 @@ pub enum BodyKind {
 /// Mass and motion of a body (simulation state).
 #[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[require(Transform, PhysicsBody)]
+#[serde(default, deny_unknown_fields)]
 pub struct RigidBody {
     /// How the body moves.
     pub kind: BodyKind,
@@ -112,20 +113,27 @@ pub enum Shape {
 
 /// What a body collides as (simulation state).
 #[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Collider {
     /// The shape.
     pub shape: Shape,
-    /// Coulomb friction coefficient; two bodies use the geometric mean of theirs.
+    /// Coulomb friction coefficient; two bodies use the geometric mean of theirs (default 0.5).
+    #[serde(default = "default_friction")]
     pub friction: f32,
-    /// Bounciness in `[0, 1]`; two bodies use the larger of theirs.
+    /// Bounciness in `[0, 1]`; two bodies use the larger of theirs (default 0).
+    #[serde(default)]
     pub restitution: f32,
+}
+
+fn default_friction() -> f32 {
+    0.5
 }
 
 impl Collider {
     fn with_shape(shape: Shape) -> Self {
         Collider {
             shape,
-            friction: 0.5,
+            friction: default_friction(),
             restitution: 0.0,
         }
     }
@@ -169,6 +177,7 @@ impl Collider {
 /// Which bodies collide: two bodies touch only when each one's `memberships` meet the other's
 /// `filters` (simulation state).
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct CollisionLayers {
     /// The layers this body is on.
     pub memberships: u32,
@@ -204,6 +213,7 @@ pub enum BodyClass {
 
 /// The solver a body belongs to (simulation state).
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct PhysicsBody {
     /// CPU or GPU.
     pub class: BodyClass,

@@ -1,0 +1,429 @@
+//! Cooking: a source scene (hand-written JSON) into the canonical form that runs.
+//!
+//! Cooking parses the source, checks every value, fills defaults, turns Euler angles into
+//! quaternions with `sim_math` (so the same angles give the same bits everywhere), and sorts the
+//! entities by id. The cooked scene serializes with fixed key order and shortest round-trip float
+//! formatting, so the same source gives the same bytes on every machine, whatever the source's key
+//! order, entity order or number spelling. This module must never touch a `World`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use bevy::math::{Quat, Vec3};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::error::SceneError;
+use crate::physics::{BodyKind, Collider, CollisionLayers, PhysicsBody, RigidBody, Shape};
+use crate::runtime::sim_math::{self, EulerOrder};
+
+/// The scene format version this engine reads and writes.
+pub const SCENE_FORMAT_VERSION: u32 = 1;
+
+/// Scene-wide settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneSettings {
+    /// Acceleration of gravity, m/s².
+    pub gravity: Vec3,
+}
+
+impl Default for SceneSettings {
+    fn default() -> Self {
+        SceneSettings {
+            gravity: Vec3::new(0.0, -9.81, 0.0),
+        }
+    }
+}
+
+/// The components an entity of a cooked scene carries, each optional.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneComponents {
+    /// `RigidBody`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rigid_body: Option<RigidBody>,
+    /// `Collider`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collider: Option<Collider>,
+    /// `CollisionLayers`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collision_layers: Option<CollisionLayers>,
+    /// `PhysicsBody`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub physics_body: Option<PhysicsBody>,
+}
+
+/// One entity of a cooked scene.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CookedEntity {
+    /// Its stable id (`SceneId`).
+    pub id: u64,
+    /// Its `Name`.
+    pub name: String,
+    /// Position.
+    pub translation: Vec3,
+    /// Rotation (unit quaternion, `[x, y, z, w]`).
+    pub rotation: Quat,
+    /// Scale.
+    pub scale: Vec3,
+    /// Its components.
+    pub components: SceneComponents,
+}
+
+/// A scene ready to load: checked, defaults filled, entities sorted by id.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CookedScene {
+    /// Always [`SCENE_FORMAT_VERSION`].
+    pub format_version: u32,
+    /// Scene-wide settings.
+    pub settings: SceneSettings,
+    /// The entities, sorted by id.
+    pub entities: Vec<CookedEntity>,
+}
+
+impl CookedScene {
+    /// The canonical bytes of the cooked scene: the same scene always gives the same bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = serde_json::to_vec_pretty(self).expect("a cooked scene always serializes");
+        bytes.push(b'\n');
+        bytes
+    }
+}
+
+/// A place in the source, as a JSON pointer, for error messages.
+#[derive(Clone)]
+struct Place(String);
+
+impl Place {
+    fn at(&self, key: impl std::fmt::Display) -> Place {
+        let key = key.to_string().replace('~', "~0").replace('/', "~1");
+        Place(format!("{}/{}", self.0, key))
+    }
+}
+
+/// Reads and cooks the source scene at `path`.
+pub fn cook_file(path: &Path) -> Result<CookedScene, SceneError> {
+    let text = std::fs::read_to_string(path).map_err(|e| SceneError::Io {
+        file: path.to_owned(),
+        message: e.to_string(),
+    })?;
+    cook(&text, path)
+}
+
+/// Cooks source scene text; `file` names it in errors.
+pub fn cook(text: &str, file: &Path) -> Result<CookedScene, SceneError> {
+    let root: Value = serde_json::from_str(text).map_err(|e| SceneError::Json {
+        file: file.to_owned(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
+    let cooker = Cooker { file };
+    cooker.scene(&root)
+}
+
+struct Cooker<'a> {
+    file: &'a Path,
+}
+
+impl Cooker<'_> {
+    fn bad(&self, place: &Place, reason: impl Into<String>) -> SceneError {
+        SceneError::BadValue {
+            file: self.file.to_owned(),
+            pointer: if place.0.is_empty() {
+                "/".into()
+            } else {
+                place.0.clone()
+            },
+            reason: reason.into(),
+        }
+    }
+
+    fn object<'v>(
+        &self,
+        value: &'v Value,
+        place: &Place,
+    ) -> Result<&'v serde_json::Map<String, Value>, SceneError> {
+        value
+            .as_object()
+            .ok_or_else(|| self.bad(place, "expected an object"))
+    }
+
+    /// Rejects keys other than `allowed`.
+    fn only_keys(
+        &self,
+        object: &serde_json::Map<String, Value>,
+        place: &Place,
+        allowed: &[&str],
+    ) -> Result<(), SceneError> {
+        match object.keys().find(|k| !allowed.contains(&k.as_str())) {
+            Some(key) => Err(self.bad(
+                &place.at(key),
+                format!(
+                    "unknown field `{key}` (expected one of {})",
+                    allowed.join(", ")
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn typed<T: serde::de::DeserializeOwned>(
+        &self,
+        value: &Value,
+        place: &Place,
+    ) -> Result<T, SceneError> {
+        T::deserialize(value).map_err(|e| self.bad(place, e.to_string()))
+    }
+
+    fn finite(&self, values: &[f32], place: &Place) -> Result<(), SceneError> {
+        if values.iter().all(|v| v.is_finite()) {
+            Ok(())
+        } else {
+            Err(self.bad(place, "numbers must be finite (this one overflows f32)"))
+        }
+    }
+
+    fn scene(&self, root: &Value) -> Result<CookedScene, SceneError> {
+        let top = Place(String::new());
+        let object = self.object(root, &top)?;
+        self.only_keys(object, &top, &["format_version", "settings", "entities"])?;
+        match object.get("format_version").and_then(Value::as_u64) {
+            Some(v) if v == SCENE_FORMAT_VERSION as u64 => {}
+            other => {
+                return Err(SceneError::UnsupportedVersion {
+                    file: self.file.to_owned(),
+                    found: other
+                        .map(|v| v.to_string())
+                        .or_else(|| object.get("format_version").map(|v| v.to_string()))
+                        .unwrap_or_else(|| "missing".into()),
+                    supported: SCENE_FORMAT_VERSION,
+                });
+            }
+        }
+        let settings = match object.get("settings") {
+            Some(value) => {
+                let place = top.at("settings");
+                let settings: SceneSettings = self.typed(value, &place)?;
+                self.finite(&settings.gravity.to_array(), &place.at("gravity"))?;
+                settings
+            }
+            None => SceneSettings::default(),
+        };
+        let place = top.at("entities");
+        let list = match object.get("entities") {
+            Some(value) => value
+                .as_array()
+                .ok_or_else(|| self.bad(&place, "expected an array of entities"))?
+                .as_slice(),
+            None => &[],
+        };
+        let mut seen: BTreeMap<u64, String> = BTreeMap::new();
+        let mut entities = Vec::with_capacity(list.len());
+        for (index, value) in list.iter().enumerate() {
+            let here = place.at(index);
+            let entity = self.entity(value, &here)?;
+            if let Some(first) = seen.get(&entity.id) {
+                return Err(SceneError::DuplicateId {
+                    file: self.file.to_owned(),
+                    pointer: here.at("id").0,
+                    id: entity.id,
+                    first: first.clone(),
+                });
+            }
+            seen.insert(entity.id, here.at("id").0);
+            entities.push(entity);
+        }
+        entities.sort_by_key(|e| e.id);
+        Ok(CookedScene {
+            format_version: SCENE_FORMAT_VERSION,
+            settings,
+            entities,
+        })
+    }
+
+    fn entity(&self, value: &Value, place: &Place) -> Result<CookedEntity, SceneError> {
+        let object = self.object(value, place)?;
+        self.only_keys(object, place, &["id", "name", "transform", "components"])?;
+        let id = object.get("id").and_then(Value::as_u64).ok_or_else(|| {
+            self.bad(
+                &place.at("id"),
+                "every entity needs an `id`: a whole number >= 0",
+            )
+        })?;
+        let name = match object.get("name") {
+            Some(Value::String(name)) => name.clone(),
+            Some(_) => return Err(self.bad(&place.at("name"), "expected a string")),
+            None => String::new(),
+        };
+        let (translation, rotation, scale) = match object.get("transform") {
+            Some(value) => self.transform(value, &place.at("transform"))?,
+            None => (Vec3::ZERO, Quat::IDENTITY, Vec3::ONE),
+        };
+        let components = match object.get("components") {
+            Some(value) => self.components(value, &place.at("components"))?,
+            None => SceneComponents::default(),
+        };
+        Ok(CookedEntity {
+            id,
+            name,
+            translation,
+            rotation,
+            scale,
+            components,
+        })
+    }
+
+    fn transform(&self, value: &Value, place: &Place) -> Result<(Vec3, Quat, Vec3), SceneError> {
+        let object = self.object(value, place)?;
+        self.only_keys(
+            object,
+            place,
+            &["translation", "rotation", "euler_degrees", "scale"],
+        )?;
+        let vector = |key: &str, default: Vec3| -> Result<Vec3, SceneError> {
+            match object.get(key) {
+                Some(value) => {
+                    let v: Vec3 = self.typed(value, &place.at(key))?;
+                    self.finite(&v.to_array(), &place.at(key))?;
+                    Ok(v)
+                }
+                None => Ok(default),
+            }
+        };
+        let translation = vector("translation", Vec3::ZERO)?;
+        let scale = vector("scale", Vec3::ONE)?;
+        let rotation = match (object.get("rotation"), object.get("euler_degrees")) {
+            (Some(_), Some(_)) => {
+                return Err(self.bad(place, "give `rotation` or `euler_degrees`, not both"));
+            }
+            (Some(value), None) => {
+                let here = place.at("rotation");
+                let q: Quat = self.typed(value, &here)?;
+                self.finite(&q.to_array(), &here)?;
+                let unit = sim_math::quat_normalize(q);
+                if q.to_array().iter().all(|c| *c == 0.0) {
+                    return Err(self.bad(&here, "a rotation quaternion cannot be zero"));
+                }
+                unit
+            }
+            (None, Some(value)) => {
+                // Yaw about Y, pitch about X, roll about Z, in degrees.
+                let here = place.at("euler_degrees");
+                let angles: Vec3 = self.typed(value, &here)?;
+                self.finite(&angles.to_array(), &here)?;
+                let to_radians = std::f32::consts::PI / 180.0;
+                sim_math::rotation_from_euler(
+                    EulerOrder::YXZ,
+                    angles.x * to_radians,
+                    angles.y * to_radians,
+                    angles.z * to_radians,
+                )
+            }
+            (None, None) => Quat::IDENTITY,
+        };
+        Ok((translation, rotation, scale))
+    }
+
+    fn components(&self, value: &Value, place: &Place) -> Result<SceneComponents, SceneError> {
+        let object = self.object(value, place)?;
+        let mut out = SceneComponents::default();
+        for (name, value) in object {
+            let here = place.at(name);
+            match name.as_str() {
+                "RigidBody" => {
+                    let body: RigidBody = self.typed(value, &here)?;
+                    self.check_rigid_body(&body, &here)?;
+                    out.rigid_body = Some(body);
+                }
+                "Collider" => {
+                    let collider: Collider = self.typed(value, &here)?;
+                    out.collider = Some(self.check_collider(collider, &here)?);
+                }
+                "CollisionLayers" => out.collision_layers = Some(self.typed(value, &here)?),
+                "PhysicsBody" => out.physics_body = Some(self.typed(value, &here)?),
+                _ => {
+                    return Err(SceneError::UnknownComponent {
+                        file: self.file.to_owned(),
+                        pointer: here.0,
+                        name: name.clone(),
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn check_rigid_body(&self, body: &RigidBody, place: &Place) -> Result<(), SceneError> {
+        let mut numbers = vec![body.mass, body.gravity_scale];
+        numbers.extend(body.linear_velocity.to_array());
+        numbers.extend(body.angular_velocity.to_array());
+        self.finite(&numbers, place)?;
+        if body.kind == BodyKind::Dynamic && body.mass <= 0.0 {
+            return Err(self.bad(
+                &place.at("mass"),
+                format!("a dynamic body needs a positive mass, not {}", body.mass),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_collider(
+        &self,
+        mut collider: Collider,
+        place: &Place,
+    ) -> Result<Collider, SceneError> {
+        self.finite(&[collider.friction, collider.restitution], place)?;
+        if collider.friction < 0.0 {
+            return Err(self.bad(&place.at("friction"), "friction cannot be negative"));
+        }
+        if !(0.0..=1.0).contains(&collider.restitution) {
+            return Err(self.bad(
+                &place.at("restitution"),
+                "restitution must be between 0 and 1",
+            ));
+        }
+        let shape = place.at("shape");
+        let positive = |value: f32, what: &str, at: Place| -> Result<(), SceneError> {
+            if value.is_finite() && value > 0.0 {
+                Ok(())
+            } else {
+                Err(self.bad(&at, format!("{what} must be positive, not {value}")))
+            }
+        };
+        match &mut collider.shape {
+            Shape::Sphere { radius } => {
+                positive(*radius, "radius", shape.at("Sphere").at("radius"))?
+            }
+            Shape::Box { half_extents } => {
+                let at = shape.at("Box").at("half_extents");
+                for v in half_extents.to_array() {
+                    positive(v, "every half extent", at.clone())?;
+                }
+            }
+            Shape::Capsule {
+                half_height,
+                radius,
+            } => {
+                let at = shape.at("Capsule");
+                positive(*radius, "radius", at.at("radius"))?;
+                if !(half_height.is_finite() && *half_height >= 0.0) {
+                    return Err(self.bad(&at.at("half_height"), "half_height must be zero or more"));
+                }
+            }
+            Shape::HalfSpace { normal } => {
+                let at = shape.at("HalfSpace").at("normal");
+                self.finite(&normal.to_array(), &at)?;
+                let unit = sim_math::normalize(*normal);
+                if unit == Vec3::ZERO {
+                    return Err(self.bad(&at, "the normal cannot be zero"));
+                }
+                *normal = unit;
+            }
+        }
+        Ok(collider)
+    }
+}

@@ -1,0 +1,46 @@
+//! Scenes: the versioned JSON format, cooking it into canonical bytes, and loading it.
+//!
+//! - [`cook`]: source scene → [`CookedScene`] (checked, defaults filled, sorted, canonical bytes).
+//! - [`spawn`]: [`CookedScene`] → entities, in `SceneId` order.
+//! - [`error`]: [`SceneError`], which names the file and the JSON pointer of every problem.
+//!
+//! A source scene looks like this (every field but `format_version` and the entity `id`s is
+//! optional):
+//!
+//! ```json
+//! {
+//!   "format_version": 1,
+//!   "settings": { "gravity": [0, -9.81, 0] },
+//!   "entities": [
+//!     { "id": 1, "name": "Ground",
+//!       "components": { "Collider": { "shape": { "HalfSpace": { "normal": [0, 1, 0] } } } } },
+//!     { "id": 2, "name": "Crate",
+//!       "transform": { "translation": [0, 2, 0], "euler_degrees": [45, 0, 0] },
+//!       "components": {
+//!         "RigidBody": { "mass": 2.0 },
+//!         "Collider": { "shape": { "Box": { "half_extents": [0.5, 0.5, 0.5] } }, "friction": 0.6 }
+//!       } }
+//!   ]
+//! }
+//! ```
+
+pub mod cook;
+pub mod error;
+pub mod spawn;
+
+use bevy::prelude::Component;
+use serde::{Deserialize, Serialize};
+
+pub use cook::{
+    CookedEntity, CookedScene, SCENE_FORMAT_VERSION, SceneComponents, SceneSettings, cook,
+    cook_file,
+};
+pub use error::SceneError;
+pub use spawn::spawn_scene;
+
+/// An entity's stable id within its scene (simulation state: it keys random streams and names
+/// entities in reports).
+#[derive(
+    Component, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub struct SceneId(pub u64);

@@ -1,0 +1,48 @@
+//! Loading: a cooked scene into a `World`.
+//!
+//! Entities are spawned in `SceneId` order, so the same scene gives the same entity ids on every
+//! load (the CPU solver orders bodies by `Entity`, so this matters for the bits). This module must
+//! never insert a resource: resources are entities in bevy 0.19, and one inserted here would shift
+//! every id after it. Scene settings are written into resources the engine inserted at setup.
+
+use bevy::prelude::{Entity, Name, Transform, World};
+
+use super::SceneId;
+use super::cook::CookedScene;
+use crate::physics::PhysicsSettings;
+
+/// Spawns every entity of `scene` in id order and applies its settings; returns the entities in the
+/// same order.
+pub fn spawn_scene(world: &mut World, scene: &CookedScene) -> Vec<Entity> {
+    if let Some(mut physics) = world.get_resource_mut::<PhysicsSettings>() {
+        physics.gravity = scene.settings.gravity;
+    }
+    let mut spawned = Vec::with_capacity(scene.entities.len());
+    for entity in &scene.entities {
+        let transform = Transform {
+            translation: entity.translation,
+            rotation: entity.rotation,
+            scale: entity.scale,
+        };
+        let mut commands = world.spawn((
+            transform,
+            Name::new(entity.name.clone()),
+            SceneId(entity.id),
+        ));
+        let c = &entity.components;
+        if let Some(body) = c.rigid_body {
+            commands.insert(body);
+        }
+        if let Some(collider) = c.collider {
+            commands.insert(collider);
+        }
+        if let Some(layers) = c.collision_layers {
+            commands.insert(layers);
+        }
+        if let Some(class) = c.physics_body {
+            commands.insert(class);
+        }
+        spawned.push(commands.id());
+    }
+    spawned
+}

@@ -1,0 +1,233 @@
+//! The scene format: cooking gives canonical bytes, loading gives the same entity ids every time,
+//! and every kind of bad input gets a typed error naming the file and the place.
+
+use std::path::Path;
+
+use bevy::prelude::*;
+use rusting_engine::physics::{RigidBody, Shape};
+use rusting_engine::scene::{self, SceneError, SceneId};
+
+const FIXTURE: &str = "tests/scenes/crates.scene.json";
+
+fn fixture() -> String {
+    std::fs::read_to_string(FIXTURE).unwrap()
+}
+
+/// FNV-1a of bytes.
+fn fnv(bytes: &[u8]) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for &b in bytes {
+        hash ^= b as u64;
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+/// The same scene written differently (keys in another order, entities in another order, numbers
+/// spelled `2` or `2.0` or `2e0`, extra whitespace) cooks to the same bytes, and those bytes are
+/// pinned. Fails if cooking keeps the source's entity order or key order, formats floats by the
+/// locale or with a fixed number of digits, or converts Euler angles with platform trigonometry
+/// (the pin catches any bit of the quaternion changing).
+#[test]
+fn cooking_gives_the_same_bytes_however_the_source_is_written() {
+    let cooked = scene::cook(&fixture(), Path::new(FIXTURE)).unwrap();
+    let bytes = cooked.to_bytes();
+
+    let mut value: serde_json::Value = serde_json::from_str(&fixture()).unwrap();
+    value["entities"].as_array_mut().unwrap().reverse();
+    // Keys come out sorted here, unlike the fixture; respell a number and add whitespace too.
+    let respelled = serde_json::to_string(&value)
+        .unwrap()
+        .replace("\"mass\":2", "\"mass\":2.0e0")
+        .replace(",", " ,\n ");
+    assert!(respelled.contains("2.0e0"));
+    let recooked = scene::cook(&respelled, Path::new("respelled.json")).unwrap();
+    assert_eq!(recooked.to_bytes(), bytes);
+
+    let ids: Vec<u64> = cooked.entities.iter().map(|e| e.id).collect();
+    assert_eq!(ids, [1, 20, 25, 30]);
+    let ground = &cooked.entities[0];
+    assert_eq!(
+        ground.components.collider.unwrap().shape,
+        Shape::HalfSpace { normal: Vec3::Y },
+        "normals are normalized when cooking"
+    );
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    assert!(
+        text.contains("\"friction\": 0.5"),
+        "defaults are filled in:\n{text}"
+    );
+    assert_eq!(
+        fnv(&bytes),
+        PINNED_COOKED,
+        "cooked bytes changed ({:#x}):\n{text}",
+        fnv(&bytes)
+    );
+}
+
+const PINNED_COOKED: u64 = 0x2ced_384f_b319_c873;
+
+/// Loading spawns entities in `SceneId` order, so two loads into fresh apps give the same entity
+/// for every id, and the bodies simulate. Fails if loading spawns in file order.
+#[test]
+fn loading_gives_the_same_entity_ids_every_time() {
+    let cooked = scene::cook(&fixture(), Path::new(FIXTURE)).unwrap();
+    let load = || {
+        let mut app = rusting_engine::App::default();
+        app.setup().unwrap();
+        let spawned = scene::spawn_scene(app.world_mut(), &cooked);
+        let mut pairs: Vec<(u64, Entity)> = spawned
+            .iter()
+            .map(|&e| (app.world().get::<SceneId>(e).unwrap().0, e))
+            .collect();
+        pairs.sort();
+        (app, pairs)
+    };
+    let (mut first, ids) = load();
+    let (_, again) = load();
+    assert_eq!(ids, again);
+    let by_order: Vec<Entity> = ids.iter().map(|(_, e)| *e).collect();
+    let mut sorted = by_order.clone();
+    sorted.sort_by_key(|e| e.index());
+    assert_eq!(
+        by_order, sorted,
+        "entities must be spawned in SceneId order"
+    );
+
+    let ball = ids.iter().find(|(id, _)| *id == 30).unwrap().1;
+    assert_eq!(first.world().get::<Name>(ball).unwrap().as_str(), "Ball");
+    let start = first.world().get::<Transform>(ball).unwrap().translation;
+    for _ in 0..30 {
+        let step = first.fixed_step();
+        first.update(step);
+    }
+    let now = first.world().get::<Transform>(ball).unwrap().translation;
+    assert!(
+        now.y < start.y && now.x > start.x,
+        "the ball should fly: {start} -> {now}"
+    );
+    assert_eq!(first.world().get::<RigidBody>(ball).unwrap().mass, 0.5);
+}
+
+fn cook_error(text: &str) -> SceneError {
+    scene::cook(text, Path::new("levels/bad.scene.json")).unwrap_err()
+}
+
+fn with_entity(entity: &str) -> String {
+    format!("{{\"format_version\": 1, \"entities\": [{{\"id\": 1}}, {entity}]}}")
+}
+
+/// Malformed JSON names the file, line and column.
+#[test]
+fn malformed_json_names_the_line_and_column() {
+    let error = cook_error("{\n  \"format_version\": 1,\n  \"entities\": [ { \"id\": 1, } ]\n}");
+    let SceneError::Json {
+        file, line, column, ..
+    } = &error
+    else {
+        panic!("{error:?}")
+    };
+    assert_eq!(file, Path::new("levels/bad.scene.json"));
+    assert_eq!((*line, *column), (3, 28));
+    assert!(
+        error
+            .to_string()
+            .starts_with("levels/bad.scene.json:3:28: ")
+    );
+}
+
+/// An unknown component is named with its pointer.
+#[test]
+fn unknown_components_are_named() {
+    let error = cook_error(&with_entity(r#"{"id": 2, "components": {"Colider": {}}}"#));
+    assert_eq!(
+        error,
+        SceneError::UnknownComponent {
+            file: "levels/bad.scene.json".into(),
+            pointer: "/entities/1/components/Colider".into(),
+            name: "Colider".into(),
+        }
+    );
+}
+
+/// Bad values (negative mass, zero radius, overflowing numbers, unknown fields, wrong types) point
+/// at the value.
+#[test]
+fn bad_values_point_at_the_value() {
+    let cases = [
+        (
+            r#"{"id": 2, "components": {"RigidBody": {"mass": -1}}}"#,
+            "/entities/1/components/RigidBody/mass",
+        ),
+        (
+            r#"{"id": 2, "components": {"Collider": {"shape": {"Sphere": {"radius": 0}}}}}"#,
+            "/entities/1/components/Collider/shape/Sphere/radius",
+        ),
+        (
+            r#"{"id": 2, "transform": {"translation": [0, 1e39, 0]}}"#,
+            "/entities/1/transform/translation",
+        ),
+        (
+            r#"{"id": 2, "components": {"RigidBody": {"mas": 1}}}"#,
+            "/entities/1/components/RigidBody",
+        ),
+        (r#"{"id": 2, "name": 7}"#, "/entities/1/name"),
+        (r#"{"id": -2}"#, "/entities/1/id"),
+        (
+            r#"{"id": 2, "transform": {"rotation": [0, 0, 0, 0]}}"#,
+            "/entities/1/transform/rotation",
+        ),
+        (
+            r#"{"id": 2, "components": {"Collider": {"shape": {"Box": {"half_extents": [1, 0, 1]}}, "restitution": 2}}}"#,
+            "/entities/1/components/Collider/restitution",
+        ),
+    ];
+    for (entity, pointer) in cases {
+        match cook_error(&with_entity(entity)) {
+            SceneError::BadValue {
+                file,
+                pointer: got,
+                reason,
+            } => {
+                assert_eq!(file, Path::new("levels/bad.scene.json"));
+                assert_eq!(got, pointer, "{entity}: {reason}");
+            }
+            other => panic!("{entity}: {other:?}"),
+        }
+    }
+}
+
+/// A duplicate id names both places.
+#[test]
+fn duplicate_ids_name_both_places() {
+    let error = cook_error(&with_entity(r#"{"id": 1}"#));
+    assert_eq!(
+        error,
+        SceneError::DuplicateId {
+            file: "levels/bad.scene.json".into(),
+            pointer: "/entities/1/id".into(),
+            id: 1,
+            first: "/entities/0/id".into(),
+        }
+    );
+}
+
+/// A missing or newer format version is refused, and a missing file is an I/O error naming it.
+#[test]
+fn versions_and_missing_files_are_refused_clearly() {
+    assert!(matches!(
+        cook_error(r#"{"entities": []}"#),
+        SceneError::UnsupportedVersion { .. }
+    ));
+    assert!(matches!(
+        cook_error(r#"{"format_version": 2}"#),
+        SceneError::UnsupportedVersion { .. }
+    ));
+    assert!(matches!(
+        cook_error(r#"{"format_version": 1.5}"#),
+        SceneError::UnsupportedVersion { .. }
+    ));
+    let error = scene::cook_file(Path::new("no/such.scene.json")).unwrap_err();
+    assert!(matches!(error, SceneError::Io { .. }));
+    assert!(error.to_string().starts_with("no/such.scene.json: "));
+}
