@@ -29,7 +29,9 @@
 //! ```
 
 pub mod app;
+pub mod gameplay;
 pub mod physics;
+pub mod project;
 pub mod runtime;
 pub mod scene;
 
@@ -38,7 +40,8 @@ use bevy::transform::TransformPlugin;
 
 pub use app::{App, AppError, FrameReport, TickHook};
 
-/// The engine's plugins: bevy's task pools and transform propagation, the runtime and physics.
+/// The engine's plugins: bevy's task pools and transform propagation, the runtime, physics and
+/// gameplay.
 ///
 /// `TimePlugin` is left out on purpose: the engine runs fixed ticks itself, from the deltas passed
 /// to [`App::update`].
@@ -57,12 +60,14 @@ impl PluginGroup for RustingPlugins {
                 settings: self.settings,
             })
             .add(physics::PhysicsPlugin::default())
+            .add(gameplay::GameplayPlugin)
     }
 }
 
 /// The names game code needs most.
 pub mod prelude {
     pub use crate::app::{App, TickHook};
+    pub use crate::gameplay::{Easing, Tween, TweenMode};
     pub use crate::physics::{
         BodyKind, Collider, CollisionEvents, CollisionLayers, PhysicsBody, PhysicsSettings,
         RigidBody, Sleeping,

@@ -77,9 +77,19 @@ fn trace(
     time: Res<FrameTime>,
     spinners: Query<&Spinner>,
     bodies: Query<(Entity, &Transform, &RigidBody)>,
+    tweens: Query<(&Transform, &Tween)>,
     mut trace: ResMut<Trace>,
 ) {
     let mut bits = Vec::new();
+    for (transform, tween) in &tweens {
+        let t = transform.translation;
+        bits.extend([
+            t.x.to_bits(),
+            t.y.to_bits(),
+            t.z.to_bits(),
+            tween.played.to_bits(),
+        ]);
+    }
     let mut physics: Vec<_> = bodies.iter().collect();
     physics.sort_by_key(|(e, _, _)| *e);
     for (_, transform, body) in physics {
@@ -128,15 +138,24 @@ fn spinning_app() -> rusting_engine::App {
             Collider::cuboid(Vec3::splat(0.5)),
         ));
     }
+    // A gameplay part: an eased ping-pong tween.
+    app.world_mut().spawn((
+        Transform::default(),
+        Tween {
+            easing: Easing::SineInOut,
+            mode: TweenMode::PingPong,
+            ..Tween::new(Vec3::ZERO, Vec3::new(2.0, 1.0, -1.0), 0.7)
+        },
+    ));
     app.add_systems(FixedUpdate, (spin, trace.after(SimSet::Tweens)).chain());
     app
 }
 
 /// 120 ticks at one tick per frame and 120 ticks in uneven frames (3, 1/2, 1/2, 0 and 5 ticks,
 /// repeated) leave every bit of every body equal after every tick: the sim_math spinners and a
-/// three-box stack whose top box spins on the CPU solver. Fails if `spin` or `cpu_physics_step`
-/// integrates with `FrameTime::delta` (the frame's delta) instead of `fixed_delta`, or if
-/// `App::update` sets `fixed_tick` once per frame.
+/// three-box stack whose top box spins on the CPU solver, and an eased ping-pong tween. Fails if
+/// `spin`, `cpu_physics_step` or `advance_tweens` advances by `FrameTime::delta` (the frame's
+/// delta) instead of `fixed_delta`, or if `App::update` sets `fixed_tick` once per frame.
 #[test]
 fn simulation_bits_depend_on_ticks_not_frame_pacing() {
     let mut steady = spinning_app();
@@ -286,4 +305,35 @@ fn startup_runs_once_before_the_first_tick() {
         app.update(tick);
     }
     assert_eq!(app.world().resource::<StartupRuns>().0, 1);
+}
+
+/// The engine's fixed systems build with ambiguity detection as an error, and run in the one chain
+/// order: physics before tweens (and the gameplay sets in between, as they land). Fails if an engine
+/// system is added to `FixedUpdate` outside its `SimSet`, or if the sets stop being chained.
+#[test]
+fn engine_fixed_update_systems_have_one_order() {
+    let mut app = rusting_engine::App::default();
+    app.setup()
+        .expect("the engine's fixed schedule builds with ambiguity as an error");
+    let names: Vec<String> = app
+        .world_mut()
+        .try_schedule_scope(FixedUpdate, |world, schedule| {
+            schedule.initialize(world).unwrap();
+            schedule
+                .systems()
+                .unwrap()
+                .map(|(_, system)| system.name().to_string())
+                .collect()
+        })
+        .unwrap();
+    let position = |needle: &str| {
+        names
+            .iter()
+            .position(|n| n.contains(needle))
+            .unwrap_or_else(|| panic!("{needle} is not in FixedUpdate: {names:?}"))
+    };
+    assert!(
+        position("cpu_physics_step") < position("advance_tweens"),
+        "{names:?}"
+    );
 }

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::SceneError;
+use crate::gameplay::Tween;
 use crate::physics::{BodyKind, Collider, CollisionLayers, PhysicsBody, RigidBody, Shape};
 use crate::runtime::sim_math::{self, EulerOrder};
 
@@ -52,6 +53,9 @@ pub struct SceneComponents {
     /// `PhysicsBody`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub physics_body: Option<PhysicsBody>,
+    /// `Tween`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tween: Option<Tween>,
 }
 
 /// One entity of a cooked scene.
@@ -345,6 +349,20 @@ impl Cooker<'_> {
                 }
                 "CollisionLayers" => out.collision_layers = Some(self.typed(value, &here)?),
                 "PhysicsBody" => out.physics_body = Some(self.typed(value, &here)?),
+                "Tween" => {
+                    let tween: Tween = self.typed(value, &here)?;
+                    let mut numbers = vec![tween.duration, tween.played];
+                    numbers.extend(tween.from.to_array());
+                    numbers.extend(tween.to.to_array());
+                    self.finite(&numbers, &here)?;
+                    if tween.duration <= 0.0 {
+                        return Err(self.bad(&here.at("duration"), "duration must be positive"));
+                    }
+                    if tween.played < 0.0 {
+                        return Err(self.bad(&here.at("played"), "played cannot be negative"));
+                    }
+                    out.tween = Some(tween);
+                }
                 _ => {
                     return Err(SceneError::UnknownComponent {
                         file: self.file.to_owned(),
