@@ -23,7 +23,7 @@
 //!
 //! let mut app = rusting_engine::App::new(RuntimeSettings { fixed_rate_hz: 60.0, seed: 7, ..default() });
 //! app.world_mut().spawn((Transform::default(), Spin(1.5)));
-//! app.add_systems(FixedUpdate, spin.in_set(SimSet::Tweens));
+//! app.add_systems(FixedUpdate, spin.after(SimSet::Tweens));
 //! let frame = app.update(app.fixed_step() * 3); // three fixed ticks, then Update
 //! assert_eq!(frame.ticks, 3);
 //! ```

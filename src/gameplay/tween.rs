@@ -112,7 +112,7 @@ impl Tween {
 
     /// The fraction of the way from `from` to `to` after `played` seconds, before easing.
     fn progress(&self) -> f32 {
-        if !(self.duration > 0.0) {
+        if self.duration.is_nan() || self.duration <= 0.0 {
             return 1.0;
         }
         let cycles = self.played / self.duration;
