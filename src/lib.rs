@@ -67,7 +67,7 @@ impl PluginGroup for RustingPlugins {
 /// The names game code needs most.
 pub mod prelude {
     pub use crate::app::{App, TickHook};
-    pub use crate::gameplay::{Easing, Tween, TweenMode};
+    pub use crate::gameplay::{Counter, Easing, Pickup, PlayerController, Tween, TweenMode};
     pub use crate::physics::{
         BodyKind, Collider, CollisionEvents, CollisionLayers, PhysicsBody, PhysicsSettings,
         RigidBody, Sleeping,

@@ -123,6 +123,9 @@ pub struct Collider {
     /// Bounciness in `[0, 1]`; two bodies use the larger of theirs (default 0).
     #[serde(default)]
     pub restitution: f32,
+    /// A sensor reports contacts (collision events) but never pushes: pickups, trigger zones.
+    #[serde(default)]
+    pub sensor: bool,
 }
 
 fn default_friction() -> f32 {
@@ -135,6 +138,7 @@ impl Collider {
             shape,
             friction: default_friction(),
             restitution: 0.0,
+            sensor: false,
         }
     }
 
@@ -164,6 +168,12 @@ impl Collider {
     /// The same collider with another friction coefficient.
     pub fn with_friction(mut self, friction: f32) -> Self {
         self.friction = friction;
+        self
+    }
+
+    /// The same collider as a sensor: it reports contacts and pushes nothing.
+    pub fn as_sensor(mut self) -> Self {
+        self.sensor = true;
         self
     }
 

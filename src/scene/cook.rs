@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::SceneError;
-use crate::gameplay::Tween;
+use crate::gameplay::{Counter, Pickup, PlayerController, Tween};
 use crate::physics::{BodyKind, Collider, CollisionLayers, PhysicsBody, RigidBody, Shape};
 use crate::runtime::sim_math::{self, EulerOrder};
 
@@ -56,6 +56,15 @@ pub struct SceneComponents {
     /// `Tween`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tween: Option<Tween>,
+    /// `PlayerController`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player_controller: Option<PlayerController>,
+    /// `Pickup`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pickup: Option<Pickup>,
+    /// `Counter`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter: Option<Counter>,
 }
 
 /// One entity of a cooked scene.
@@ -363,6 +372,16 @@ impl Cooker<'_> {
                     }
                     out.tween = Some(tween);
                 }
+                "PlayerController" => {
+                    let player: PlayerController = self.typed(value, &here)?;
+                    self.finite(&[player.speed, player.yaw, player.look_sensitivity], &here)?;
+                    if player.speed < 0.0 {
+                        return Err(self.bad(&here.at("speed"), "speed cannot be negative"));
+                    }
+                    out.player_controller = Some(player);
+                }
+                "Pickup" => out.pickup = Some(self.typed(value, &here)?),
+                "Counter" => out.counter = Some(self.typed(value, &here)?),
                 _ => {
                     return Err(SceneError::UnknownComponent {
                         file: self.file.to_owned(),

@@ -45,6 +45,15 @@ pub fn spawn_scene(world: &mut World, scene: &CookedScene) -> Vec<Entity> {
         if let Some(tween) = c.tween {
             commands.insert(tween);
         }
+        if let Some(player) = c.player_controller {
+            commands.insert(player);
+        }
+        if let Some(pickup) = c.pickup {
+            commands.insert(pickup);
+        }
+        if let Some(counter) = c.counter {
+            commands.insert(counter);
+        }
         spawned.push(commands.id());
     }
     spawned

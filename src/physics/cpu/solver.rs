@@ -265,6 +265,7 @@ pub fn prepare(
             let friction = (body_a.collider.friction * body_b.collider.friction).sqrt();
             let restitution = body_a.collider.restitution.max(body_b.collider.restitution);
             let against_fixed = ma.inv_mass == 0.0 || mb.inv_mass == 0.0;
+            let sensor = body_a.collider.sensor || body_b.collider.sensor;
             let stored = world.warm_starts_of(body_a.entity, body_b.entity);
             for (slot, point) in out.iter_mut().zip(m.points()) {
                 let ra = point.point - body_a.position;
@@ -294,7 +295,13 @@ pub fn prepare(
                     against_fixed,
                     ..ContactConstraint::default()
                 };
-                if let Ok(i) = stored.binary_search_by_key(&point.feature, |w| w.feature) {
+                if sensor {
+                    // A sensor reports contact but pushes nothing: rows without mass apply no
+                    // impulse.
+                    for row in &mut c.rows {
+                        row.mass = 0.0;
+                    }
+                } else if let Ok(i) = stored.binary_search_by_key(&point.feature, |w| w.feature) {
                     c.normal_impulse = stored[i].normal;
                     c.tangent_impulse = stored[i].tangent;
                 }
