@@ -77,9 +77,10 @@ fn a_player_walks_where_it_looks() {
 fn looking_turns_the_player_once_per_frame() {
     let mut app = app();
     let player = player(&mut app, 0.0);
-    let mut input = RuntimeInput::default();
-    input.look_delta = Vec2::new(-100.0, 0.0);
-    app.set_input(input);
+    app.set_input(RuntimeInput {
+        look_delta: Vec2::new(-100.0, 0.0),
+        ..RuntimeInput::default()
+    });
     let step = app.fixed_step();
     app.update(step * 3);
     let yaw = app.world().get::<PlayerController>(player).unwrap().yaw;

@@ -65,7 +65,7 @@ fn cooking_gives_the_same_bytes_however_the_source_is_written() {
     );
 }
 
-const PINNED_COOKED: u64 = 0x40e6_0ef5_2c49_0714;
+const PINNED_COOKED: u64 = 0x0afe_b2ba_f905_835b;
 
 /// Loading spawns entities in `SceneId` order, so two loads into fresh apps give the same entity
 /// for every id, and the bodies simulate. Fails if loading spawns in file order.
