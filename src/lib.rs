@@ -29,6 +29,7 @@
 //! ```
 
 pub mod app;
+pub mod game;
 pub mod gameplay;
 pub mod physics;
 pub mod project;

@@ -28,6 +28,14 @@ pub struct RuntimeInput {
 }
 
 impl RuntimeInput {
+    /// No key held, no axis set, no pointer movement, no viewport.
+    pub const EMPTY: RuntimeInput = RuntimeInput {
+        pressed: BTreeSet::new(),
+        axes: BTreeMap::new(),
+        look_delta: Vec2::ZERO,
+        viewport: UVec2::ZERO,
+    };
+
     /// Whether `key` is held down.
     pub fn is_pressed(&self, key: KeyCode) -> bool {
         self.pressed.contains(&key)

@@ -6,6 +6,7 @@
 //! entity spawned after it.
 
 pub mod input;
+pub mod input_script;
 pub mod mode;
 pub mod random;
 pub mod schedule;
@@ -15,6 +16,7 @@ pub mod time;
 use bevy::app::{App, Plugin};
 
 pub use input::RuntimeInput;
+pub use input_script::{InputScript, InputScriptError};
 pub use mode::{DeterminismError, DeterminismMode, DeterminismSupport, UnsupportedPart};
 pub use random::RandomSeed;
 pub use schedule::SimSet;

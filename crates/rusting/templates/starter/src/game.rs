@@ -1,0 +1,41 @@
+//! The starter game's own systems, on top of what the engine and its scene provide.
+
+use bevy::prelude::*;
+use rusting_engine::gameplay::{PlayerController, player_move};
+use rusting_engine::prelude::*;
+
+/// Where a player who falls off the course comes back.
+const RESPAWN: Vec3 = Vec3::new(0.0, 0.9, 0.0);
+
+/// Below this height a player has fallen off the course.
+const FALL_LIMIT: f32 = -20.0;
+
+/// The starter game's systems.
+pub struct StarterGame;
+
+impl Plugin for StarterGame {
+    fn build(&self, app: &mut bevy::app::App) {
+        // Game systems take their place in the engine's fixed chain and order themselves against
+        // the engine systems that touch the same data.
+        app.add_systems(
+            FixedUpdate,
+            respawn_fallen_players
+                .in_set(SimSet::Player)
+                .after(player_move),
+        );
+    }
+}
+
+/// Puts a player who fell off the course back at the start, at rest.
+fn respawn_fallen_players(
+    mut players: Query<(&mut Transform, &mut RigidBody), With<PlayerController>>,
+) {
+    for (mut transform, mut body) in &mut players {
+        if transform.translation.y < FALL_LIMIT {
+            transform.translation = RESPAWN;
+            transform.rotation = Quat::IDENTITY;
+            body.linear_velocity = Vec3::ZERO;
+            body.angular_velocity = Vec3::ZERO;
+        }
+    }
+}

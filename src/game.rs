@@ -1,0 +1,217 @@
+//! The game entry point: [`rusting_game!`], [`SimpleGamePlugin`] and headless runs.
+//!
+//! A game made with Rusting is a Cargo binary with a `rusting.json`, its scenes, and a plugin of its
+//! own systems. `rusting_game!(MyPlugin)` writes its `main`: open the project, build the engine
+//! `App` with the project's seed, tick rate and determinism mode, load the main scene, add the
+//! game's plugin, and run. There is no renderer yet, so a game runs headless:
+//!
+//! - `RUSTING_HEADLESS_TICKS=<n>` runs `n` fixed ticks with no window and prints a summary;
+//! - `RUSTING_INPUT_SCRIPT=<file>` feeds a scripted session ([`InputScript`]) to that run;
+//! - `RUSTING_PROJECT_DIR=<dir>` opens a project elsewhere than the crate that was built.
+//!
+//! Without `RUSTING_HEADLESS_TICKS` the game says so and exits with code 2 instead of pretending to
+//! open a window. This module must never read a clock.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use bevy::app::{App as BevyApp, Plugin};
+use bevy::prelude::{Entity, Transform, World};
+
+use crate::app::{App, AppError};
+use crate::project::{Project, ProjectError};
+use crate::runtime::{InputScript, InputScriptError, RuntimeInput, TimeControl};
+use crate::scene::{self, SceneError, SceneId};
+
+/// Why a game cannot start.
+#[derive(thiserror::Error, Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum GameError {
+    /// `rusting.json` is missing or wrong.
+    #[error(transparent)]
+    Project(#[from] ProjectError),
+    /// The main scene cannot be cooked.
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    /// The app does not start (schedule or determinism check).
+    #[error(transparent)]
+    App(#[from] AppError),
+    /// The input script cannot be used.
+    #[error(transparent)]
+    Script(#[from] InputScriptError),
+    /// An environment variable has a value the game cannot use.
+    #[error("{name}={value}: {reason}")]
+    Environment {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+        /// What is wrong.
+        reason: &'static str,
+    },
+}
+
+/// What every game needs besides the engine's own plugins: the main scene, loaded when the app is
+/// built (before any tick, in `SceneId` order).
+pub struct SimpleGamePlugin {
+    /// The cooked main scene.
+    pub scene: scene::CookedScene,
+}
+
+impl Plugin for SimpleGamePlugin {
+    fn build(&self, app: &mut BevyApp) {
+        scene::spawn_scene(app.world_mut(), &self.scene);
+    }
+}
+
+/// Builds the app a project runs: engine plugins with the project's settings, then its main scene.
+/// Add the game's own plugin to the result, then call `setup`.
+pub fn build_app(project: &Project) -> Result<App, GameError> {
+    let cooked = scene::cook_file(&project.main_scene_path())?;
+    let mut app = App::new(project.runtime_settings());
+    app.add_plugins(SimpleGamePlugin { scene: cooked });
+    Ok(app)
+}
+
+/// Runs `ticks` fixed ticks without a window, feeding `script`'s frames (then one tick per frame
+/// with the script's last input). Stops exactly at `ticks`: a frame that would pass it runs only
+/// the ticks left, and the rest of its time waits.
+pub fn run_headless(app: &mut App, ticks: u64, script: Option<&InputScript>) {
+    let step = app.fixed_step();
+    let mut frames = script.into_iter().flat_map(|s| s.frames());
+    let mut last_input: Option<RuntimeInput> = None;
+    while app.ticks() < ticks {
+        let (frame_ticks, input) = match frames.next() {
+            Some((frame_ticks, input)) => (frame_ticks, Some(input)),
+            None => (1.0, None),
+        };
+        if let Some(input) = input
+            && last_input.as_ref() != Some(input)
+        {
+            app.set_input(input.clone());
+            last_input = Some(input.clone());
+        }
+        let left = ticks - app.ticks();
+        let world = app.world_mut();
+        let mut control = world.resource_mut::<TimeControl>();
+        let cap = control.max_ticks_per_frame;
+        control.max_ticks_per_frame = cap.min(left.min(u32::MAX as u64) as u32);
+        app.update(step.mul_f64(frame_ticks));
+        app.world_mut()
+            .resource_mut::<TimeControl>()
+            .max_ticks_per_frame = cap;
+    }
+}
+
+/// A one-line digest of every scene entity's transform bits, in `SceneId` order: enough to see
+/// at a glance whether two runs ended the same (the full world-state hash is `determinism`'s).
+pub fn transform_digest(world: &mut World) -> u64 {
+    let mut query = world.query::<(Entity, &SceneId, &Transform)>();
+    let mut rows: Vec<(SceneId, Transform)> =
+        query.iter(world).map(|(_, id, t)| (*id, *t)).collect();
+    rows.sort_by_key(|(id, _)| *id);
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for (id, t) in rows {
+        let words = [
+            id.0 as u32,
+            (id.0 >> 32) as u32,
+            t.translation.x.to_bits(),
+            t.translation.y.to_bits(),
+            t.translation.z.to_bits(),
+            t.rotation.x.to_bits(),
+            t.rotation.y.to_bits(),
+            t.rotation.z.to_bits(),
+            t.rotation.w.to_bits(),
+        ];
+        for word in words {
+            for byte in word.to_le_bytes() {
+                hash ^= byte as u64;
+                hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
+    }
+    hash
+}
+
+fn environment(name: &'static str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// What `rusting_game!` calls: opens the project, runs it as the environment asks, and turns the
+/// outcome into an exit code (0 ran, 1 could not start, 2 nothing to run: no renderer yet).
+pub fn run_game(crate_dir: &Path, add_game: impl FnOnce(&mut App)) -> ExitCode {
+    match try_run_game(crate_dir, add_game) {
+        Ok(Some(summary)) => {
+            println!("{summary}");
+            ExitCode::SUCCESS
+        }
+        Ok(None) => {
+            eprintln!(
+                "this build of the game has no renderer or window yet; run it headless with \
+                 RUSTING_HEADLESS_TICKS=<ticks> (and RUSTING_INPUT_SCRIPT=<file> for scripted input)"
+            );
+            ExitCode::from(2)
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn try_run_game(
+    crate_dir: &Path,
+    add_game: impl FnOnce(&mut App),
+) -> Result<Option<String>, GameError> {
+    let root = environment("RUSTING_PROJECT_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| crate_dir.to_owned());
+    let project = Project::open(&root)?;
+    let ticks = match environment("RUSTING_HEADLESS_TICKS") {
+        Some(value) => Some(value.parse::<u64>().map_err(|_| GameError::Environment {
+            name: "RUSTING_HEADLESS_TICKS",
+            value: value.clone(),
+            reason: "expected a whole number of ticks",
+        })?),
+        None => None,
+    };
+    let script = environment("RUSTING_INPUT_SCRIPT")
+        .map(|path| InputScript::load(Path::new(&path)))
+        .transpose()?;
+    let mut app = build_app(&project)?;
+    add_game(&mut app);
+    app.setup()?;
+    let Some(ticks) = ticks else {
+        return Ok(None);
+    };
+    run_headless(&mut app, ticks, script.as_ref());
+    let mut summary = String::new();
+    let bodies = app
+        .world_mut()
+        .query::<&crate::physics::Collider>()
+        .iter(app.world())
+        .count();
+    let digest = transform_digest(app.world_mut());
+    let _ = write!(
+        summary,
+        "{}: ran {} ticks headless ({} colliders); transform digest {digest:016x}",
+        project.manifest.name,
+        app.ticks(),
+        bodies
+    );
+    Ok(Some(summary))
+}
+
+/// Writes a game's `main`: `rusting_game!(MyGamePlugin);` runs the project in the crate's directory
+/// with the engine, its main scene and `MyGamePlugin`.
+#[macro_export]
+macro_rules! rusting_game {
+    ($plugin:expr) => {
+        fn main() -> ::std::process::ExitCode {
+            $crate::game::run_game(::std::path::Path::new(env!("CARGO_MANIFEST_DIR")), |app| {
+                app.add_plugins($plugin);
+            })
+        }
+    };
+}

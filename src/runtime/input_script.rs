@@ -1,0 +1,131 @@
+//! [`InputScript`]: a scripted sequence of frames and input, for headless runs and tests.
+//!
+//! A script lists frames as a replay does: each entry is a run of `repeat` frames of `ticks` fixed
+//! ticks each, with the input those frames see (kept from the entry before when absent). A
+//! headless run of a game with a script exercises its gameplay instead of just gravity. This module
+//! owns the format; it must never read devices or clocks.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::RuntimeInput;
+
+/// The script format version this engine reads.
+pub const INPUT_SCRIPT_VERSION: u32 = 1;
+
+/// What frames see before the script gives any input.
+static NO_INPUT: RuntimeInput = RuntimeInput::EMPTY;
+
+/// One run of identical frames.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptFrames {
+    /// How many frames (default 1).
+    #[serde(default = "one")]
+    pub repeat: u32,
+    /// Fixed ticks' worth of real time each frame lasts (default 1; fractions spread ticks over
+    /// frames).
+    #[serde(default = "one_f64")]
+    pub ticks: f64,
+    /// The input these frames see; absent keeps the previous entry's.
+    #[serde(default)]
+    pub input: Option<RuntimeInput>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn one_f64() -> f64 {
+    1.0
+}
+
+/// A scripted session.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputScript {
+    /// Always [`INPUT_SCRIPT_VERSION`].
+    pub format_version: u32,
+    /// The frames, in order.
+    pub frames: Vec<ScriptFrames>,
+}
+
+/// Why a script cannot be used.
+#[derive(thiserror::Error, Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum InputScriptError {
+    /// The file could not be read.
+    #[error("{file}: cannot read the input script: {message}", file = file.display())]
+    Io {
+        /// The script file.
+        file: PathBuf,
+        /// What the operating system said.
+        message: String,
+    },
+    /// Not valid JSON, or not the script format.
+    #[error("{file}:{line}:{column}: {message}", file = file.display())]
+    Json {
+        /// The script file.
+        file: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What the parser said.
+        message: String,
+    },
+    /// A value the engine cannot use.
+    #[error("{file}: {pointer}: {reason}", file = file.display())]
+    BadValue {
+        /// The script file.
+        file: PathBuf,
+        /// Where, as a JSON pointer.
+        pointer: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl InputScript {
+    /// Reads and checks the script at `path`.
+    pub fn load(path: &Path) -> Result<InputScript, InputScriptError> {
+        let text = std::fs::read_to_string(path).map_err(|e| InputScriptError::Io {
+            file: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        let script: InputScript =
+            serde_json::from_str(&text).map_err(|e| InputScriptError::Json {
+                file: path.to_owned(),
+                line: e.line(),
+                column: e.column(),
+                message: e.to_string(),
+            })?;
+        let bad = |pointer: String, reason: &str| InputScriptError::BadValue {
+            file: path.to_owned(),
+            pointer,
+            reason: reason.into(),
+        };
+        if script.format_version != INPUT_SCRIPT_VERSION {
+            return Err(bad("/format_version".into(), "this engine reads version 1"));
+        }
+        for (k, frames) in script.frames.iter().enumerate() {
+            if !(frames.ticks.is_finite() && frames.ticks >= 0.0) {
+                return Err(bad(format!("/frames/{k}/ticks"), "must be zero or more"));
+            }
+        }
+        Ok(script)
+    }
+
+    /// Every frame of the script in order, as `(ticks of real time, input)`.
+    pub fn frames(&self) -> impl Iterator<Item = (f64, &RuntimeInput)> + '_ {
+        let mut current = &NO_INPUT;
+        self.frames.iter().flat_map(move |entry| {
+            if let Some(input) = &entry.input {
+                current = input;
+            }
+            let input = current;
+            std::iter::repeat_n((entry.ticks, input), entry.repeat as usize)
+        })
+    }
+}
