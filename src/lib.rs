@@ -68,7 +68,10 @@ impl PluginGroup for RustingPlugins {
 /// The names game code needs most.
 pub mod prelude {
     pub use crate::app::{App, TickHook};
-    pub use crate::gameplay::{Counter, Easing, Pickup, PlayerController, Tween, TweenMode};
+    pub use crate::gameplay::{
+        BurstEmitter, BurstParticle, Counter, Easing, HudElement, Pickup, PlatformerController,
+        PlayerController, SoundEvents, Tween, TweenMode,
+    };
     pub use crate::physics::{
         BodyKind, Collider, CollisionEvents, CollisionLayers, PhysicsBody, PhysicsSettings,
         RigidBody, Sleeping,

@@ -308,8 +308,7 @@ fn startup_runs_once_before_the_first_tick() {
 }
 
 /// The engine's fixed systems build with ambiguity detection as an error, and run in the one chain
-/// order: physics, player, pickups, tweens (the platformer, contact triggers, sound cues and bursts
-/// take their places between them as they land). Fails if an engine
+/// order: physics, player, platformer, pickups, sound cues, burst particles, new bursts, tweens. Fails if an engine
 /// system is added to `FixedUpdate` outside its `SimSet`, or if the sets stop being chained.
 #[test]
 fn engine_fixed_update_systems_have_one_order() {

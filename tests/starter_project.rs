@@ -45,7 +45,8 @@ fn run_starter() -> (Vec<u64>, i64, f32) {
 }
 
 /// Two 600-tick runs of the starter with its walkthrough give the same digest on every tick, and
-/// the run exercises gameplay: the player collects the two coins on its path and the lift moves.
+/// the run exercises gameplay: the hero runs through two coins, jumps onto the step and takes the
+/// gem there (1 + 1 + 5), and the lift moves.
 /// Fails if anything in the starter's path reads the frame clock, a global random generator or
 /// unordered iteration (the per-tick digests would part).
 #[test]

@@ -4,15 +4,23 @@
 //! nothing of the frame, and does its math through `sim_math` or plain IEEE operations in a fixed
 //! order. [`GameplayPlugin`] wires them up.
 
+pub mod burst;
+pub mod hud;
 pub mod pickup;
+pub mod platformer;
 pub mod player;
+pub mod sound;
 pub mod tween;
 
 use bevy::app::{App, FixedUpdate, Plugin, Update};
 use bevy::prelude::IntoScheduleConfigs;
 
+pub use burst::{BurstEmitter, BurstParticle, spawn_bursts, update_burst_particles};
+pub use hud::{HudElement, refresh_hud};
 pub use pickup::{Counter, Pickup, collect_pickups};
+pub use platformer::{PlatformerController, platformer_jump, platformer_move};
 pub use player::{PlayerController, player_look, player_move};
+pub use sound::{SoundEvent, SoundEvents, raise_sound_cues};
 pub use tween::{Easing, Tween, TweenMode, advance_tweens};
 
 use crate::runtime::SimSet;
@@ -23,14 +31,19 @@ pub struct GameplayPlugin;
 
 impl Plugin for GameplayPlugin {
     fn build(&self, app: &mut App) {
-        app.add_systems(
-            FixedUpdate,
-            (
-                player_move.in_set(SimSet::Player),
-                collect_pickups.in_set(SimSet::Pickups),
-                advance_tweens.in_set(SimSet::Tweens),
-            ),
-        )
-        .add_systems(Update, player_look);
+        app.insert_resource(SoundEvents::default())
+            .add_systems(
+                FixedUpdate,
+                (
+                    player_move.in_set(SimSet::Player),
+                    platformer_move.in_set(SimSet::Platformer),
+                    collect_pickups.in_set(SimSet::Pickups),
+                    raise_sound_cues.in_set(SimSet::SoundCues),
+                    update_burst_particles.in_set(SimSet::BurstParticles),
+                    spawn_bursts.in_set(SimSet::NewBursts),
+                    advance_tweens.in_set(SimSet::Tweens),
+                ),
+            )
+            .add_systems(Update, (player_look, platformer_jump, refresh_hud));
     }
 }

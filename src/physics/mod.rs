@@ -20,7 +20,7 @@ pub use components::{
 };
 pub use plugin::PhysicsPlugin;
 pub use resources::{
-    CollisionEvent, CollisionEventKind, CollisionEvents, PhysicsIdRegistry, PhysicsSettings,
-    SLEEP_STEPS, SOLVER_ITERATIONS, SOLVER_SUBSTEPS,
+    CollisionEvent, CollisionEventKind, CollisionEvents, ContactReport, PhysicsIdRegistry,
+    PhysicsSettings, SLEEP_STEPS, SOLVER_ITERATIONS, SOLVER_SUBSTEPS,
 };
 pub use world::PhysicsWorld;

@@ -104,6 +104,7 @@ pub fn cpu_physics_step(
     );
     write_back(&mut commands, &mut query, buffers);
     events.events.clone_from(&buffers.scratch.events);
+    events.contacts.clone_from(&buffers.scratch.contacts);
 }
 
 fn gather(query: &BodyQuery, buffers: &mut CpuStepBuffers) {

@@ -167,10 +167,34 @@ pub struct CollisionEvent {
 ///
 /// Fixed systems after `SimSet::Physics` read the current tick's events here. The list is replaced
 /// every tick, so a presentation system that needs every event should read it from a tick hook.
-#[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Resource, Clone, Debug, Default, PartialEq)]
 pub struct CollisionEvents {
     /// This tick's events.
     pub events: Vec<CollisionEvent>,
+    /// Every pair touching this tick (that the narrow phase looked at), in body order, with the
+    /// contact normal from `a` to `b`: what character controllers stand on.
+    pub contacts: Vec<ContactReport>,
+}
+
+/// Two bodies touching during a tick.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactReport {
+    /// The lower entity.
+    pub a: Entity,
+    /// The higher entity.
+    pub b: Entity,
+    /// Unit contact normal from `a` towards `b`.
+    pub normal: Vec3,
+}
+
+impl CollisionEvents {
+    /// Whether `entity` rests on something this tick: it touches a body whose contact normal points
+    /// up into it by more than `min_up` (the cosine of the steepest slope that still counts).
+    pub fn is_supported(&self, entity: Entity, min_up: f32) -> bool {
+        self.contacts.iter().any(|c| {
+            (c.b == entity && c.normal.y > min_up) || (c.a == entity && -c.normal.y > min_up)
+        })
+    }
 }
 
 #[cfg(test)]

@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::SceneError;
-use crate::gameplay::{Counter, Pickup, PlayerController, Tween};
+use crate::gameplay::{
+    BurstEmitter, Counter, HudElement, Pickup, PlatformerController, PlayerController, Tween,
+};
 use crate::physics::{BodyKind, Collider, CollisionLayers, PhysicsBody, RigidBody, Shape};
 use crate::runtime::sim_math::{self, EulerOrder};
 
@@ -65,6 +67,15 @@ pub struct SceneComponents {
     /// `Counter`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counter: Option<Counter>,
+    /// `PlatformerController`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platformer_controller: Option<PlatformerController>,
+    /// `BurstEmitter`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst_emitter: Option<BurstEmitter>,
+    /// `HudElement`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hud_element: Option<HudElement>,
 }
 
 /// One entity of a cooked scene.
@@ -382,6 +393,32 @@ impl Cooker<'_> {
                 }
                 "Pickup" => out.pickup = Some(self.typed(value, &here)?),
                 "Counter" => out.counter = Some(self.typed(value, &here)?),
+                "PlatformerController" => {
+                    let p: PlatformerController = self.typed(value, &here)?;
+                    let numbers = [
+                        p.move_speed,
+                        p.jump_speed,
+                        p.jump_buffer_time,
+                        p.coyote_time,
+                        p.vertical_speed,
+                        p.jump_buffer,
+                        p.air_time,
+                    ];
+                    self.finite(&numbers, &here)?;
+                    if numbers[..4].iter().any(|v| *v < 0.0) {
+                        return Err(self.bad(&here, "speeds and times cannot be negative"));
+                    }
+                    out.platformer_controller = Some(p);
+                }
+                "BurstEmitter" => {
+                    let e: BurstEmitter = self.typed(value, &here)?;
+                    self.finite(&[e.speed, e.lifetime], &here)?;
+                    if e.lifetime <= 0.0 {
+                        return Err(self.bad(&here.at("lifetime"), "lifetime must be positive"));
+                    }
+                    out.burst_emitter = Some(e);
+                }
+                "HudElement" => out.hud_element = Some(self.typed(value, &here)?),
                 _ => {
                     return Err(SceneError::UnknownComponent {
                         file: self.file.to_owned(),

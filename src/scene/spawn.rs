@@ -54,6 +54,15 @@ pub fn spawn_scene(world: &mut World, scene: &CookedScene) -> Vec<Entity> {
         if let Some(counter) = c.counter {
             commands.insert(counter);
         }
+        if let Some(platformer) = c.platformer_controller {
+            commands.insert(platformer);
+        }
+        if let Some(emitter) = c.burst_emitter {
+            commands.insert(emitter);
+        }
+        if let Some(hud) = &c.hud_element {
+            commands.insert(hud.clone());
+        }
         spawned.push(commands.id());
     }
     spawned

@@ -13,7 +13,7 @@ use super::contacts::Manifold;
 use super::solver::ContactConstraint;
 use super::{SolverBody, StepParams};
 use crate::physics::components::PhysicsId;
-use crate::physics::resources::{CollisionEvent, CollisionEventKind};
+use crate::physics::resources::{CollisionEvent, CollisionEventKind, ContactReport};
 use crate::physics::world::{PhysicsWorld, Touching, WarmStart};
 
 /// Answers "did the narrow phase look at pair `(a, b)` this tick?" for pairs asked in ascending
@@ -58,7 +58,7 @@ fn present(bodies: &[SolverBody], a: Entity, b: Entity) -> bool {
 }
 
 /// Updates `world.touching`, `world.warm_starts` and `world.next_event_id`; writes this tick's
-/// events into `events`.
+/// events into `events` and its touching pairs into `reports`.
 pub fn update(
     params: &StepParams,
     bodies: &[SolverBody],
@@ -66,11 +66,13 @@ pub fn update(
     constraints: &[ContactConstraint],
     world: &mut PhysicsWorld,
     events: &mut Vec<CollisionEvent>,
+    reports: &mut Vec<ContactReport>,
 ) {
     // A pair touches when a point is within `linear_slop`, or when the solver had to push it this
     // tick (a speculative contact that closed during the tick).
     let slop = params.settings.linear_slop;
     let mut touching = Vec::new();
+    reports.clear();
     let mut cursor = 0;
     for m in manifolds {
         let points = &constraints[cursor..cursor + m.len as usize];
@@ -80,6 +82,11 @@ pub fn update(
             .any(|c| c.separation <= slop || c.max_normal_impulse > 0.0);
         if m.evaluated && touches {
             let (a, b) = (&bodies[m.a as usize], &bodies[m.b as usize]);
+            reports.push(ContactReport {
+                a: a.entity,
+                b: b.entity,
+                normal: m.points[0].normal,
+            });
             touching.push(Touching {
                 a: a.entity,
                 b: b.entity,

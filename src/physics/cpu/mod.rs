@@ -34,7 +34,7 @@ use bevy::math::{Quat, Vec3};
 use bevy::prelude::Entity;
 
 use super::components::{BodyKind, Collider, CollisionLayers, PhysicsId, Shape};
-use super::resources::{CollisionEvent, PhysicsSettings};
+use super::resources::{CollisionEvent, ContactReport, PhysicsSettings};
 use super::world::PhysicsWorld;
 use crate::runtime::sim_math;
 
@@ -123,6 +123,8 @@ pub struct StepScratch {
     pub woken: Vec<u32>,
     /// The events of this tick, ordered by `(a, b, id)`.
     pub events: Vec<CollisionEvent>,
+    /// The pairs touching this tick, in body order.
+    pub contacts: Vec<ContactReport>,
 }
 
 /// Advances `bodies` (sorted by entity) by one tick.
@@ -178,6 +180,7 @@ pub fn step(
         &scratch.constraints,
         world,
         &mut scratch.events,
+        &mut scratch.contacts,
     );
 }
 

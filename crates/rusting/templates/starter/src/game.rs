@@ -1,7 +1,7 @@
 //! The starter game's own systems, on top of what the engine and its scene provide.
 
 use bevy::prelude::*;
-use rusting_engine::gameplay::{PlayerController, player_move};
+use rusting_engine::gameplay::{PlatformerController, platformer_move};
 use rusting_engine::prelude::*;
 
 /// Where a player who falls off the course comes back.
@@ -20,15 +20,15 @@ impl Plugin for StarterGame {
         app.add_systems(
             FixedUpdate,
             respawn_fallen_players
-                .in_set(SimSet::Player)
-                .after(player_move),
+                .in_set(SimSet::Platformer)
+                .after(platformer_move),
         );
     }
 }
 
 /// Puts a player who fell off the course back at the start, at rest.
 fn respawn_fallen_players(
-    mut players: Query<(&mut Transform, &mut RigidBody), With<PlayerController>>,
+    mut players: Query<(&mut Transform, &mut RigidBody), With<PlatformerController>>,
 ) {
     for (mut transform, mut body) in &mut players {
         if transform.translation.y < FALL_LIMIT {

@@ -1,0 +1,118 @@
+//! [`PlatformerController`]: run, jump with a buffer and coyote time, land.
+//!
+//! The controlled entity is a dynamic body; the controller sets its horizontal velocity from input
+//! and its vertical velocity when it jumps, and leaves falling to gravity and contacts. It is
+//! grounded when the physics step of the same tick found it resting on something (a contact whose
+//! normal points up into it). `platformer_jump` runs in `Update` and buffers a jump press once per
+//! frame (it writes simulation state from input, as replays record); the press first counts on the
+//! next frame's first tick. `platformer_move` runs in `SimSet::Platformer`. This module must never
+//! read the frame delta in a fixed system.
+
+use bevy::input::keyboard::KeyCode;
+use bevy::math::Vec3;
+use bevy::prelude::{Component, Entity, Query, Res};
+use serde::{Deserialize, Serialize};
+
+use crate::physics::{CollisionEvents, RigidBody};
+use crate::runtime::{FrameTime, RuntimeInput, sim_math};
+
+/// Steepest ground that still counts as standing: the cosine of about 45 degrees.
+const GROUND_COSINE: f32 = 0.7;
+
+/// Moves a dynamic body like a platformer hero (simulation state).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PlatformerController {
+    /// Running speed, m/s.
+    pub move_speed: f32,
+    /// Upward speed a jump starts with, m/s.
+    pub jump_speed: f32,
+    /// How long a jump press waits for the ground, s.
+    pub jump_buffer_time: f32,
+    /// How long after leaving a ledge a jump still works, s.
+    pub coyote_time: f32,
+    /// The body's vertical speed after the last tick, m/s.
+    pub vertical_speed: f32,
+    /// Whether the body stood on something on the last tick.
+    pub grounded: bool,
+    /// Seconds a buffered jump press has left (0: none).
+    pub jump_buffer: f32,
+    /// Seconds since the body last stood on something.
+    pub air_time: f32,
+    /// Whether the jump key was held on the last frame (to see new presses).
+    pub jump_held: bool,
+    /// Whether the body landed on the last tick (was in the air, now grounded).
+    pub landed: bool,
+}
+
+impl Default for PlatformerController {
+    fn default() -> Self {
+        PlatformerController {
+            move_speed: 5.0,
+            jump_speed: 6.0,
+            jump_buffer_time: 0.15,
+            coyote_time: 0.1,
+            vertical_speed: 0.0,
+            grounded: false,
+            jump_buffer: 0.0,
+            air_time: 0.0,
+            jump_held: false,
+            landed: false,
+        }
+    }
+}
+
+/// Buffers a jump when the jump key (Space) goes down this frame (runs in `Update`).
+pub fn platformer_jump(input: Res<RuntimeInput>, mut players: Query<&mut PlatformerController>) {
+    let held = input.is_pressed(KeyCode::Space);
+    for mut player in &mut players {
+        if held && !player.jump_held {
+            player.jump_buffer = player.jump_buffer_time;
+        }
+        if player.jump_held != held {
+            player.jump_held = held;
+        }
+    }
+}
+
+/// Runs, jumps and lands (runs in `SimSet::Platformer`).
+pub fn platformer_move(
+    time: Res<FrameTime>,
+    input: Res<RuntimeInput>,
+    contacts: Res<CollisionEvents>,
+    mut players: Query<(Entity, &mut PlatformerController, &mut RigidBody)>,
+) {
+    let dt = time.fixed_delta;
+    let key = |k: KeyCode| if input.is_pressed(k) { 1.0 } else { 0.0 };
+    let run_x = (key(KeyCode::ArrowRight) - key(KeyCode::ArrowLeft) + input.axis("move_x"))
+        .clamp(-1.0, 1.0);
+    let run_z =
+        (key(KeyCode::ArrowDown) - key(KeyCode::ArrowUp) - input.axis("move_y")).clamp(-1.0, 1.0);
+    for (entity, mut player, mut body) in &mut players {
+        let grounded =
+            contacts.is_supported(entity, GROUND_COSINE) && body.linear_velocity.y <= 0.5;
+        player.landed = grounded && !player.grounded;
+        player.grounded = grounded;
+        player.air_time = if grounded { 0.0 } else { player.air_time + dt };
+        let mut vertical = body.linear_velocity.y;
+        if player.jump_buffer > 0.0 && player.air_time <= player.coyote_time {
+            vertical = player.jump_speed;
+            player.jump_buffer = 0.0;
+            // No second jump from the same ground contact.
+            player.air_time = player.coyote_time + dt;
+            player.grounded = false;
+        } else {
+            player.jump_buffer = (player.jump_buffer - dt).max(0.0);
+        }
+        let mut run = Vec3::new(run_x, 0.0, run_z);
+        if sim_math::dot3(run, run) > 1.0 {
+            run = sim_math::normalize(run);
+        }
+        body.linear_velocity = Vec3::new(
+            run.x * player.move_speed,
+            vertical,
+            run.z * player.move_speed,
+        );
+        player.vertical_speed = vertical;
+    }
+}
