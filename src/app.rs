@@ -205,6 +205,7 @@ impl App {
             time.fixed_tick += 1;
             time.fixed_tick
         };
+        crate::determinism::hash::record_state_hash(world, tick);
         for hook in &mut self.hooks {
             hook.after_tick(world, tick);
         }

@@ -29,6 +29,7 @@
 //! ```
 
 pub mod app;
+pub mod determinism;
 pub mod game;
 pub mod gameplay;
 pub mod physics;
@@ -62,6 +63,7 @@ impl PluginGroup for RustingPlugins {
             })
             .add(physics::PhysicsPlugin::default())
             .add(gameplay::GameplayPlugin)
+            .add(determinism::DeterminismPlugin)
     }
 }
 

@@ -88,6 +88,11 @@ impl PhysicsIdRegistry {
         self.assigned.is_empty()
     }
 
+    /// The registry's whole state: assigned slots by entity, free slots, and the next fresh slot.
+    pub fn state(&self) -> (&[(Entity, PhysicsId)], &BTreeSet<u32>, u32) {
+        (&self.assigned, &self.free, self.next)
+    }
+
     /// Brings the registry up to `present`, the bodies simulating now, sorted by entity: frees the
     /// slots of bodies no longer present, then gives each new body the lowest free slot. Returns
     /// each present body's slot, in the same order.

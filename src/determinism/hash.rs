@@ -1,0 +1,249 @@
+//! [`world_state_hash`] and [`StateHashes`]: one hash of the simulation state after every tick.
+//!
+//! The hash covers exactly the specification's simulation state:
+//!
+//! - per entity, in `Entity` order: `Transform` of every CPU-simulated body (an entity with a
+//!   `Collider` that is not GPU-class) and of every entity a fixed system moves (`Tween`,
+//!   `PlayerController`, `PlatformerController`); `RigidBody`, `Collider`, `CollisionLayers`,
+//!   `PhysicsBody`, the `Sleeping` marker, `PhysicsId`, `PlayerController`, `PlatformerController`,
+//!   `Tween`, `Pickup`, `Counter`, `BurstEmitter`;
+//! - resources: `PhysicsWorld`, `PhysicsSettings`, `FrameTime::fixed_tick` and `fixed_delta`,
+//!   `RandomSeed`, `DeterminismMode`, `PhysicsIdRegistry`.
+//!
+//! Presentation never counts: `FrameTime::frame` and the frame deltas, `HudElement`, burst
+//! particles, sound cues, names, and a GPU-class body's `Transform` (a readback copy). Entities are
+//! hashed in parallel (each alone) and combined in entity order, so the thread count cannot change
+//! the result. This module must never write to the world it hashes.
+
+use std::collections::VecDeque;
+
+use bevy::ecs::resource::IsResource;
+use bevy::ecs::world::EntityRef;
+use bevy::prelude::{Component, Entity, Resource, Transform, Without, World};
+use rayon::prelude::*;
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::hasher::{StateHash, StateHasher};
+use crate::gameplay::{
+    BurstEmitter, Counter, Pickup, PlatformerController, PlayerController, Tween,
+};
+use crate::physics::world::PhysicsWorld;
+use crate::physics::{
+    BodyClass, Collider, CollisionLayers, PhysicsBody, PhysicsId, PhysicsIdRegistry,
+    PhysicsSettings, RigidBody, Sleeping,
+};
+use crate::runtime::{DeterminismMode, FrameTime, RandomSeed};
+
+/// How many ticks of hashes [`StateHashes`] keeps.
+pub const STATE_HASH_HISTORY: usize = 1024;
+
+/// A NaN or infinity found in simulation state: a bug to report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NonFiniteValue {
+    /// The tick after which it was found (ticks completed).
+    pub tick: u64,
+    /// The entity holding it (`None` for a resource).
+    pub entity: Option<Entity>,
+    /// The component or resource.
+    pub component: &'static str,
+    /// The field.
+    pub field: &'static str,
+}
+
+/// The world-state hash of the last [`STATE_HASH_HISTORY`] ticks (simulation bookkeeping; not
+/// itself hashed).
+#[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
+pub struct StateHashes {
+    /// `(tick, hash)` of the CPU simulation state, oldest first.
+    pub cpu: VecDeque<(u64, u64)>,
+    /// `(tick, hash)` of GPU simulation state, as it comes back from the device.
+    pub gpu: VecDeque<(u64, u64)>,
+    /// The first NaN or infinity found in simulation state, if any.
+    pub first_non_finite: Option<NonFiniteValue>,
+}
+
+impl StateHashes {
+    /// Appends a tick's hash, dropping the oldest past [`STATE_HASH_HISTORY`].
+    pub fn push(&mut self, tick: u64, hash: u64) {
+        if self.cpu.len() == STATE_HASH_HISTORY {
+            self.cpu.pop_front();
+        }
+        self.cpu.push_back((tick, hash));
+    }
+
+    /// The hash after `tick`, if it is still kept.
+    pub fn get(&self, tick: u64) -> Option<u64> {
+        let first = self.cpu.front()?.0;
+        let index = tick.checked_sub(first)? as usize;
+        self.cpu.get(index).map(|&(_, hash)| hash)
+    }
+}
+
+/// One entity's part of the hash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntityState {
+    /// The entity.
+    pub entity: Entity,
+    /// The hash of all its simulation components.
+    pub hash: u64,
+    /// Each simulation component it has, by name, with its own hash.
+    pub components: Vec<(&'static str, u64)>,
+    /// Its first non-finite field, if any: `(component, field)`.
+    pub non_finite: Option<(&'static str, &'static str)>,
+}
+
+type Hashes = fn(&EntityRef, &mut StateHasher) -> bool;
+
+fn component<T: Component + StateHash>(entity: &EntityRef, h: &mut StateHasher) -> bool {
+    match entity.get::<T>() {
+        Some(value) => {
+            value.hash_state(h);
+            true
+        }
+        None => false,
+    }
+}
+
+fn sleeping(entity: &EntityRef, _: &mut StateHasher) -> bool {
+    entity.contains::<Sleeping>()
+}
+
+/// Whether the entity's `Transform` is simulation state.
+fn simulates(entity: &EntityRef) -> bool {
+    let gpu = entity
+        .get::<PhysicsBody>()
+        .is_some_and(|b| b.class == BodyClass::Gpu);
+    (entity.contains::<Collider>() && !gpu)
+        || entity.contains::<Tween>()
+        || entity.contains::<PlayerController>()
+        || entity.contains::<PlatformerController>()
+}
+
+fn transform(entity: &EntityRef, h: &mut StateHasher) -> bool {
+    simulates(entity) && component::<Transform>(entity, h)
+}
+
+/// The simulation components, in the order they are hashed.
+const COMPONENTS: [(&str, Hashes); 13] = [
+    ("Transform", transform),
+    ("RigidBody", component::<RigidBody>),
+    ("Collider", component::<Collider>),
+    ("CollisionLayers", component::<CollisionLayers>),
+    ("PhysicsBody", component::<PhysicsBody>),
+    ("Sleeping", sleeping),
+    ("PhysicsId", component::<PhysicsId>),
+    ("PlayerController", component::<PlayerController>),
+    ("PlatformerController", component::<PlatformerController>),
+    ("Tween", component::<Tween>),
+    ("Pickup", component::<Pickup>),
+    ("Counter", component::<Counter>),
+    ("BurstEmitter", component::<BurstEmitter>),
+];
+
+/// The simulation state of one entity, or `None` when it has none (a presentation entity).
+pub fn entity_state(world: &World, entity: Entity) -> Option<EntityState> {
+    let entity_ref = world.get_entity(entity).ok()?;
+    let mut part = StateHasher::new();
+    let mut whole = StateHasher::new();
+    whole.u64(entity.to_bits());
+    let mut components = Vec::new();
+    let mut non_finite = None;
+    for (name, hashes) in COMPONENTS {
+        part.clear();
+        part.begin(name);
+        if hashes(&entity_ref, &mut part) {
+            let hash = part.finish();
+            components.push((name, hash));
+            whole.bytes(name.as_bytes());
+            whole.u64(hash);
+            non_finite = non_finite.or(part.non_finite);
+        }
+    }
+    if components.is_empty() {
+        return None;
+    }
+    Some(EntityState {
+        entity,
+        hash: whole.finish(),
+        components,
+        non_finite,
+    })
+}
+
+/// Every entity's simulation state, in entity order.
+pub fn entity_states(world: &mut World) -> Vec<EntityState> {
+    let mut query = world.query_filtered::<Entity, Without<IsResource>>();
+    let mut entities: Vec<Entity> = query.iter(world).collect();
+    entities.sort_unstable();
+    let world: &World = world;
+    entities
+        .par_iter()
+        .with_min_len(256)
+        .filter_map(|&e| entity_state(world, e))
+        .collect()
+}
+
+/// The hash of the simulation resources, and the first non-finite value among them.
+pub fn resources_hash(world: &World) -> (u64, Option<(&'static str, &'static str)>) {
+    let mut h = StateHasher::new();
+    fn feed<T: Resource + StateHash>(world: &World, name: &'static str, h: &mut StateHasher) {
+        h.begin(name);
+        match world.get_resource::<T>() {
+            Some(value) => value.hash_state(h),
+            None => h.u32(u32::MAX),
+        }
+    }
+    feed::<PhysicsWorld>(world, "PhysicsWorld", &mut h);
+    feed::<PhysicsSettings>(world, "PhysicsSettings", &mut h);
+    feed::<FrameTime>(world, "FrameTime", &mut h);
+    feed::<RandomSeed>(world, "RandomSeed", &mut h);
+    feed::<DeterminismMode>(world, "DeterminismMode", &mut h);
+    feed::<PhysicsIdRegistry>(world, "PhysicsIdRegistry", &mut h);
+    (h.finish(), h.non_finite)
+}
+
+/// The hash of the whole simulation state: every entity's hash in entity order, then the resources.
+pub fn world_state_hash(world: &mut World) -> u64 {
+    let states = entity_states(world);
+    combine(&states, resources_hash(world).0)
+}
+
+fn combine(states: &[EntityState], resources: u64) -> u64 {
+    let mut bytes = Vec::with_capacity(states.len() * 16 + 8);
+    for state in states {
+        bytes.extend_from_slice(&state.entity.to_bits().to_le_bytes());
+        bytes.extend_from_slice(&state.hash.to_le_bytes());
+    }
+    bytes.extend_from_slice(&resources.to_le_bytes());
+    xxh3_64(&bytes)
+}
+
+/// Hashes the world after tick `tick`, appends it to [`StateHashes`], and notes the first NaN or
+/// infinity (unless the project's mode is `Off`). Called by `App` after every fixed step.
+pub fn record_state_hash(world: &mut World, tick: u64) -> u64 {
+    let states = entity_states(world);
+    let (resources, resource_non_finite) = resources_hash(world);
+    let hash = combine(&states, resources);
+    let checking = world
+        .get_resource::<DeterminismMode>()
+        .is_some_and(|m| *m != DeterminismMode::Off);
+    let mut hashes = world.resource_mut::<StateHashes>();
+    hashes.push(tick, hash);
+    if checking && hashes.first_non_finite.is_none() {
+        let found = states
+            .iter()
+            .find_map(|s| s.non_finite.map(|(c, f)| (Some(s.entity), c, f)))
+            .or(resource_non_finite.map(|(c, f)| (None, c, f)));
+        if let Some((entity, component, field)) = found {
+            let report = NonFiniteValue {
+                tick,
+                entity,
+                component,
+                field,
+            };
+            bevy::log::error!("non-finite value in simulation state: {report:?}");
+            hashes.first_non_finite = Some(report);
+        }
+    }
+    hash
+}

@@ -1,0 +1,202 @@
+//! The world-state hash after every tick covers the simulation state and nothing else.
+
+use std::time::Duration;
+
+use bevy::prelude::*;
+use rusting_engine::determinism::StateHashes;
+use rusting_engine::gameplay::HudElement;
+use rusting_engine::physics::{BodyClass, PhysicsBody};
+use rusting_engine::prelude::*;
+
+struct Scene {
+    app: rusting_engine::App,
+    flyer: Entity,
+    gpu_body: Entity,
+    decoration: Entity,
+}
+
+fn scene() -> Scene {
+    let mut app = rusting_engine::App::default();
+    let world = app.world_mut();
+    world.spawn((Transform::default(), Collider::half_space(Vec3::Y)));
+    for level in 0..3 {
+        world.spawn((
+            Transform::from_xyz(0.0, 0.5 + level as f32, 0.0),
+            RigidBody::dynamic(1.0),
+            Collider::cuboid(Vec3::splat(0.5)),
+        ));
+    }
+    let flyer = world
+        .spawn((
+            Transform::from_xyz(-20.0, 5.0, 0.0),
+            RigidBody {
+                gravity_scale: 0.0,
+                ..RigidBody::dynamic(1.0).with_velocity(Vec3::new(3.0, 0.0, 0.0), Vec3::ZERO)
+            },
+            Collider::sphere(0.3),
+        ))
+        .id();
+    world.spawn((
+        Transform::default(),
+        Tween {
+            mode: TweenMode::PingPong,
+            ..Tween::new(Vec3::ZERO, Vec3::new(0.0, 2.0, 9.0), 1.1)
+        },
+        BurstEmitter {
+            fire: true,
+            lifetime: 0.4,
+            ..BurstEmitter::default()
+        },
+    ));
+    let gpu_body = world
+        .spawn((
+            Transform::from_xyz(9.0, 1.0, 9.0),
+            Collider::sphere(0.5),
+            PhysicsBody {
+                class: BodyClass::Gpu,
+            },
+        ))
+        .id();
+    let decoration = world
+        .spawn((Transform::from_xyz(1.0, 2.0, 3.0), Name::new("Lamp")))
+        .id();
+    world.spawn(HudElement {
+        label: "Score: ".into(),
+        counter: 1,
+        text: String::new(),
+    });
+    app.setup().unwrap();
+    Scene {
+        app,
+        flyer,
+        gpu_body,
+        decoration,
+    }
+}
+
+fn hashes(app: &rusting_engine::App) -> Vec<(u64, u64)> {
+    app.world()
+        .resource::<StateHashes>()
+        .cpu
+        .iter()
+        .copied()
+        .collect()
+}
+
+/// One hash per tick, tagged with the ticks completed; the same sequence however frames batch
+/// ticks; one ULP of one body's velocity changes every hash from its tick on; and presentation
+/// (a GPU-class body's readback `Transform`, a decoration's `Transform`, `FrameTime::frame`, the
+/// HUD text, burst particles) changes none. Fails if the hash skips `RigidBody` velocities, hashes
+/// `FrameTime` whole (with `frame`), or hashes the `Transform` of every entity.
+#[test]
+fn state_hashes_cover_every_tick_and_only_simulation_state() {
+    let mut steady = scene();
+    let step = steady.app.fixed_step();
+    for _ in 0..120 {
+        steady.app.update(step);
+    }
+    let reference = hashes(&steady.app);
+    assert_eq!(reference.len(), 120);
+    assert_eq!(reference.first().unwrap().0, 1);
+    assert_eq!(reference.last().unwrap().0, 120);
+
+    // Frame pacing.
+    let mut uneven = scene();
+    let pattern = [
+        step * 3,
+        step / 2,
+        step - step / 2,
+        Duration::ZERO,
+        step * 5,
+    ];
+    let mut k = 0;
+    while uneven.app.ticks() < 120 {
+        uneven.app.update(pattern[k % pattern.len()]);
+        k += 1;
+    }
+    assert_eq!(
+        hashes(&uneven.app),
+        reference,
+        "frame pacing changed the hashes"
+    );
+
+    // Presentation, changed every frame.
+    let mut dressed = scene();
+    for frame in 0..120 {
+        let world = dressed.app.world_mut();
+        world
+            .get_mut::<Transform>(dressed.gpu_body)
+            .unwrap()
+            .translation
+            .y += 0.25;
+        world
+            .get_mut::<Transform>(dressed.decoration)
+            .unwrap()
+            .rotation = Quat::from_rotation_y(frame as f32);
+        world.resource_mut::<FrameTime>().frame += 1000;
+        dressed.app.update(step);
+    }
+    assert_eq!(
+        hashes(&dressed.app),
+        reference,
+        "presentation changed the hashes"
+    );
+
+    // One ULP of one velocity, after tick 40.
+    let mut nudged = scene();
+    for _ in 0..40 {
+        nudged.app.update(step);
+    }
+    let mut body = nudged
+        .app
+        .world_mut()
+        .get_mut::<RigidBody>(nudged.flyer)
+        .unwrap();
+    body.linear_velocity.x = f32::from_bits(body.linear_velocity.x.to_bits() + 1);
+    for _ in 40..120 {
+        nudged.app.update(step);
+    }
+    let nudged = hashes(&nudged.app);
+    for (tick, (a, b)) in reference.iter().zip(&nudged).enumerate() {
+        if tick < 40 {
+            assert_eq!(a, b, "tick {} changed before the nudge", tick + 1);
+        } else {
+            assert_ne!(a.1, b.1, "tick {} did not see the nudge", tick + 1);
+        }
+    }
+}
+
+/// A NaN in a tween's played time turns its translation into NaN on the next tick, and the hash
+/// pass reports the tick, the entity, the component and the field.
+#[test]
+fn non_finite_simulation_values_are_reported_where_they_are() {
+    let mut s = scene();
+    let step = s.app.fixed_step();
+    s.app.update(step);
+    assert!(
+        s.app
+            .world()
+            .resource::<StateHashes>()
+            .first_non_finite
+            .is_none()
+    );
+    let world = s.app.world_mut();
+    let tweened = world
+        .query_filtered::<Entity, With<Tween>>()
+        .iter(world)
+        .next()
+        .unwrap();
+    world.get_mut::<Tween>(tweened).unwrap().played = f32::NAN;
+    s.app.update(step);
+    let report = s
+        .app
+        .world()
+        .resource::<StateHashes>()
+        .first_non_finite
+        .clone()
+        .expect("the NaN must be reported");
+    assert_eq!(report.tick, 2);
+    assert_eq!(report.component, "Transform");
+    assert_eq!(report.field, "translation");
+    assert_eq!(report.entity, Some(tweened));
+}
