@@ -7,6 +7,7 @@
 //!
 //! - `RUSTING_HEADLESS_TICKS=<n>` runs `n` fixed ticks with no window and prints a summary;
 //! - `RUSTING_INPUT_SCRIPT=<file>` feeds a scripted session ([`InputScript`]) to that run;
+//! - `RUSTING_STATE_HASH_OUT=<file>` writes that run's `StateHashReport` there (atomically);
 //! - `RUSTING_PROJECT_DIR=<dir>` opens a project elsewhere than the crate that was built.
 //!
 //! Without `RUSTING_HEADLESS_TICKS` the game says so and exits with code 2 instead of pretending to
@@ -40,6 +41,9 @@ pub enum GameError {
     /// The input script cannot be used.
     #[error(transparent)]
     Script(#[from] InputScriptError),
+    /// The state-hash report cannot be written.
+    #[error(transparent)]
+    Report(#[from] crate::determinism::ReportError),
     /// An environment variable has a value the game cannot use.
     #[error("{name}={value}: {reason}")]
     Environment {
@@ -179,13 +183,19 @@ fn try_run_game(
     let script = environment("RUSTING_INPUT_SCRIPT")
         .map(|path| InputScript::load(Path::new(&path)))
         .transpose()?;
+    let report_path = environment("RUSTING_STATE_HASH_OUT").map(PathBuf::from);
     let mut app = build_app(&project)?;
     add_game(&mut app);
+    let hashes = crate::determinism::headless::collect_hashes(&mut app);
     app.setup()?;
     let Some(ticks) = ticks else {
         return Ok(None);
     };
     run_headless(&mut app, ticks, script.as_ref());
+    if let Some(path) = &report_path {
+        let hashes = hashes.lock().map(|h| h.clone()).unwrap_or_default();
+        crate::determinism::StateHashReport::capture(app.world_mut(), &hashes).write(path)?;
+    }
     let mut summary = String::new();
     let bodies = app
         .world_mut()

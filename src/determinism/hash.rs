@@ -17,6 +17,7 @@
 
 use std::collections::VecDeque;
 
+use bevy::ecs::query::Has;
 use bevy::ecs::resource::IsResource;
 use bevy::ecs::world::EntityRef;
 use bevy::prelude::{Component, Entity, Resource, Transform, Without, World};
@@ -144,19 +145,17 @@ const COMPONENTS: [(&str, Hashes); 13] = [
 pub fn entity_state(world: &World, entity: Entity) -> Option<EntityState> {
     let entity_ref = world.get_entity(entity).ok()?;
     let mut part = StateHasher::new();
+    // The entity's own hash covers its values only (the world hash adds the entity ids), so
+    // reports can pair entities across runs whose ids differ.
     let mut whole = StateHasher::new();
-    whole.u64(entity.to_bits());
     let mut components = Vec::new();
-    let mut non_finite = None;
     for (name, hashes) in COMPONENTS {
         part.clear();
         part.begin(name);
         if hashes(&entity_ref, &mut part) {
-            let hash = part.finish();
-            components.push((name, hash));
-            whole.bytes(name.as_bytes());
-            whole.u64(hash);
-            non_finite = non_finite.or(part.non_finite);
+            components.push((name, part.finish()));
+            whole.begin(name);
+            hashes(&entity_ref, &mut whole);
         }
     }
     if components.is_empty() {
@@ -166,8 +165,121 @@ pub fn entity_state(world: &World, entity: Entity) -> Option<EntityState> {
         entity,
         hash: whole.finish(),
         components,
-        non_finite,
+        non_finite: whole.non_finite,
     })
+}
+
+/// What the fast hash pass asks of each entity.
+type RowQuery = (
+    Entity,
+    Option<&'static Transform>,
+    Option<&'static RigidBody>,
+    Option<&'static Collider>,
+    Option<&'static CollisionLayers>,
+    Option<&'static PhysicsBody>,
+    Has<Sleeping>,
+    Option<&'static PhysicsId>,
+    Option<&'static PlayerController>,
+    Option<&'static PlatformerController>,
+    Option<&'static Tween>,
+    Option<&'static Pickup>,
+    Option<&'static Counter>,
+    Option<&'static BurstEmitter>,
+);
+
+/// What the fast hash pass reads of each entity.
+type Row<'a> = (
+    Entity,
+    Option<&'a Transform>,
+    Option<&'a RigidBody>,
+    Option<&'a Collider>,
+    Option<&'a CollisionLayers>,
+    Option<&'a PhysicsBody>,
+    bool,
+    Option<&'a PhysicsId>,
+    Option<&'a PlayerController>,
+    Option<&'a PlatformerController>,
+    Option<&'a Tween>,
+    Option<&'a Pickup>,
+    Option<&'a Counter>,
+    Option<&'a BurstEmitter>,
+);
+
+/// Feeds one row exactly as [`entity_state`] feeds the same entity; returns whether it has any
+/// simulation component.
+fn hash_row(row: &Row, h: &mut StateHasher) -> bool {
+    let (
+        _,
+        transform,
+        body,
+        collider,
+        layers,
+        class,
+        asleep,
+        id,
+        player,
+        platformer,
+        tween,
+        pickup,
+        counter,
+        emitter,
+    ) = *row;
+    let gpu = class.is_some_and(|c| c.class == BodyClass::Gpu);
+    let simulates =
+        (collider.is_some() && !gpu) || tween.is_some() || player.is_some() || platformer.is_some();
+    let mut any = asleep;
+    let mut feed = |name: &'static str, value: Option<&dyn StateHash>, h: &mut StateHasher| {
+        if let Some(value) = value {
+            h.begin(name);
+            value.hash_state(h);
+            any = true;
+        }
+    };
+    feed(
+        "Transform",
+        transform.filter(|_| simulates).map(|t| t as &dyn StateHash),
+        h,
+    );
+    feed("RigidBody", body.map(|v| v as &dyn StateHash), h);
+    feed("Collider", collider.map(|v| v as &dyn StateHash), h);
+    feed("CollisionLayers", layers.map(|v| v as &dyn StateHash), h);
+    feed("PhysicsBody", class.map(|v| v as &dyn StateHash), h);
+    if asleep {
+        h.begin("Sleeping");
+    }
+    feed("PhysicsId", id.map(|v| v as &dyn StateHash), h);
+    feed("PlayerController", player.map(|v| v as &dyn StateHash), h);
+    feed(
+        "PlatformerController",
+        platformer.map(|v| v as &dyn StateHash),
+        h,
+    );
+    feed("Tween", tween.map(|v| v as &dyn StateHash), h);
+    feed("Pickup", pickup.map(|v| v as &dyn StateHash), h);
+    feed("Counter", counter.map(|v| v as &dyn StateHash), h);
+    feed("BurstEmitter", emitter.map(|v| v as &dyn StateHash), h);
+    any
+}
+
+/// An entity, its hash, and its first non-finite `(component, field)`.
+type EntityHash = (Entity, u64, Option<(&'static str, &'static str)>);
+
+/// `(entity, hash, first non-finite field)` of every simulation entity, in entity order, from one
+/// pass over the archetypes.
+fn entity_hashes(world: &mut World) -> Vec<EntityHash> {
+    let mut query = world.query_filtered::<RowQuery, Without<IsResource>>();
+    let rows: Vec<Row> = query.iter(world).collect();
+    let mut hashes: Vec<_> = rows
+        .par_iter()
+        .with_min_len(512)
+        .map_init(StateHasher::new, |h, row| {
+            h.clear();
+            hash_row(row, h).then(|| (row.0, h.finish(), h.non_finite))
+        })
+        .flatten()
+        .collect();
+    hashes.sort_unstable_by_key(|(entity, ..)| *entity);
+    hashes
 }
 
 /// Every entity's simulation state, in entity order.
@@ -204,15 +316,15 @@ pub fn resources_hash(world: &World) -> (u64, Option<(&'static str, &'static str
 
 /// The hash of the whole simulation state: every entity's hash in entity order, then the resources.
 pub fn world_state_hash(world: &mut World) -> u64 {
-    let states = entity_states(world);
-    combine(&states, resources_hash(world).0)
+    let hashes = entity_hashes(world);
+    combine(&hashes, resources_hash(world).0)
 }
 
-fn combine(states: &[EntityState], resources: u64) -> u64 {
-    let mut bytes = Vec::with_capacity(states.len() * 16 + 8);
-    for state in states {
-        bytes.extend_from_slice(&state.entity.to_bits().to_le_bytes());
-        bytes.extend_from_slice(&state.hash.to_le_bytes());
+fn combine(hashes: &[EntityHash], resources: u64) -> u64 {
+    let mut bytes = Vec::with_capacity(hashes.len() * 16 + 8);
+    for (entity, hash, _) in hashes {
+        bytes.extend_from_slice(&entity.to_bits().to_le_bytes());
+        bytes.extend_from_slice(&hash.to_le_bytes());
     }
     bytes.extend_from_slice(&resources.to_le_bytes());
     xxh3_64(&bytes)
@@ -221,18 +333,18 @@ fn combine(states: &[EntityState], resources: u64) -> u64 {
 /// Hashes the world after tick `tick`, appends it to [`StateHashes`], and notes the first NaN or
 /// infinity (unless the project's mode is `Off`). Called by `App` after every fixed step.
 pub fn record_state_hash(world: &mut World, tick: u64) -> u64 {
-    let states = entity_states(world);
+    let entities = entity_hashes(world);
     let (resources, resource_non_finite) = resources_hash(world);
-    let hash = combine(&states, resources);
+    let hash = combine(&entities, resources);
     let checking = world
         .get_resource::<DeterminismMode>()
         .is_some_and(|m| *m != DeterminismMode::Off);
     let mut hashes = world.resource_mut::<StateHashes>();
     hashes.push(tick, hash);
     if checking && hashes.first_non_finite.is_none() {
-        let found = states
+        let found = entities
             .iter()
-            .find_map(|s| s.non_finite.map(|(c, f)| (Some(s.entity), c, f)))
+            .find_map(|(entity, _, bad)| bad.map(|(c, f)| (Some(*entity), c, f)))
             .or(resource_non_finite.map(|(c, f)| (None, c, f)));
         if let Some((entity, component, field)) = found {
             let report = NonFiniteValue {

@@ -34,7 +34,7 @@ impl StateHasher {
         }
     }
 
-    /// Names the component whose fields follow (for non-finite reports) and feeds its tag.
+    /// Names the component whose fields follow (for non-finite reports) and feeds its name.
     pub fn begin(&mut self, component: &'static str) {
         self.component = component;
         self.inner.extend_from_slice(component.as_bytes());

@@ -1,19 +1,28 @@
 //! Determinism tooling: the world-state hash after every tick, and its reports.
 //!
-//! - [`hasher`]: `StateHasher` (XXH3-64 over raw bits) and the `StateHash` trait.
-//! - [`impls`]: `StateHash` for every simulation component and resource.
-//! - [`hash`]: `world_state_hash`, `StateHashes`, per-entity states, the non-finite check.
+//! - `hasher` holds `StateHasher` (XXH3-64 over raw bits) and the `StateHash` trait;
+//! - `impls` implements `StateHash` for every simulation component and resource;
+//! - `hash` holds `world_state_hash`, `StateHashes`, per-entity states and the non-finite check;
+//! - `headless` holds `simulate_project_headless`;
+//! - `report` holds `StateHashReport` on disk and `compare_reports`;
+//! - `compare` holds `compare_runs`, which goes down to the first differing field.
 
+pub mod compare;
 pub mod hash;
 pub mod hasher;
+pub mod headless;
 pub mod impls;
+pub mod report;
 
 use bevy::app::{App, Plugin};
 
+pub use compare::{Divergence, FieldDifference, compare_runs};
 pub use hash::{
     EntityState, NonFiniteValue, STATE_HASH_HISTORY, StateHashes, entity_states, world_state_hash,
 };
 pub use hasher::{StateHash, StateHasher};
+pub use headless::simulate_project_headless;
+pub use report::{ReportDifference, ReportError, StateHashReport, compare_reports};
 
 /// Inserts [`StateHashes`] when the app is built.
 #[derive(Clone, Debug, Default)]

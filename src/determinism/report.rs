@@ -1,0 +1,273 @@
+//! [`StateHashReport`]: a run's hashes on disk, and comparing two of them.
+//!
+//! A report holds every tick's world-state hash and, after the last tick, each simulation entity's
+//! hash, `Name`, `SceneId` and per-component hashes. Hashes are written as 16-digit hex strings so
+//! that every JSON reader keeps all 64 bits. Reports are written atomically (a temporary file in the
+//! same directory, then a rename), so a crash never leaves half a report where a good one was.
+//! Comparing two reports pairs entities by `SceneId` (then by name and position in the list for
+//! entities without one), so an entity added in one run does not make every later entity differ.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use bevy::prelude::{Name, World};
+use serde::{Deserialize, Serialize};
+
+use super::hash::{EntityState, entity_states};
+use crate::scene::SceneId;
+
+/// The report format version this engine writes and reads.
+pub const REPORT_FORMAT_VERSION: u32 = 1;
+
+/// One tick's hash.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TickHash {
+    /// Ticks completed.
+    pub tick: u64,
+    /// The world-state hash, 16 hex digits.
+    pub hash: String,
+}
+
+/// One entity's state after the last tick.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityReport {
+    /// The entity's bits (`Entity::to_bits`).
+    pub entity: u64,
+    /// Its `Name`, if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Its `SceneId`, if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene_id: Option<u64>,
+    /// The hash of all its simulation components.
+    pub hash: String,
+    /// Each simulation component's hash, by component name.
+    pub components: BTreeMap<String, String>,
+}
+
+/// A run's hashes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StateHashReport {
+    /// Always [`REPORT_FORMAT_VERSION`].
+    pub format_version: u32,
+    /// Every tick's hash, in order.
+    pub ticks: Vec<TickHash>,
+    /// Every simulation entity after the last tick, in entity order.
+    pub entities: Vec<EntityReport>,
+}
+
+/// Why a report cannot be read or written.
+#[derive(thiserror::Error, Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ReportError {
+    /// The file could not be read or written.
+    #[error("{file}: {message}", file = file.display())]
+    Io {
+        /// The report file.
+        file: PathBuf,
+        /// What the operating system said.
+        message: String,
+    },
+    /// Not a valid report.
+    #[error("{file}:{line}:{column}: not a state-hash report: {message}", file = file.display())]
+    Json {
+        /// The report file.
+        file: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What the parser said.
+        message: String,
+    },
+    /// A report of another format version.
+    #[error("{file}: report format_version {found} is not supported (this engine reads {supported})", file = file.display())]
+    Version {
+        /// The report file.
+        file: PathBuf,
+        /// What the file says.
+        found: u32,
+        /// What this engine reads.
+        supported: u32,
+    },
+}
+
+/// A hash as 16 hex digits.
+pub fn hex(hash: u64) -> String {
+    format!("{hash:016x}")
+}
+
+fn entity_report(world: &World, state: &EntityState) -> EntityReport {
+    let entity = world.entity(state.entity);
+    EntityReport {
+        entity: state.entity.to_bits(),
+        name: entity.get::<Name>().map(|n| n.as_str().to_owned()),
+        scene_id: entity.get::<SceneId>().map(|id| id.0),
+        hash: hex(state.hash),
+        components: state
+            .components
+            .iter()
+            .map(|(name, hash)| ((*name).to_owned(), hex(*hash)))
+            .collect(),
+    }
+}
+
+impl StateHashReport {
+    /// A report of `ticks` (every tick's `(tick, hash)`) and the world as it is now.
+    pub fn capture(world: &mut World, ticks: &[(u64, u64)]) -> StateHashReport {
+        let states = entity_states(world);
+        StateHashReport {
+            format_version: REPORT_FORMAT_VERSION,
+            ticks: ticks
+                .iter()
+                .map(|&(tick, hash)| TickHash {
+                    tick,
+                    hash: hex(hash),
+                })
+                .collect(),
+            entities: states.iter().map(|s| entity_report(world, s)).collect(),
+        }
+    }
+
+    /// Writes the report to `path` atomically.
+    pub fn write(&self, path: &Path) -> Result<(), ReportError> {
+        let io = |e: std::io::Error| ReportError::Io {
+            file: path.to_owned(),
+            message: e.to_string(),
+        };
+        let mut bytes = serde_json::to_vec_pretty(self).expect("a report always serializes");
+        bytes.push(b'\n');
+        let file_name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "report".into());
+        let temporary = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
+        std::fs::write(&temporary, &bytes).map_err(io)?;
+        std::fs::rename(&temporary, path).map_err(|e| {
+            let _ = std::fs::remove_file(&temporary);
+            io(e)
+        })
+    }
+
+    /// Reads the report at `path`.
+    pub fn load(path: &Path) -> Result<StateHashReport, ReportError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ReportError::Io {
+            file: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        let report: StateHashReport =
+            serde_json::from_str(&text).map_err(|e| ReportError::Json {
+                file: path.to_owned(),
+                line: e.line(),
+                column: e.column(),
+                message: e.to_string(),
+            })?;
+        if report.format_version != REPORT_FORMAT_VERSION {
+            return Err(ReportError::Version {
+                file: path.to_owned(),
+                found: report.format_version,
+                supported: REPORT_FORMAT_VERSION,
+            });
+        }
+        Ok(report)
+    }
+}
+
+/// Where two reports first differ.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReportDifference {
+    /// The first tick whose hash differs (`None` when every common tick matches but the runs have
+    /// different lengths or final entities).
+    pub tick: Option<u64>,
+    /// The first entity (in the first report's order) that differs after the last tick, or is
+    /// missing from the second report.
+    pub entity: Option<EntityReport>,
+    /// The first component of that entity whose hash differs, or that one side lacks.
+    pub component: Option<String>,
+}
+
+/// The key an entity is paired by across reports.
+fn pairing_key(report: &EntityReport, position: usize) -> (u8, u64, String, usize) {
+    match report.scene_id {
+        Some(id) => (0, id, String::new(), 0),
+        None => (1, 0, report.name.clone().unwrap_or_default(), position),
+    }
+}
+
+/// The first difference between two reports, or `None` when they match.
+pub fn compare_reports(a: &StateHashReport, b: &StateHashReport) -> Option<ReportDifference> {
+    let tick = a
+        .ticks
+        .iter()
+        .zip(&b.ticks)
+        .find(|(x, y)| x.hash != y.hash || x.tick != y.tick)
+        .map(|(x, _)| x.tick);
+    fn index(report: &StateHashReport) -> BTreeMap<(u8, u64, String, usize), &EntityReport> {
+        let mut unnamed = BTreeMap::<String, usize>::new();
+        report
+            .entities
+            .iter()
+            .map(|e| {
+                let position = if e.scene_id.is_none() {
+                    let n = unnamed
+                        .entry(e.name.clone().unwrap_or_default())
+                        .or_default();
+                    *n += 1;
+                    *n
+                } else {
+                    0
+                };
+                (pairing_key(e, position), e)
+            })
+            .collect()
+    }
+    let (ia, ib) = (index(a), index(b));
+    let mut order: Vec<_> = ia.iter().collect();
+    order.sort_by_key(|(_, e)| e.entity);
+    let mut entity_difference = None;
+    for (key, ea) in order {
+        match ib.get(key) {
+            Some(eb) if eb.hash == ea.hash => continue,
+            Some(eb) => {
+                let component = ea
+                    .components
+                    .iter()
+                    .find(|(name, hash)| eb.components.get(*name) != Some(hash))
+                    .map(|(name, _)| name.clone())
+                    .or_else(|| {
+                        eb.components
+                            .keys()
+                            .find(|name| !ea.components.contains_key(*name))
+                            .cloned()
+                    });
+                entity_difference = Some(((*ea).clone(), component));
+                break;
+            }
+            None => {
+                entity_difference = Some(((*ea).clone(), None));
+                break;
+            }
+        }
+    }
+    if entity_difference.is_none() && ib.keys().any(|k| !ia.contains_key(k)) {
+        let extra = ib
+            .iter()
+            .find(|(k, _)| !ia.contains_key(*k))
+            .map(|(_, e)| (*e).clone());
+        entity_difference = extra.map(|e| (e, None));
+    }
+    let length_differs = a.ticks.len() != b.ticks.len();
+    if tick.is_none() && entity_difference.is_none() && !length_differs {
+        return None;
+    }
+    let (entity, component) = match entity_difference {
+        Some((e, c)) => (Some(e), c),
+        None => (None, None),
+    };
+    Some(ReportDifference {
+        tick,
+        entity,
+        component,
+    })
+}
