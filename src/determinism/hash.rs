@@ -268,21 +268,20 @@ type EntityHash = (Entity, u64, Option<(&'static str, &'static str)>);
 /// pass over the archetypes.
 fn entity_hashes(world: &mut World) -> Vec<EntityHash> {
     let mut query = world.query_filtered::<RowQuery, Without<IsResource>>();
-    let rows: Vec<Row> = query.iter(world).collect();
-    let mut hashes: Vec<_> = rows
-        .par_iter()
-        .with_min_len(512)
-        .map_init(StateHasher::new, |h, row| {
-            h.clear();
-            hash_row(row, h).then(|| (row.0, h.finish(), h.non_finite))
-        })
-        .flatten()
-        .collect();
+    let mut hasher = StateHasher::new();
+    let mut hashes = Vec::with_capacity(query.iter(world).len());
+    for row in query.iter(world) {
+        hasher.clear();
+        if hash_row(&row, &mut hasher) {
+            hashes.push((row.0, hasher.finish(), hasher.non_finite));
+        }
+    }
     hashes.sort_unstable_by_key(|(entity, ..)| *entity);
     hashes
 }
 
-/// Every entity's simulation state, in entity order.
+/// Every entity's simulation state with per-component hashes, in entity order (for reports and
+/// explanations; the per-tick hash uses the one-pass `entity_hashes`).
 pub fn entity_states(world: &mut World) -> Vec<EntityState> {
     let mut query = world.query_filtered::<Entity, Without<IsResource>>();
     let mut entities: Vec<Entity> = query.iter(world).collect();
@@ -358,4 +357,28 @@ pub fn record_state_hash(world: &mut World, tick: u64) -> u64 {
         }
     }
     hash
+}
+
+#[cfg(test)]
+mod tests {
+    use super::COMPONENTS;
+
+    /// `StateHasher::begin` tags a component by its name's length and first letter; every
+    /// simulation component and resource must get its own tag.
+    #[test]
+    fn component_and_resource_tags_are_distinct() {
+        let mut names: Vec<&str> = COMPONENTS.iter().map(|(name, _)| *name).collect();
+        names.extend([
+            "PhysicsWorld",
+            "PhysicsSettings",
+            "FrameTime",
+            "RandomSeed",
+            "DeterminismMode",
+            "PhysicsIdRegistry",
+        ]);
+        let mut tags: Vec<(usize, u8)> = names.iter().map(|n| (n.len(), n.as_bytes()[0])).collect();
+        tags.sort();
+        tags.dedup();
+        assert_eq!(tags.len(), names.len(), "two names share a tag: {names:?}");
+    }
 }

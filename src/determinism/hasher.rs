@@ -34,10 +34,14 @@ impl StateHasher {
         }
     }
 
-    /// Names the component whose fields follow (for non-finite reports) and feeds its name.
+    /// Names the component whose fields follow (for non-finite reports) and feeds a two-byte tag
+    /// for it: the name's length and first letter, which tell every simulation component and
+    /// resource apart.
     pub fn begin(&mut self, component: &'static str) {
         self.component = component;
-        self.inner.extend_from_slice(component.as_bytes());
+        let name = component.as_bytes();
+        self.inner
+            .extend_from_slice(&[name.len() as u8, name.first().copied().unwrap_or(0)]);
     }
 
     /// Feeds raw bytes.
