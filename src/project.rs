@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::json_file::{self, ReadError};
 use crate::runtime::{DeterminismMode, RuntimeSettings};
 
 /// The project file's name.
@@ -91,17 +92,18 @@ impl Project {
     /// Opens the project in `root`.
     pub fn open(root: &Path) -> Result<Project, ProjectError> {
         let file = root.join(PROJECT_FILE);
-        let text = std::fs::read_to_string(&file).map_err(|e| ProjectError::Io {
-            file: file.clone(),
-            message: e.to_string(),
-        })?;
-        let manifest: ProjectManifest =
-            serde_json::from_str(&text).map_err(|e| ProjectError::Json {
+        let manifest: ProjectManifest = json_file::read(&file).map_err(|e| match e {
+            ReadError::Io(message) => ProjectError::Io {
                 file: file.clone(),
-                line: e.line(),
-                column: e.column(),
-                message: e.to_string(),
-            })?;
+                message,
+            },
+            ReadError::Json(line, column, message) => ProjectError::Json {
+                file: file.clone(),
+                line,
+                column,
+                message,
+            },
+        })?;
         let bad = |field, reason: String| ProjectError::BadValue {
             file: file.clone(),
             field,

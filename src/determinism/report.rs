@@ -14,6 +14,7 @@ use bevy::prelude::{Name, World};
 use serde::{Deserialize, Serialize};
 
 use super::hash::{EntityState, entity_states};
+use crate::json_file::{self, ReadError};
 use crate::scene::SceneId;
 
 /// The report format version this engine writes and reads.
@@ -138,31 +139,23 @@ impl StateHashReport {
         };
         let mut bytes = serde_json::to_vec_pretty(self).expect("a report always serializes");
         bytes.push(b'\n');
-        let file_name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "report".into());
-        let temporary = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
-        std::fs::write(&temporary, &bytes).map_err(io)?;
-        std::fs::rename(&temporary, path).map_err(|e| {
-            let _ = std::fs::remove_file(&temporary);
-            io(e)
-        })
+        json_file::write_atomically(path, &bytes).map_err(io)
     }
 
     /// Reads the report at `path`.
     pub fn load(path: &Path) -> Result<StateHashReport, ReportError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ReportError::Io {
-            file: path.to_owned(),
-            message: e.to_string(),
-        })?;
-        let report: StateHashReport =
-            serde_json::from_str(&text).map_err(|e| ReportError::Json {
+        let report: StateHashReport = json_file::read(path).map_err(|e| match e {
+            ReadError::Io(message) => ReportError::Io {
                 file: path.to_owned(),
-                line: e.line(),
-                column: e.column(),
-                message: e.to_string(),
-            })?;
+                message,
+            },
+            ReadError::Json(line, column, message) => ReportError::Json {
+                file: path.to_owned(),
+                line,
+                column,
+                message,
+            },
+        })?;
         if report.format_version != REPORT_FORMAT_VERSION {
             return Err(ReportError::Version {
                 file: path.to_owned(),

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::RuntimeInput;
+use crate::json_file::{self, ReadError};
 
 /// The script format version this engine reads.
 pub const INPUT_SCRIPT_VERSION: u32 = 1;
@@ -90,17 +91,18 @@ pub enum InputScriptError {
 impl InputScript {
     /// Reads and checks the script at `path`.
     pub fn load(path: &Path) -> Result<InputScript, InputScriptError> {
-        let text = std::fs::read_to_string(path).map_err(|e| InputScriptError::Io {
-            file: path.to_owned(),
-            message: e.to_string(),
-        })?;
-        let script: InputScript =
-            serde_json::from_str(&text).map_err(|e| InputScriptError::Json {
+        let script: InputScript = json_file::read(path).map_err(|e| match e {
+            ReadError::Io(message) => InputScriptError::Io {
                 file: path.to_owned(),
-                line: e.line(),
-                column: e.column(),
-                message: e.to_string(),
-            })?;
+                message,
+            },
+            ReadError::Json(line, column, message) => InputScriptError::Json {
+                file: path.to_owned(),
+                line,
+                column,
+                message,
+            },
+        })?;
         let bad = |pointer: String, reason: &str| InputScriptError::BadValue {
             file: path.to_owned(),
             pointer,

@@ -1,0 +1,37 @@
+//! Reading and writing the engine's JSON files (projects, scripts, reports) in one way.
+//!
+//! Reading gives the I/O error or the parser's line and column; each file kind turns that into its
+//! own typed error naming the file. Writing goes to a temporary file in the same directory and is
+//! then renamed over the target, so a crash or a full disk never leaves a half-written file where a
+//! good one was. This module must never write anywhere but the target's directory.
+
+use std::path::Path;
+
+use serde::de::DeserializeOwned;
+
+/// Why a JSON file could not be read.
+pub(crate) enum ReadError {
+    /// The file could not be read.
+    Io(String),
+    /// The text is not the expected JSON: 1-based line and column, and the parser's message.
+    Json(usize, usize, String),
+}
+
+/// Reads and parses the JSON file at `path`.
+pub(crate) fn read<T: DeserializeOwned>(path: &Path) -> Result<T, ReadError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ReadError::Io(e.to_string()))?;
+    serde_json::from_str(&text).map_err(|e| ReadError::Json(e.line(), e.column(), e.to_string()))
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "file".into());
+    let temporary = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
+    std::fs::write(&temporary, bytes)?;
+    std::fs::rename(&temporary, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&temporary);
+    })
+}
