@@ -188,22 +188,7 @@ type RowQuery = (
 );
 
 /// What the fast hash pass reads of each entity.
-type Row<'a> = (
-    Entity,
-    Option<&'a Transform>,
-    Option<&'a RigidBody>,
-    Option<&'a Collider>,
-    Option<&'a CollisionLayers>,
-    Option<&'a PhysicsBody>,
-    bool,
-    Option<&'a PhysicsId>,
-    Option<&'a PlayerController>,
-    Option<&'a PlatformerController>,
-    Option<&'a Tween>,
-    Option<&'a Pickup>,
-    Option<&'a Counter>,
-    Option<&'a BurstEmitter>,
-);
+type Row<'a> = bevy::ecs::query::QueryItem<'a, 'a, RowQuery>;
 
 /// Feeds one row exactly as [`entity_state`] feeds the same entity; returns whether it has any
 /// simulation component.
