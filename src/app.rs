@@ -20,6 +20,7 @@ use bevy::ecs::system::ScheduleSystem;
 use bevy::prelude::{IntoScheduleConfigs, World};
 
 use crate::RustingPlugins;
+use crate::determinism::replay::{Recorder, Replay};
 use crate::runtime::schedule::build_fixed_schedules;
 use crate::runtime::{
     DeterminismError, DeterminismMode, DeterminismSupport, FrameTime, RuntimeInput,
@@ -70,6 +71,7 @@ pub struct FrameReport {
 pub struct App {
     bevy: BevyApp,
     hooks: Vec<Box<dyn TickHook>>,
+    recorder: Option<Recorder>,
     ready: bool,
 }
 
@@ -87,6 +89,7 @@ impl App {
         App {
             bevy,
             hooks: Vec::new(),
+            recorder: None,
             ready: false,
         }
     }
@@ -178,6 +181,9 @@ impl App {
         let world = self.bevy.world_mut();
         let control = world.resource::<TimeControl>().clone();
         let first_tick = world.resource::<FrameTime>().fixed_tick;
+        if let Some(recorder) = &mut self.recorder {
+            recorder.frame(real_delta, first_tick, world.resource::<RuntimeInput>());
+        }
         let ticks = world
             .resource_mut::<TickAccumulator>()
             .advance(&control, real_delta);
@@ -205,7 +211,10 @@ impl App {
             time.fixed_tick += 1;
             time.fixed_tick
         };
-        crate::determinism::hash::record_state_hash(world, tick);
+        let hash = crate::determinism::hash::record_state_hash(world, tick);
+        if let Some(recorder) = &mut self.recorder {
+            recorder.tick(tick, hash);
+        }
         for hook in &mut self.hooks {
             hook.after_tick(world, tick);
         }
@@ -214,6 +223,28 @@ impl App {
     /// The real duration of one fixed tick at time scale 1: a frame this long runs one tick.
     pub fn fixed_step(&self) -> Duration {
         self.world().resource::<TickAccumulator>().step()
+    }
+
+    /// Starts recording every following frame into a `Replay` (replacing any recording in
+    /// progress). The recorder lives here, outside the `World`.
+    pub fn start_recording(&mut self) {
+        if let Err(error) = self.setup() {
+            panic!("the Rusting app cannot start: {error}");
+        }
+        let world = self.world();
+        let seed = world.resource::<crate::runtime::RandomSeed>().0;
+        let tick = world.resource::<FrameTime>().fixed_tick;
+        self.recorder = Some(Recorder::new(seed, tick));
+    }
+
+    /// The recording so far, if one is running.
+    pub fn recording(&self) -> Option<&Replay> {
+        self.recorder.as_ref().map(Recorder::replay)
+    }
+
+    /// Stops recording and returns the replay.
+    pub fn stop_recording(&mut self) -> Option<Replay> {
+        self.recorder.take().map(Recorder::finish)
     }
 
     /// The fixed ticks completed so far.

@@ -5,13 +5,15 @@
 //! - `hash` holds `world_state_hash`, `StateHashes`, per-entity states and the non-finite check;
 //! - `headless` holds `simulate_project_headless`;
 //! - `report` holds `StateHashReport` on disk and `compare_reports`;
-//! - `compare` holds `compare_runs`, which goes down to the first differing field.
+//! - `compare` holds `compare_runs`, which goes down to the first differing field;
+//! - `replay` holds `Replay`, the `Recorder` the engine `App` keeps, and `play_replay`.
 
 pub mod compare;
 pub mod hash;
 pub mod hasher;
 pub mod headless;
 pub mod impls;
+pub mod replay;
 pub mod report;
 
 use bevy::app::{App, Plugin};
@@ -22,6 +24,7 @@ pub use hash::{
 };
 pub use hasher::{StateHash, StateHasher};
 pub use headless::simulate_project_headless;
+pub use replay::{Recorder, Replay, ReplayError, ReplayFrame, play_replay};
 pub use report::{ReportDifference, ReportError, StateHashReport, compare_reports};
 
 /// Inserts [`StateHashes`] when the app is built.

@@ -1,0 +1,272 @@
+//! [`Replay`]: a recorded session, and playing one back.
+//!
+//! `App::start_recording` keeps a [`Recorder`] in the engine `App` (never in the `World`: a new
+//! resource would be a new entity and shift every later id). For every following frame it records
+//! the real delta, the tick the frame started on, and the frame's `RuntimeInput` when it changed;
+//! after every tick, the world-state hash. Recording the frames rather than one input per tick also
+//! covers systems that read input in `Update` (a jump pressed during a frame first counts on the
+//! next frame's first tick). [`play_replay`] sets the seed and feeds the same deltas and input into
+//! an app holding the same scene, in place, checking every hash. This module must never read a
+//! clock or a device.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::hash::StateHashes;
+use super::report::hex;
+use crate::app::App;
+use crate::json_file::{self, ReadError};
+use crate::runtime::{RandomSeed, RuntimeInput};
+
+/// The replay format version this engine writes and reads.
+pub const REPLAY_FORMAT_VERSION: u32 = 1;
+
+/// One recorded frame.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayFrame {
+    /// The frame's real delta, in nanoseconds.
+    pub real_delta_ns: u64,
+    /// Ticks completed before the frame.
+    pub start_tick: u64,
+    /// The frame's input, when it changed since the previous frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<RuntimeInput>,
+}
+
+/// A recorded session.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Replay {
+    /// Always [`REPLAY_FORMAT_VERSION`].
+    pub format_version: u32,
+    /// The engine version that recorded it.
+    pub engine_version: String,
+    /// The simulation's seed.
+    pub seed: u64,
+    /// Ticks completed when recording started.
+    pub start_tick: u64,
+    /// The frames, in order.
+    pub frames: Vec<ReplayFrame>,
+    /// `(tick, hash)` after every recorded tick, hashes as 16 hex digits.
+    pub hashes: Vec<(u64, String)>,
+}
+
+/// Why a replay cannot be read, or where it stopped matching.
+#[derive(thiserror::Error, Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ReplayError {
+    /// The file could not be read or written.
+    #[error("{file}: {message}", file = file.display())]
+    Io {
+        /// The replay file.
+        file: PathBuf,
+        /// What the operating system said.
+        message: String,
+    },
+    /// The file is not a replay (corrupt or truncated JSON, or unknown fields).
+    #[error("{file}:{line}:{column}: not a replay: {message}", file = file.display())]
+    Corrupt {
+        /// The replay file.
+        file: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What the parser said.
+        message: String,
+    },
+    /// A replay of another format version.
+    #[error("replay format_version {found} is not supported (this engine reads {supported})")]
+    Version {
+        /// What the replay says.
+        found: u32,
+        /// What this engine reads.
+        supported: u32,
+    },
+    /// The app was not at the tick the replay starts from.
+    #[error("the replay starts at tick {expected}, but the app is at tick {found}")]
+    StartTick {
+        /// The replay's start tick.
+        expected: u64,
+        /// The app's tick.
+        found: u64,
+    },
+    /// Playback computed a different hash than the recording.
+    #[error("the replay diverged at tick {tick}: recorded {recorded}, got {computed}")]
+    Diverged {
+        /// The first tick whose hash differs.
+        tick: u64,
+        /// The recorded hash.
+        recorded: String,
+        /// The hash playback computed.
+        computed: String,
+    },
+    /// Playback ran a different number of ticks than the recording.
+    #[error("the replay recorded {recorded} ticks but playback ran {played}")]
+    Length {
+        /// Ticks in the recording.
+        recorded: usize,
+        /// Ticks playback ran.
+        played: usize,
+    },
+}
+
+/// Records frames as the engine `App` runs them (lives in the `App`, outside the `World`).
+#[derive(Clone, Debug)]
+pub struct Recorder {
+    replay: Replay,
+    last_input: Option<RuntimeInput>,
+}
+
+impl Recorder {
+    /// A recorder starting at `start_tick` with `seed`.
+    pub fn new(seed: u64, start_tick: u64) -> Self {
+        Recorder {
+            replay: Replay {
+                format_version: REPLAY_FORMAT_VERSION,
+                engine_version: env!("CARGO_PKG_VERSION").to_owned(),
+                seed,
+                start_tick,
+                frames: Vec::new(),
+                hashes: Vec::new(),
+            },
+            last_input: None,
+        }
+    }
+
+    /// Records a frame about to run.
+    pub fn frame(&mut self, real_delta: Duration, start_tick: u64, input: &RuntimeInput) {
+        let changed = self.last_input.as_ref() != Some(input);
+        if changed {
+            self.last_input = Some(input.clone());
+        }
+        self.replay.frames.push(ReplayFrame {
+            real_delta_ns: real_delta.as_nanos().min(u64::MAX as u128) as u64,
+            start_tick,
+            input: changed.then(|| input.clone()),
+        });
+    }
+
+    /// Records a tick's hash.
+    pub fn tick(&mut self, tick: u64, hash: u64) {
+        self.replay.hashes.push((tick, hex(hash)));
+    }
+
+    /// The replay so far.
+    pub fn replay(&self) -> &Replay {
+        &self.replay
+    }
+
+    /// The finished replay.
+    pub fn finish(self) -> Replay {
+        self.replay
+    }
+}
+
+impl Replay {
+    /// The replay as JSON.
+    pub fn to_json(&self) -> Vec<u8> {
+        serde_json::to_vec(self).expect("a replay always serializes")
+    }
+
+    /// Parses a replay from JSON; `file` names it in errors.
+    pub fn from_json(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
+        let replay: Replay = serde_json::from_slice(bytes).map_err(|e| ReplayError::Corrupt {
+            file: file.to_owned(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+        replay.check()?;
+        Ok(replay)
+    }
+
+    /// Reads the replay at `path`.
+    pub fn load(path: &Path) -> Result<Replay, ReplayError> {
+        let replay: Replay = json_file::read(path).map_err(|e| match e {
+            ReadError::Io(message) => ReplayError::Io {
+                file: path.to_owned(),
+                message,
+            },
+            ReadError::Json(line, column, message) => ReplayError::Corrupt {
+                file: path.to_owned(),
+                line,
+                column,
+                message,
+            },
+        })?;
+        replay.check()?;
+        Ok(replay)
+    }
+
+    /// Writes the replay to `path` atomically.
+    pub fn write(&self, path: &Path) -> Result<(), ReplayError> {
+        json_file::write_atomically(path, &self.to_json()).map_err(|e| ReplayError::Io {
+            file: path.to_owned(),
+            message: e.to_string(),
+        })
+    }
+
+    fn check(&self) -> Result<(), ReplayError> {
+        if self.format_version != REPLAY_FORMAT_VERSION {
+            return Err(ReplayError::Version {
+                found: self.format_version,
+                supported: REPLAY_FORMAT_VERSION,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Plays `replay` into `app` (built with the same scene and set up, at the replay's start tick):
+/// writes the seed in place, feeds every frame's delta and input, and checks every tick's hash.
+pub fn play_replay(replay: &Replay, app: &mut App) -> Result<(), ReplayError> {
+    replay.check()?;
+    if app.ticks() != replay.start_tick {
+        return Err(ReplayError::StartTick {
+            expected: replay.start_tick,
+            found: app.ticks(),
+        });
+    }
+    app.world_mut().resource_mut::<RandomSeed>().0 = replay.seed;
+    let mut checked = 0;
+    for frame in &replay.frames {
+        if let Some(input) = &frame.input {
+            app.set_input(input.clone());
+        }
+        let before = app.ticks();
+        app.update(Duration::from_nanos(frame.real_delta_ns));
+        let hashes = app.world().resource::<StateHashes>();
+        for tick in before + 1..=app.ticks() {
+            let computed = hashes.get(tick).map(hex).unwrap_or_default();
+            match replay.hashes.get(checked) {
+                Some((recorded_tick, recorded))
+                    if *recorded_tick == tick && *recorded == computed => {}
+                Some((_, recorded)) => {
+                    return Err(ReplayError::Diverged {
+                        tick,
+                        recorded: recorded.clone(),
+                        computed,
+                    });
+                }
+                None => {
+                    return Err(ReplayError::Length {
+                        recorded: replay.hashes.len(),
+                        played: checked + 1,
+                    });
+                }
+            }
+            checked += 1;
+        }
+    }
+    if checked != replay.hashes.len() {
+        return Err(ReplayError::Length {
+            recorded: replay.hashes.len(),
+            played: checked,
+        });
+    }
+    Ok(())
+}
