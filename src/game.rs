@@ -8,6 +8,9 @@
 //! - `RUSTING_HEADLESS_TICKS=<n>` runs `n` fixed ticks with no window and prints a summary;
 //! - `RUSTING_INPUT_SCRIPT=<file>` feeds a scripted session ([`InputScript`]) to that run;
 //! - `RUSTING_STATE_HASH_OUT=<file>` writes that run's `StateHashReport` there (atomically);
+//! - `RUSTING_REPLAY_OUT=<file>` records that run and writes its `Replay` there when it ends;
+//! - `RUSTING_REPLAY_PLAY=<file>` plays a replay headless instead and fails, naming the tick, when
+//!   a hash differs;
 //! - `RUSTING_PROJECT_DIR=<dir>` opens a project elsewhere than the crate that was built.
 //!
 //! Without `RUSTING_HEADLESS_TICKS` the game says so and exits with code 2 instead of pretending to
@@ -44,6 +47,9 @@ pub enum GameError {
     /// The state-hash report cannot be written.
     #[error(transparent)]
     Report(#[from] crate::determinism::ReportError),
+    /// A replay cannot be read or written, or playing it diverged.
+    #[error(transparent)]
+    Replay(#[from] crate::determinism::ReplayError),
     /// An environment variable has a value the game cannot use.
     #[error("{name}={value}: {reason}")]
     Environment {
@@ -184,14 +190,32 @@ fn try_run_game(
         .map(|path| InputScript::load(Path::new(&path)))
         .transpose()?;
     let report_path = environment("RUSTING_STATE_HASH_OUT").map(PathBuf::from);
+    let replay_out = environment("RUSTING_REPLAY_OUT").map(PathBuf::from);
+    let replay_in = environment("RUSTING_REPLAY_PLAY")
+        .map(|path| crate::determinism::Replay::load(Path::new(&path)))
+        .transpose()?;
     let mut app = build_app(&project)?;
     add_game(&mut app);
     let hashes = crate::determinism::headless::collect_hashes(&mut app);
     app.setup()?;
+    if let Some(replay) = replay_in {
+        crate::determinism::play_replay(&replay, &mut app)?;
+        return Ok(Some(format!(
+            "{}: replay matched all {} recorded ticks",
+            project.manifest.name,
+            replay.hashes.len()
+        )));
+    }
     let Some(ticks) = ticks else {
         return Ok(None);
     };
+    if replay_out.is_some() {
+        app.start_recording();
+    }
     run_headless(&mut app, ticks, script.as_ref());
+    if let (Some(path), Some(replay)) = (&replay_out, app.stop_recording()) {
+        replay.write(path)?;
+    }
     if let Some(path) = &report_path {
         let hashes = hashes.lock().map(|h| h.clone()).unwrap_or_default();
         crate::determinism::StateHashReport::capture(app.world_mut(), &hashes).write(path)?;
