@@ -88,7 +88,18 @@ pub fn build_app(project: &Project) -> Result<App, GameError> {
 /// with the script's last input). Stops exactly at `ticks`: a frame that would pass it runs only
 /// the ticks left, and the rest of its time waits.
 pub fn run_headless(app: &mut App, ticks: u64, script: Option<&InputScript>) {
+    run_headless_with(app, ticks, script, |_, _| {});
+}
+
+/// [`run_headless`], calling `after_frame(app, frames_run)` after every frame.
+pub fn run_headless_with(
+    app: &mut App,
+    ticks: u64,
+    script: Option<&InputScript>,
+    mut after_frame: impl FnMut(&mut App, u64),
+) {
     let step = app.fixed_step();
+    let mut frames_run = 0u64;
     let mut frames = script.into_iter().flat_map(|s| s.frames());
     let mut last_input: Option<RuntimeInput> = None;
     while app.ticks() < ticks {
@@ -111,8 +122,14 @@ pub fn run_headless(app: &mut App, ticks: u64, script: Option<&InputScript>) {
         app.world_mut()
             .resource_mut::<TimeControl>()
             .max_ticks_per_frame = cap;
+        frames_run += 1;
+        after_frame(app, frames_run);
     }
 }
+
+/// Frames between two writes of a replay being recorded: a run killed without warning loses at
+/// most this many frames of it.
+pub const REPLAY_FLUSH_FRAMES: u64 = 60;
 
 /// A one-line digest of every scene entity's transform bits, in `SceneId` order: enough to see
 /// at a glance whether two runs ended the same (the full world-state hash is `determinism`'s).
@@ -209,14 +226,40 @@ fn try_run_game(
     let Some(ticks) = ticks else {
         return Ok(None);
     };
-    if replay_out.is_some() {
-        app.start_recording();
+    let Some(replay_path) = replay_out else {
+        run_headless(&mut app, ticks, script.as_ref());
+        return finish_run(&project, &mut app, report_path.as_deref(), &hashes);
+    };
+    // Recording: the replay is rewritten every REPLAY_FLUSH_FRAMES frames, and once more if the
+    // game panics, so a crash leaves a replay that plays up to the last completed tick.
+    app.start_recording();
+    let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        run_headless_with(&mut app, ticks, script.as_ref(), |app, frames| {
+            if frames % REPLAY_FLUSH_FRAMES == 0
+                && let Some(replay) = app.recording()
+                && let Err(error) = replay.write(&replay_path)
+            {
+                eprintln!("warning: {error}");
+            }
+        });
+    }));
+    if let Some(replay) = app.stop_recording() {
+        replay.write(&replay_path)?;
     }
-    run_headless(&mut app, ticks, script.as_ref());
-    if let (Some(path), Some(replay)) = (&replay_out, app.stop_recording()) {
-        replay.write(path)?;
+    if let Err(panic) = run {
+        std::panic::resume_unwind(panic);
     }
-    if let Some(path) = &report_path {
+    finish_run(&project, &mut app, report_path.as_deref(), &hashes)
+}
+
+/// Writes the state-hash report if asked and sums the run up.
+fn finish_run(
+    project: &Project,
+    app: &mut App,
+    report_path: Option<&Path>,
+    hashes: &std::sync::Mutex<Vec<(u64, u64)>>,
+) -> Result<Option<String>, GameError> {
+    if let Some(path) = report_path {
         let hashes = hashes.lock().map(|h| h.clone()).unwrap_or_default();
         crate::determinism::StateHashReport::capture(app.world_mut(), &hashes).write(path)?;
     }

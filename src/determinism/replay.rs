@@ -18,7 +18,7 @@ use super::hash::StateHashes;
 use super::report::hex;
 use crate::app::App;
 use crate::json_file::{self, ReadError};
-use crate::runtime::{RandomSeed, RuntimeInput};
+use crate::runtime::{RandomSeed, RuntimeInput, TimeControl};
 
 /// The replay format version this engine writes and reads.
 pub const REPLAY_FORMAT_VERSION: u32 = 1;
@@ -232,11 +232,23 @@ pub fn play_replay(replay: &Replay, app: &mut App) -> Result<(), ReplayError> {
         });
     }
     app.world_mut().resource_mut::<RandomSeed>().0 = replay.seed;
+    let end_tick = replay
+        .hashes
+        .last()
+        .map_or(replay.start_tick, |(tick, _)| *tick);
+    let cap = app.world().resource::<TimeControl>().max_ticks_per_frame;
     let mut checked = 0;
-    for frame in &replay.frames {
+    for (k, frame) in replay.frames.iter().enumerate() {
         if let Some(input) = &frame.input {
             app.set_input(input.clone());
         }
+        // Each frame runs exactly the ticks it ran when recorded, whatever cap or pause limited
+        // them then; with the same deltas the tick accumulator then evolves the same way.
+        let next = replay.frames.get(k + 1).map_or(end_tick, |f| f.start_tick);
+        let recorded_ticks = next.saturating_sub(frame.start_tick).min(u32::MAX as u64) as u32;
+        app.world_mut()
+            .resource_mut::<TimeControl>()
+            .max_ticks_per_frame = recorded_ticks;
         let before = app.ticks();
         app.update(Duration::from_nanos(frame.real_delta_ns));
         let hashes = app.world().resource::<StateHashes>();
@@ -262,6 +274,9 @@ pub fn play_replay(replay: &Replay, app: &mut App) -> Result<(), ReplayError> {
             checked += 1;
         }
     }
+    app.world_mut()
+        .resource_mut::<TimeControl>()
+        .max_ticks_per_frame = cap;
     if checked != replay.hashes.len() {
         return Err(ReplayError::Length {
             recorded: replay.hashes.len(),
