@@ -31,6 +31,7 @@ fn main() {
     game::run_headless(&mut app, ticks, Some(&script));
     let replay = app.stop_recording().unwrap();
     let json = replay.to_json();
+    let compact = replay.to_compact().expect("contiguous hashes");
     let minute_of_play = ticks as f64 / 60.0 / 60.0;
     let mut fresh = starter();
     let start = Instant::now();
@@ -38,8 +39,9 @@ fn main() {
     let seconds = start.elapsed().as_secs_f64();
     let simulated = ticks as f64 / 60.0;
     println!(
-        "starter, {ticks} ticks: replay JSON {:.1} KB per minute of play; playback {seconds:.3} s for {simulated:.0} s of play, {:.0}x real time",
+        "starter, {ticks} ticks: replay JSON {:.1} KB, compact {:.1} KB per minute of play; playback {seconds:.3} s for {simulated:.0} s of play, {:.0}x real time",
         json.len() as f64 / 1024.0 / minute_of_play,
+        compact.len() as f64 / 1024.0 / minute_of_play,
         simulated / seconds
     );
 }

@@ -14,6 +14,7 @@ pub mod hasher;
 pub mod headless;
 pub mod impls;
 pub mod replay;
+pub mod replay_compact;
 pub mod report;
 
 use bevy::app::{App, Plugin};

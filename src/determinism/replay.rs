@@ -184,8 +184,21 @@ impl Replay {
         Ok(replay)
     }
 
-    /// Reads the replay at `path`.
+    /// The compact binary form (about eight bytes a tick), or `None` when the hashes do not follow
+    /// on tick by tick (see `replay_compact`).
+    pub fn to_compact(&self) -> Option<Vec<u8>> {
+        super::replay_compact::to_compact(self)
+    }
+
+    /// Reads the replay at `path`, in either form.
     pub fn load(path: &Path) -> Result<Replay, ReplayError> {
+        if let Ok(bytes) = std::fs::read(path)
+            && bytes.starts_with(super::replay_compact::COMPACT_MAGIC)
+        {
+            let replay = super::replay_compact::from_compact(&bytes, path)?;
+            replay.check()?;
+            return Ok(replay);
+        }
         let replay: Replay = json_file::read(path).map_err(|e| match e {
             ReadError::Io(message) => ReplayError::Io {
                 file: path.to_owned(),
@@ -202,9 +215,15 @@ impl Replay {
         Ok(replay)
     }
 
-    /// Writes the replay to `path` atomically.
+    /// Writes the replay to `path` atomically: compact when the file name ends in `.rply`, else
+    /// JSON.
     pub fn write(&self, path: &Path) -> Result<(), ReplayError> {
-        json_file::write_atomically(path, &self.to_json()).map_err(|e| ReplayError::Io {
+        let compact = path.extension().is_some_and(|e| e == "rply");
+        let bytes = match compact.then(|| self.to_compact()).flatten() {
+            Some(bytes) => bytes,
+            None => self.to_json(),
+        };
+        json_file::write_atomically(path, &bytes).map_err(|e| ReplayError::Io {
             file: path.to_owned(),
             message: e.to_string(),
         })

@@ -1,0 +1,223 @@
+//! The compact binary form of a [`Replay`]: about eight bytes a tick.
+//!
+//! Layout (integers little-endian, `varint` = LEB128):
+//!
+//! ```text
+//! "RPLY" magic, u32 format version, varint length + engine version bytes, u64 seed,
+//! varint start tick, varint group count, then per group of identical frames:
+//!   varint repeat, varint real delta (ns), varint ticks each frame ran,
+//!   u8 has_input, [varint length + RuntimeInput JSON] (only on the group's first frame)
+//! then varint hash count and one u64 per tick (ticks follow on from the start tick).
+//! ```
+//!
+//! Frames that repeat (same delta, same tick count, no new input) collapse into one group, and the
+//! ticks of the hashes are implied, so a minute at 60 Hz takes about 29 KB, nearly all of it the
+//! 3600 hashes. This module must never accept a malformed file silently: every read is checked.
+
+use std::path::Path;
+
+use super::replay::{REPLAY_FORMAT_VERSION, Replay, ReplayError, ReplayFrame};
+use crate::runtime::RuntimeInput;
+
+/// The most frames a replay may hold: 46 hours at 60 frames a second.
+const MAX_FRAMES: u64 = 10_000_000;
+
+/// The first bytes of a compact replay.
+pub const COMPACT_MAGIC: &[u8; 4] = b"RPLY";
+
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// Writes `replay` in the compact form. Returns `None` when its hashes do not follow on tick by
+/// tick from its start (only the JSON form can hold such a replay).
+pub fn to_compact(replay: &Replay) -> Option<Vec<u8>> {
+    let contiguous = replay
+        .hashes
+        .iter()
+        .enumerate()
+        .all(|(k, (tick, _))| *tick == replay.start_tick + k as u64 + 1);
+    if !contiguous {
+        return None;
+    }
+    let end_tick = replay.start_tick + replay.hashes.len() as u64;
+    let mut out = Vec::with_capacity(64 + replay.hashes.len() * 8);
+    out.extend_from_slice(COMPACT_MAGIC);
+    out.extend_from_slice(&replay.format_version.to_le_bytes());
+    varint(&mut out, replay.engine_version.len() as u64);
+    out.extend_from_slice(replay.engine_version.as_bytes());
+    out.extend_from_slice(&replay.seed.to_le_bytes());
+    varint(&mut out, replay.start_tick);
+    // Group identical frames: (delta, ticks run) with no new input after the first.
+    let ticks_of = |k: usize| {
+        let next = replay.frames.get(k + 1).map_or(end_tick, |f| f.start_tick);
+        next.saturating_sub(replay.frames[k].start_tick)
+    };
+    let mut groups: Vec<(u64, u64, u64, Option<&RuntimeInput>)> = Vec::new();
+    for (k, frame) in replay.frames.iter().enumerate() {
+        let ticks = ticks_of(k);
+        match groups.last_mut() {
+            Some(last)
+                if frame.input.is_none() && last.1 == frame.real_delta_ns && last.2 == ticks =>
+            {
+                last.0 += 1;
+            }
+            _ => groups.push((1, frame.real_delta_ns, ticks, frame.input.as_ref())),
+        }
+    }
+    varint(&mut out, groups.len() as u64);
+    for (repeat, delta, ticks, input) in groups {
+        varint(&mut out, repeat);
+        varint(&mut out, delta);
+        varint(&mut out, ticks);
+        match input {
+            Some(input) => {
+                out.push(1);
+                let json = serde_json::to_vec(input).expect("input always serializes");
+                varint(&mut out, json.len() as u64);
+                out.extend_from_slice(&json);
+            }
+            None => out.push(0),
+        }
+    }
+    varint(&mut out, replay.hashes.len() as u64);
+    for (_, hash) in &replay.hashes {
+        let value = u64::from_str_radix(hash, 16).ok()?;
+        out.extend_from_slice(&value.to_le_bytes());
+    }
+    Some(out)
+}
+
+/// A checked reader over the bytes.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    file: &'a Path,
+}
+
+impl Reader<'_> {
+    fn corrupt(&self, what: &str) -> ReplayError {
+        ReplayError::Corrupt {
+            file: self.file.to_owned(),
+            line: 1,
+            column: self.at + 1,
+            message: format!("compact replay: {what} at byte {}", self.at),
+        }
+    }
+
+    fn take(&mut self, n: usize) -> Result<&[u8], ReplayError> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
+        let Some(end) = end else {
+            return Err(self.corrupt("truncated"));
+        };
+        let slice = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(slice)
+    }
+
+    fn u64(&mut self) -> Result<u64, ReplayError> {
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("eight bytes"),
+        ))
+    }
+
+    fn varint(&mut self) -> Result<u64, ReplayError> {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = self.take(1)?[0];
+            value |= ((byte & 0x7f) as u64) << shift;
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err(self.corrupt("overlong number"))
+    }
+
+    fn length(&mut self) -> Result<usize, ReplayError> {
+        let n = self.varint()?;
+        if n > (self.bytes.len() - self.at) as u64 {
+            return Err(self.corrupt("a length past the end of the file"));
+        }
+        Ok(n as usize)
+    }
+}
+
+/// Reads a compact replay; `file` names it in errors.
+pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
+    let mut r = Reader { bytes, at: 0, file };
+    if r.take(4)? != COMPACT_MAGIC {
+        return Err(r.corrupt("not a compact replay"));
+    }
+    let format_version = u32::from_le_bytes(r.take(4)?.try_into().expect("four bytes"));
+    if format_version != REPLAY_FORMAT_VERSION {
+        return Err(ReplayError::Version {
+            found: format_version,
+            supported: REPLAY_FORMAT_VERSION,
+        });
+    }
+    let length = r.length()?;
+    let engine_version = String::from_utf8(r.take(length)?.to_vec())
+        .map_err(|_| r.corrupt("an engine version that is not UTF-8"))?;
+    let seed = r.u64()?;
+    let start_tick = r.varint()?;
+    let groups = r.varint()?;
+    let mut frames = Vec::new();
+    let mut tick = start_tick;
+    for _ in 0..groups {
+        let repeat = r.varint()?;
+        let delta = r.varint()?;
+        let ticks = r.varint()?;
+        let input = match r.take(1)?[0] {
+            0 => None,
+            1 => {
+                let length = r.length()?;
+                let json = r.take(length)?;
+                Some(
+                    serde_json::from_slice::<RuntimeInput>(json)
+                        .map_err(|_| r.corrupt("an input that does not parse"))?,
+                )
+            }
+            _ => return Err(r.corrupt("a bad input flag")),
+        };
+        if repeat == 0 || frames.len() as u64 + repeat > MAX_FRAMES {
+            return Err(r.corrupt("a bad repeat count"));
+        }
+        for k in 0..repeat {
+            frames.push(ReplayFrame {
+                real_delta_ns: delta,
+                start_tick: tick,
+                input: if k == 0 { input.clone() } else { None },
+            });
+            tick = tick
+                .checked_add(ticks)
+                .ok_or_else(|| r.corrupt("a tick count that overflows"))?;
+        }
+    }
+    let count = r.varint()?;
+    if count > ((bytes.len() - r.at) / 8) as u64 {
+        return Err(r.corrupt("more hashes than bytes"));
+    }
+    let mut hashes = Vec::with_capacity(count as usize);
+    for k in 0..count {
+        hashes.push((start_tick + k + 1, format!("{:016x}", r.u64()?)));
+    }
+    if r.at != bytes.len() {
+        return Err(r.corrupt("trailing bytes"));
+    }
+    Ok(Replay {
+        format_version,
+        engine_version,
+        seed,
+        start_tick,
+        frames,
+        hashes,
+    })
+}
