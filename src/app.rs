@@ -234,7 +234,8 @@ impl App {
         let world = self.world();
         let seed = world.resource::<crate::runtime::RandomSeed>().0;
         let tick = world.resource::<FrameTime>().fixed_tick;
-        self.recorder = Some(Recorder::new(seed, tick));
+        let scene = world.get_resource::<crate::scene::SceneIdentity>().cloned();
+        self.recorder = Some(Recorder::new(seed, tick, scene));
     }
 
     /// The recording so far, if one is running.

@@ -67,10 +67,13 @@ pub enum GameError {
 pub struct SimpleGamePlugin {
     /// The cooked main scene.
     pub scene: scene::CookedScene,
+    /// Its name and cooked hash, kept as a resource for replays.
+    pub identity: scene::SceneIdentity,
 }
 
 impl Plugin for SimpleGamePlugin {
     fn build(&self, app: &mut BevyApp) {
+        app.insert_resource(self.identity.clone());
         scene::spawn_scene(app.world_mut(), &self.scene);
     }
 }
@@ -79,8 +82,19 @@ impl Plugin for SimpleGamePlugin {
 /// Add the game's own plugin to the result, then call `setup`.
 pub fn build_app(project: &Project) -> Result<App, GameError> {
     let cooked = scene::cook_file(&project.main_scene_path())?;
+    let identity = scene::SceneIdentity::of(
+        project
+            .manifest
+            .main_scene
+            .to_string_lossy()
+            .replace('\\', "/"),
+        &cooked,
+    );
     let mut app = App::new(project.runtime_settings());
-    app.add_plugins(SimpleGamePlugin { scene: cooked });
+    app.add_plugins(SimpleGamePlugin {
+        scene: cooked,
+        identity,
+    });
     Ok(app)
 }
 

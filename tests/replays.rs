@@ -136,3 +136,31 @@ fn compact_replays_round_trip_and_reject_damage() {
         let _ = rusting_engine::determinism::replay_compact::from_compact(&damaged, file);
     }
 }
+
+/// A replay knows its scene: playing it into an app that holds another scene is refused by name.
+#[test]
+fn a_replay_of_another_scene_is_refused() {
+    let (replay, _) = record();
+    let recorded = replay
+        .scene
+        .clone()
+        .expect("the starter's scene identity is recorded");
+    assert_eq!(recorded.name, "scenes/main.scene.json");
+    let fixture = Path::new("tests/scenes/crates.scene.json");
+    let cooked = rusting_engine::scene::cook_file(fixture).unwrap();
+    let mut other = rusting_engine::App::default();
+    other.add_plugins(game::SimpleGamePlugin {
+        identity: rusting_engine::scene::SceneIdentity::of("crates.scene.json", &cooked),
+        scene: cooked,
+    });
+    other.setup().unwrap();
+    match play_replay(&replay, &mut other) {
+        Err(error @ ReplayError::Scene { .. }) => {
+            assert!(
+                error.to_string().contains("`scenes/main.scene.json`"),
+                "{error}"
+            );
+        }
+        other => panic!("expected a scene mismatch, got {other:?}"),
+    }
+}

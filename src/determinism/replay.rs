@@ -19,6 +19,7 @@ use super::report::hex;
 use crate::app::App;
 use crate::json_file::{self, ReadError};
 use crate::runtime::{RandomSeed, RuntimeInput, TimeControl};
+use crate::scene::SceneIdentity;
 
 /// The replay format version this engine writes and reads.
 pub const REPLAY_FORMAT_VERSION: u32 = 1;
@@ -48,6 +49,9 @@ pub struct Replay {
     pub seed: u64,
     /// Ticks completed when recording started.
     pub start_tick: u64,
+    /// The scene the app held, if it loaded one through `SimpleGamePlugin`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene: Option<SceneIdentity>,
     /// The frames, in order.
     pub frames: Vec<ReplayFrame>,
     /// `(tick, hash)` after every recorded tick, hashes as 16 hex digits.
@@ -104,6 +108,14 @@ pub enum ReplayError {
         /// The hash playback computed.
         computed: String,
     },
+    /// The replay was recorded with another scene than the app holds.
+    #[error("the replay was recorded with scene `{}` ({}), but the app holds `{}` ({})", recorded.name, recorded.cooked_hash, loaded.name, loaded.cooked_hash)]
+    Scene {
+        /// The scene in the replay.
+        recorded: SceneIdentity,
+        /// The scene in the app.
+        loaded: SceneIdentity,
+    },
     /// Playback ran a different number of ticks than the recording.
     #[error("the replay recorded {recorded} ticks but playback ran {played}")]
     Length {
@@ -122,14 +134,15 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// A recorder starting at `start_tick` with `seed`.
-    pub fn new(seed: u64, start_tick: u64) -> Self {
+    /// A recorder starting at `start_tick` with `seed`, in an app holding `scene`.
+    pub fn new(seed: u64, start_tick: u64, scene: Option<SceneIdentity>) -> Self {
         Recorder {
             replay: Replay {
                 format_version: REPLAY_FORMAT_VERSION,
                 engine_version: env!("CARGO_PKG_VERSION").to_owned(),
                 seed,
                 start_tick,
+                scene,
                 frames: Vec::new(),
                 hashes: Vec::new(),
             },
@@ -248,6 +261,15 @@ pub fn play_replay(replay: &Replay, app: &mut App) -> Result<(), ReplayError> {
         return Err(ReplayError::StartTick {
             expected: replay.start_tick,
             found: app.ticks(),
+        });
+    }
+    if let (Some(recorded), Some(loaded)) =
+        (&replay.scene, app.world().get_resource::<SceneIdentity>())
+        && recorded != loaded
+    {
+        return Err(ReplayError::Scene {
+            recorded: recorded.clone(),
+            loaded: loaded.clone(),
         });
     }
     app.world_mut().resource_mut::<RandomSeed>().0 = replay.seed;

@@ -4,7 +4,8 @@
 //!
 //! ```text
 //! "RPLY" magic, u32 format version, varint length + engine version bytes, u64 seed,
-//! varint start tick, varint group count, then per group of identical frames:
+//! varint start tick, u8 has_scene, [varint length + name bytes, u64 cooked hash],
+//! varint group count, then per group of identical frames:
 //!   varint repeat, varint real delta (ns), varint ticks each frame ran,
 //!   u8 has_input, [varint length + RuntimeInput JSON] (only on the group's first frame)
 //! then varint hash count and one u64 per tick (ticks follow on from the start tick).
@@ -18,6 +19,7 @@ use std::path::Path;
 
 use super::replay::{REPLAY_FORMAT_VERSION, Replay, ReplayError, ReplayFrame};
 use crate::runtime::RuntimeInput;
+use crate::scene::SceneIdentity;
 
 /// The most frames a replay may hold: 46 hours at 60 frames a second.
 const MAX_FRAMES: u64 = 10_000_000;
@@ -56,6 +58,16 @@ pub fn to_compact(replay: &Replay) -> Option<Vec<u8>> {
     out.extend_from_slice(replay.engine_version.as_bytes());
     out.extend_from_slice(&replay.seed.to_le_bytes());
     varint(&mut out, replay.start_tick);
+    match &replay.scene {
+        Some(scene) => {
+            out.push(1);
+            varint(&mut out, scene.name.len() as u64);
+            out.extend_from_slice(scene.name.as_bytes());
+            let hash = u64::from_str_radix(&scene.cooked_hash, 16).ok()?;
+            out.extend_from_slice(&hash.to_le_bytes());
+        }
+        None => out.push(0),
+    }
     // Group identical frames: (delta, ticks run) with no new input after the first.
     let ticks_of = |k: usize| {
         let next = replay.frames.get(k + 1).map_or(end_tick, |f| f.start_tick);
@@ -168,6 +180,19 @@ pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
         .map_err(|_| r.corrupt("an engine version that is not UTF-8"))?;
     let seed = r.u64()?;
     let start_tick = r.varint()?;
+    let scene = match r.take(1)?[0] {
+        0 => None,
+        1 => {
+            let length = r.length()?;
+            let name = String::from_utf8(r.take(length)?.to_vec())
+                .map_err(|_| r.corrupt("a scene name that is not UTF-8"))?;
+            Some(SceneIdentity {
+                name,
+                cooked_hash: format!("{:016x}", r.u64()?),
+            })
+        }
+        _ => return Err(r.corrupt("a bad scene flag")),
+    };
     let groups = r.varint()?;
     let mut frames = Vec::new();
     let mut tick = start_tick;
@@ -217,6 +242,7 @@ pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
         engine_version,
         seed,
         start_tick,
+        scene,
         frames,
         hashes,
     })

@@ -38,6 +38,26 @@ pub use cook::{
 pub use error::SceneError;
 pub use spawn::spawn_scene;
 
+/// Which scene an app loaded: its name and the hash of its cooked bytes. Replays record it so that
+/// playing one into an app holding another scene fails clearly instead of diverging.
+#[derive(bevy::prelude::Resource, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SceneIdentity {
+    /// The scene's name (its path inside the project).
+    pub name: String,
+    /// XXH3-64 of the cooked scene's bytes, 16 hex digits.
+    pub cooked_hash: String,
+}
+
+impl SceneIdentity {
+    /// The identity of `scene` under `name`.
+    pub fn of(name: impl Into<String>, scene: &CookedScene) -> Self {
+        SceneIdentity {
+            name: name.into(),
+            cooked_hash: format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&scene.to_bytes())),
+        }
+    }
+}
+
 /// An entity's stable id within its scene (simulation state: it keys random streams and names
 /// entities in reports).
 #[derive(
