@@ -1,8 +1,12 @@
 //! The command-line grammar (clap derive): the doc comments here are the `--help` text.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
+
+use crate::exit::Outcome;
+use crate::{determinism, hashes};
 
 /// Rusting: a deterministic game engine on Bevy.
 ///
@@ -16,11 +20,88 @@ use clap::Parser;
     long_about,
     arg_required_else_help = true
 )]
-pub struct Cli {}
+pub struct Cli {
+    /// Print results as JSON.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Build a game in debug and release, run each headless (and release again on one CPU), and
+    /// check that every tick's world-state hash is the same.
+    Determinism {
+        /// The project directory (holding `rusting.json` and `Cargo.toml`).
+        project: PathBuf,
+        /// How many fixed ticks each run simulates.
+        #[arg(long, default_value_t = 120)]
+        ticks: u64,
+        /// An input script to feed every run, so gameplay is exercised.
+        #[arg(long)]
+        script: Option<PathBuf>,
+        /// The cargo target directory the builds share (default: the project's `target`).
+        #[arg(long)]
+        target_dir: Option<PathBuf>,
+    },
+    /// Compare state-hash reports.
+    Hashes {
+        #[command(subcommand)]
+        command: HashesCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum HashesCommand {
+    /// The first tick, entity (paired by `SceneId`) and component where two reports differ.
+    Diff {
+        /// The first report.
+        a: PathBuf,
+        /// The second report.
+        b: PathBuf,
+    },
+}
 
 impl Cli {
-    /// Runs the chosen subcommand and returns the process exit code.
+    /// Runs the chosen subcommand, prints its result, and returns the process exit code.
     pub fn run(self) -> ExitCode {
-        ExitCode::SUCCESS
+        let result = match &self.command {
+            None => return Outcome::Success.code(),
+            Some(Command::Determinism {
+                project,
+                ticks,
+                script,
+                target_dir,
+            }) => determinism::check(&determinism::Request {
+                project,
+                ticks: *ticks,
+                script: script.as_deref(),
+                target_dir: target_dir.as_deref(),
+                json: self.json,
+            }),
+            Some(Command::Hashes {
+                command: HashesCommand::Diff { a, b },
+            }) => hashes::diff(a, b, self.json),
+        };
+        match result {
+            Ok(summary) => {
+                println!("{summary}");
+                Outcome::Success.code()
+            }
+            Err(failure) => {
+                if self.json && failure.message.starts_with('{') {
+                    println!("{}", failure.message);
+                } else if self.json {
+                    println!(
+                        "{}",
+                        serde_json::json!({ "result": "error", "code": failure.code, "message": failure.message })
+                    );
+                } else {
+                    eprintln!("{}: {}", failure.code, failure.message);
+                }
+                failure.outcome.code()
+            }
+        }
     }
 }

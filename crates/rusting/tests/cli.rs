@@ -1,6 +1,10 @@
 //! The `rusting` binary as a user runs it.
 
+use std::path::PathBuf;
 use std::process::Command;
+
+use rusting_engine::determinism::{StateHashReport, simulate_project_headless};
+use rusting_engine::project::Project;
 
 fn rusting(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_rusting"))
@@ -9,11 +13,17 @@ fn rusting(args: &[&str]) -> std::process::Output {
         .expect("the rusting binary runs")
 }
 
+fn starter() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("templates/starter")
+}
+
 #[test]
 fn help_and_version_succeed_and_no_arguments_is_a_usage_error() {
     let help = rusting(&["--help"]);
     assert!(help.status.success());
-    assert!(String::from_utf8_lossy(&help.stdout).contains("Usage: rusting"));
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(text.contains("Usage: rusting"));
+    assert!(text.contains("determinism") && text.contains("hashes"));
 
     let version = rusting(&["--version"]);
     assert!(version.status.success());
@@ -24,4 +34,72 @@ fn help_and_version_succeed_and_no_arguments_is_a_usage_error() {
 
     let bare = rusting(&[]);
     assert_eq!(bare.status.code(), Some(2));
+}
+
+/// Writes a report of the starter run for `ticks`, with an extra entity when `visitor` is set.
+fn report(ticks: u64, visitor: bool, path: &std::path::Path) {
+    let project = Project::open(&starter()).unwrap();
+    let (mut app, hashes) = simulate_project_headless(&project, ticks, None, |app| {
+        if visitor {
+            app.world_mut().spawn((
+                bevy::prelude::Transform::default(),
+                rusting_engine::prelude::Counter { value: 3 },
+                bevy::prelude::Name::new("Visitor"),
+            ));
+        }
+    })
+    .unwrap();
+    StateHashReport::capture(app.world_mut(), &hashes)
+        .write(path)
+        .unwrap();
+}
+
+/// `hashes diff` exits 0 on equal reports, 1 with `HASHES_DIFFER` naming the tick and entity on
+/// different ones, and 3 with `REPORT_INVALID` on a file that is not a report; `--json` gives the
+/// same answer as JSON.
+#[test]
+fn hashes_diff_names_the_first_difference_with_exit_codes() {
+    let dir = std::env::temp_dir().join(format!("rusting-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("a.json"), dir.join("b.json"));
+    report(30, false, &a);
+    report(30, true, &b);
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+
+    let same = rusting(&["hashes", "diff", a, a]);
+    assert_eq!(same.status.code(), Some(0));
+
+    let differ = rusting(&["hashes", "diff", a, b]);
+    assert_eq!(differ.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&differ.stderr);
+    assert!(
+        stderr.starts_with("HASHES_DIFFER: first divergent tick 1; entity `Visitor`"),
+        "{stderr}"
+    );
+
+    let json = rusting(&["--json", "hashes", "diff", a, b]);
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(value["code"], "HASHES_DIFFER");
+    assert_eq!(value["tick"], 1);
+    assert_eq!(value["entity"], "Visitor");
+
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{ not json").unwrap();
+    let broken = rusting(&["hashes", "diff", a, bad.to_str().unwrap()]);
+    assert_eq!(broken.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&broken.stderr).starts_with("REPORT_INVALID: "));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `determinism` on a directory that is not a project fails at once with `PROJECT_INVALID` and
+/// exit code 3, before building anything.
+#[test]
+fn determinism_refuses_a_missing_project() {
+    let out = rusting(&["determinism", "/no/such/project", "--ticks", "10"]);
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("PROJECT_INVALID: /no/such/project/rusting.json: "),
+        "{stderr}"
+    );
 }

@@ -1,0 +1,57 @@
+//! `rusting hashes diff <A> <B>`: where two state-hash reports first differ.
+
+use std::path::Path;
+
+use rusting_engine::determinism::{StateHashReport, compare_reports};
+
+use crate::exit::{Failure, Outcome};
+
+/// Compares two reports; `Ok` with a summary when they match.
+pub fn diff(a: &Path, b: &Path, json: bool) -> Result<String, Failure> {
+    let load = |path: &Path| {
+        StateHashReport::load(path)
+            .map_err(|e| Failure::new("REPORT_INVALID", Outcome::BadInput, e.to_string()))
+    };
+    let (ra, rb) = (load(a)?, load(b)?);
+    match compare_reports(&ra, &rb) {
+        None => Ok(if json {
+            serde_json::json!({ "result": "same", "ticks": ra.ticks.len() }).to_string()
+        } else {
+            format!(
+                "the reports agree on all {} ticks and every entity",
+                ra.ticks.len()
+            )
+        }),
+        Some(difference) => {
+            let mut message = match difference.tick {
+                Some(tick) => format!("first divergent tick {tick}"),
+                None => "every common tick matches, but the runs differ".to_owned(),
+            };
+            if let Some(entity) = &difference.entity {
+                message.push_str(&format!(
+                    "; entity `{}`{}",
+                    entity.name.as_deref().unwrap_or("(unnamed)"),
+                    entity
+                        .scene_id
+                        .map(|id| format!(" (scene id {id})"))
+                        .unwrap_or_default()
+                ));
+                if let Some(component) = &difference.component {
+                    message.push_str(&format!(", component {component}"));
+                }
+            }
+            if json {
+                message = serde_json::json!({
+                    "result": "different",
+                    "code": "HASHES_DIFFER",
+                    "tick": difference.tick,
+                    "entity": difference.entity.as_ref().and_then(|e| e.name.clone()),
+                    "scene_id": difference.entity.as_ref().and_then(|e| e.scene_id),
+                    "component": difference.component,
+                })
+                .to_string();
+            }
+            Err(Failure::new("HASHES_DIFFER", Outcome::Failed, message))
+        }
+    }
+}
