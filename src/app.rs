@@ -4,11 +4,12 @@
 //! every clock out of the simulation instead: [`App::update`] takes the frame's real delta from the
 //! caller, asks [`TimeControl`] and [`TickAccumulator`] how many ticks that is, and for each tick
 //! sets [`FrameTime::fixed_tick`], runs `FixedMain` (single-threaded, see
-//! [`crate::runtime::schedule`]), counts the tick and runs the [`TickHook`]s. Then it runs bevy's
-//! `Main` schedule (`Update` and the rest) once for the frame.
+//! [`crate::runtime::schedule`]), counts the tick, appends the world-state hash to `StateHashes`,
+//! feeds the replay recorder if one runs, and runs the [`TickHook`]s. Then it runs bevy's `Main`
+//! schedule (`Update` and the rest) once for the frame.
 //!
-//! Hooks and anything else that records a run live here, outside the `World`: in bevy 0.19 a new
-//! resource is a new entity, and adding one mid-run would shift every later entity id.
+//! Hooks and the replay recorder live here, outside the `World`: in bevy 0.19 a new resource is a
+//! new entity, and adding one mid-run would shift every later entity id.
 //!
 //! This module must never read the wall clock or let the frame delta reach a fixed system.
 
