@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::exit::Outcome;
-use crate::{determinism, hashes};
+use crate::{cook, determinism, hashes, replay};
 
 /// Rusting: a deterministic game engine on Bevy.
 ///
@@ -50,6 +50,35 @@ enum Command {
         #[command(subcommand)]
         command: HashesCommand,
     },
+    /// Cook every scene of a project into `cooked/` (the same bytes from the same sources).
+    Cook {
+        /// The project directory.
+        project: PathBuf,
+    },
+    /// Inspect or play a recorded session.
+    Replay {
+        #[command(subcommand)]
+        command: ReplayCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum ReplayCommand {
+    /// What a replay holds: format, engine, seed, scene, frames and ticks.
+    Info {
+        /// The replay file (JSON or compact `.rply`).
+        file: PathBuf,
+    },
+    /// Build the game and play the replay headless; fails naming the first tick that differs.
+    Play {
+        /// The project directory.
+        project: PathBuf,
+        /// The replay file.
+        file: PathBuf,
+        /// The cargo target directory (default: the project's `target`).
+        #[arg(long)]
+        target_dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -83,6 +112,18 @@ impl Cli {
             Some(Command::Hashes {
                 command: HashesCommand::Diff { a, b },
             }) => hashes::diff(a, b, self.json),
+            Some(Command::Cook { project }) => cook::cook(project, self.json),
+            Some(Command::Replay {
+                command: ReplayCommand::Info { file },
+            }) => replay::info(file, self.json),
+            Some(Command::Replay {
+                command:
+                    ReplayCommand::Play {
+                        project,
+                        file,
+                        target_dir,
+                    },
+            }) => replay::play(project, file, target_dir.as_deref()),
         };
         match result {
             Ok(summary) => {

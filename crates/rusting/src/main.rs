@@ -4,9 +4,11 @@
 //! in a file of its own. Exit codes and error codes are listed in `docs/cli.md`.
 
 mod cli;
+mod cook;
 mod determinism;
 mod exit;
 mod hashes;
+mod replay;
 
 use std::process::ExitCode;
 

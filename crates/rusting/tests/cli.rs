@@ -103,3 +103,74 @@ fn determinism_refuses_a_missing_project() {
         "{stderr}"
     );
 }
+
+/// A copy of the starter's project file and scenes in a fresh temporary directory.
+fn scratch_project(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rusting-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("scenes")).unwrap();
+    std::fs::copy(starter().join("rusting.json"), dir.join("rusting.json")).unwrap();
+    std::fs::copy(
+        starter().join("scenes/main.scene.json"),
+        dir.join("scenes/main.scene.json"),
+    )
+    .unwrap();
+    dir
+}
+
+/// `cook` writes the same bytes every time; a broken scene fails with `SCENE_INVALID`, exit code
+/// 3, naming the file and the JSON pointer.
+#[test]
+fn cook_is_repeatable_and_names_broken_scenes() {
+    let dir = scratch_project("cook");
+    let project = dir.to_str().unwrap();
+    assert_eq!(rusting(&["cook", project]).status.code(), Some(0));
+    let first = std::fs::read(dir.join("cooked/main.json")).unwrap();
+    assert_eq!(rusting(&["cook", project]).status.code(), Some(0));
+    assert_eq!(std::fs::read(dir.join("cooked/main.json")).unwrap(), first);
+
+    std::fs::write(
+        dir.join("scenes/broken.scene.json"),
+        r#"{"format_version": 1, "entities": [{"id": 1, "components": {"RigidBody": {"mass": -2}}}]}"#,
+    )
+    .unwrap();
+    let broken = rusting(&["cook", project]);
+    assert_eq!(broken.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&broken.stderr);
+    assert!(stderr.starts_with("SCENE_INVALID: "), "{stderr}");
+    assert!(
+        stderr.contains("broken.scene.json: /entities/0/components/RigidBody/mass"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `replay info` reads both forms and reports frames and ticks; a damaged file is
+/// `REPLAY_INVALID` with exit code 3.
+#[test]
+fn replay_info_reads_both_forms() {
+    let project = Project::open(&starter()).unwrap();
+    let mut app = rusting_engine::game::build_app(&project).unwrap();
+    app.setup().unwrap();
+    app.start_recording();
+    rusting_engine::game::run_headless(&mut app, 45, None);
+    let replay = app.stop_recording().unwrap();
+    let dir = std::env::temp_dir().join(format!("rusting-cli-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["session.json", "session.rply"] {
+        let path = dir.join(name);
+        replay.write(&path).unwrap();
+        let out = rusting(&["--json", "replay", "info", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(value["ticks"], 45, "{name}");
+        assert_eq!(value["seed"], 7, "{name}");
+    }
+    let damaged = dir.join("damaged.rply");
+    let bytes = std::fs::read(dir.join("session.rply")).unwrap();
+    std::fs::write(&damaged, &bytes[..bytes.len() - 5]).unwrap();
+    let out = rusting(&["replay", "info", damaged.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("REPLAY_INVALID: "));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
