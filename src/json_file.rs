@@ -24,7 +24,7 @@ pub(crate) fn read<T: DeserializeOwned>(path: &Path) -> Result<T, ReadError> {
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let file_name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

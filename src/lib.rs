@@ -32,7 +32,7 @@ pub mod app;
 pub mod determinism;
 pub mod game;
 pub mod gameplay;
-mod json_file;
+pub mod json_file;
 pub mod physics;
 pub mod project;
 pub mod runtime;

@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use rusting_engine::json_file;
 use rusting_engine::project::Project;
 use rusting_engine::scene;
 
@@ -47,17 +48,13 @@ pub fn cook(project_dir: &Path, json: bool) -> Result<String, Failure> {
             .map(|n| n.to_string_lossy().replace(".scene.json", ".json"))
             .unwrap_or_default();
         let target = out_dir.join(&name);
-        let temporary = out_dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        std::fs::write(&temporary, &bytes)
-            .and_then(|_| std::fs::rename(&temporary, &target))
-            .map_err(|e| {
-                let _ = std::fs::remove_file(&temporary);
-                Failure::new(
-                    "COOK_FAILED",
-                    Outcome::BuildOrRun,
-                    format!("{}: {e}", target.display()),
-                )
-            })?;
+        json_file::write_atomically(&target, &bytes).map_err(|e| {
+            Failure::new(
+                "COOK_FAILED",
+                Outcome::BuildOrRun,
+                format!("{}: {e}", target.display()),
+            )
+        })?;
         let identity = scene::SceneIdentity::of(name.clone(), &cooked);
         lines.push(format!(
             "{} -> {} ({} entities, {})",
