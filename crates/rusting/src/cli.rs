@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::exit::Outcome;
-use crate::{cook, determinism, hashes, replay};
+use crate::{cook, determinism, hashes, new, replay};
 
 /// Rusting: a deterministic game engine on Bevy.
 ///
@@ -30,6 +30,14 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Write a new game project from the starter into a new or empty directory.
+    New {
+        /// The directory to create.
+        dir: PathBuf,
+        /// Depend on this crates.io version of the engine instead of this checkout by path.
+        #[arg(long)]
+        engine_version: Option<String>,
+    },
     /// Build a game in debug and release, run each headless (and release again on one CPU), and
     /// check that every tick's world-state hash is the same.
     Determinism {
@@ -113,6 +121,10 @@ impl Cli {
                 command: HashesCommand::Diff { a, b },
             }) => hashes::diff(a, b, self.json),
             Some(Command::Cook { project }) => cook::cook(project, self.json),
+            Some(Command::New {
+                dir,
+                engine_version,
+            }) => new::new_project(dir, engine_version.as_deref()),
             Some(Command::Replay {
                 command: ReplayCommand::Info { file },
             }) => replay::info(file, self.json),

@@ -8,6 +8,7 @@ mod cook;
 mod determinism;
 mod exit;
 mod hashes;
+mod new;
 mod replay;
 
 use std::process::ExitCode;

@@ -174,3 +174,46 @@ fn replay_info_reads_both_forms() {
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("REPLAY_INVALID: "));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `new` writes a project (manifest with the engine dependency, lock file, project file, scene,
+/// script, sources, CI workflow) and refuses a directory that holds anything.
+#[test]
+fn new_writes_a_project_and_refuses_a_non_empty_directory() {
+    let root = std::env::temp_dir().join(format!("rusting-cli-new-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let dir = root.join("space-game");
+    let out = rusting(&["new", dir.to_str().unwrap(), "--engine-version", "0.1.0"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for file in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "rusting.json",
+        "scenes/main.scene.json",
+        "input/walkthrough.json",
+        "src/main.rs",
+        "src/game.rs",
+        ".github/workflows/determinism.yml",
+    ] {
+        assert!(dir.join(file).is_file(), "{file} is missing");
+    }
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("name = \"space_game\""), "{manifest}");
+    assert!(
+        manifest.contains("rusting_engine = \"0.1.0\""),
+        "{manifest}"
+    );
+    let project = Project::open(&dir).unwrap();
+    assert_eq!(project.manifest.name, "space_game");
+    let workflow = std::fs::read_to_string(dir.join(".github/workflows/determinism.yml")).unwrap();
+    assert!(workflow.contains("rusting determinism"));
+
+    let again = rusting(&["new", dir.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&again.stderr).starts_with("DIRECTORY_NOT_EMPTY: "));
+    std::fs::remove_dir_all(&root).unwrap();
+}
