@@ -217,3 +217,65 @@ fn new_writes_a_project_and_refuses_a_non_empty_directory() {
     assert!(String::from_utf8_lossy(&again.stderr).starts_with("DIRECTORY_NOT_EMPTY: "));
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// On a project made by `rusting new`, a debug-only `1e-4` nudge to the player's position during
+/// tick 30 is reported as `DETERMINISM_DIVERGED` at tick 31 (the first hash after it), against the
+/// release build, naming `Player` and its `Transform`. This builds the project in debug and release
+/// (sharing this workspace's target directory). Fails if `determinism` compares only final states,
+/// or stops at the tick without rerunning to find the entity.
+#[test]
+fn determinism_reports_a_debug_only_nudge_as_tick_31_player() {
+    let root = std::env::temp_dir().join(format!("rusting-cli-nudge-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let dir = root.join("nudged");
+    assert_eq!(
+        rusting(&["new", dir.to_str().unwrap()]).status.code(),
+        Some(0)
+    );
+    std::fs::write(
+        dir.join("src/nudge.rs"),
+        r#"use bevy::prelude::*;
+use rusting_engine::prelude::*;
+
+pub struct Nudge;
+
+impl Plugin for Nudge {
+    fn build(&self, app: &mut bevy::app::App) {
+        app.add_systems(FixedUpdate, nudge.after(SimSet::Tweens));
+    }
+}
+
+fn nudge(time: Res<FrameTime>, mut bodies: Query<(&Name, &mut Transform)>) {
+    if cfg!(debug_assertions) && time.fixed_tick == 30 {
+        for (name, mut transform) in &mut bodies {
+            if name.as_str() == "Player" {
+                transform.translation.x += 1.0e-4;
+            }
+        }
+    }
+}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("src/main.rs"),
+        "mod game;\nmod nudge;\n\nrusting_engine::rusting_game!((game::StarterGame, nudge::Nudge));\n",
+    )
+    .unwrap();
+    let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target");
+    let out = rusting(&[
+        "determinism",
+        dir.to_str().unwrap(),
+        "--ticks",
+        "60",
+        "--target-dir",
+        target.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("DETERMINISM_DIVERGED: tick 31 differs between debug and release: entity `Player` (scene id 10), component Transform"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
