@@ -7,6 +7,8 @@
 //!
 //! - `RUSTING_HEADLESS_TICKS=<n>` runs `n` fixed ticks with no window and prints a summary;
 //! - `RUSTING_INPUT_SCRIPT=<file>` feeds a scripted session ([`InputScript`]) to that run;
+//! - `RUSTING_HEADLESS_PACING=uneven` runs it in frames of 3, 1/2, 1/2, 0 and 5 ticks instead of
+//!   one tick a frame (without a script: the bits must not change);
 //! - `RUSTING_STATE_HASH_OUT=<file>` writes that run's `StateHashReport` there (atomically);
 //! - `RUSTING_REPLAY_OUT=<file>` records that run and writes its `Replay` there when it ends;
 //! - `RUSTING_REPLAY_PLAY=<file>` plays a replay headless instead and fails, naming the tick, when
@@ -141,6 +143,24 @@ pub fn run_headless_with(
     }
 }
 
+/// Frames of 3, 1/2, 1/2, 0 and 5 ticks, repeated to cover `ticks`, with no input: the same
+/// simulation must come out as with one tick a frame.
+pub fn uneven_frames(ticks: u64) -> InputScript {
+    let pattern = [3.0, 0.5, 0.5, 0.0, 5.0];
+    let cycles = ticks / 9 + 1;
+    InputScript {
+        format_version: crate::runtime::input_script::INPUT_SCRIPT_VERSION,
+        frames: (0..cycles)
+            .flat_map(|_| pattern)
+            .map(|ticks| crate::runtime::input_script::ScriptFrames {
+                repeat: 1,
+                ticks,
+                input: None,
+            })
+            .collect(),
+    }
+}
+
 /// Frames between two writes of a replay being recorded: a run killed without warning loses at
 /// most this many frames of it.
 pub const REPLAY_FLUSH_FRAMES: u64 = 60;
@@ -217,9 +237,20 @@ fn try_run_game(
         })?),
         None => None,
     };
-    let script = environment("RUSTING_INPUT_SCRIPT")
+    let mut script = environment("RUSTING_INPUT_SCRIPT")
         .map(|path| InputScript::load(Path::new(&path)))
         .transpose()?;
+    match environment("RUSTING_HEADLESS_PACING").as_deref() {
+        None | Some("steady") => {}
+        Some("uneven") if script.is_none() => script = Some(uneven_frames(ticks.unwrap_or(0))),
+        Some(value) => {
+            return Err(GameError::Environment {
+                name: "RUSTING_HEADLESS_PACING",
+                value: value.to_owned(),
+                reason: "expected `steady`, or `uneven` without an input script",
+            });
+        }
+    }
     let report_path = environment("RUSTING_STATE_HASH_OUT").map(PathBuf::from);
     let replay_out = environment("RUSTING_REPLAY_OUT").map(PathBuf::from);
     let replay_in = environment("RUSTING_REPLAY_PLAY")

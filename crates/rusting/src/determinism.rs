@@ -1,8 +1,9 @@
 //! `rusting determinism <project> --ticks N`: the same game, built and run three ways, must give
 //! the same world-state hash after every tick.
 //!
-//! The configurations: a debug build, a release build, and the release build again pinned to one
-//! CPU with `taskset --cpu-list 0` (so bevy's task pool and rayon run one thread). Each runs
+//! The configurations: a debug build, a release build, the release build again pinned to one CPU
+//! with `taskset --cpu-list 0` (so bevy's task pool and rayon run one thread), and, without an input
+//! script, the release build in uneven frames (3, 1/2, 1/2, 0 and 5 ticks). Each runs
 //! headless with `RUSTING_HEADLESS_TICKS` and writes a state-hash report through
 //! `RUSTING_STATE_HASH_OUT`; every tick is compared against the debug run. At the first mismatch the
 //! two configurations run again up to that tick and their per-entity and per-component hashes name
@@ -21,23 +22,33 @@ struct Configuration {
     name: &'static str,
     release: bool,
     one_cpu: bool,
+    uneven: bool,
 }
 
-const CONFIGURATIONS: [Configuration; 3] = [
+const CONFIGURATIONS: [Configuration; 4] = [
     Configuration {
         name: "debug",
         release: false,
         one_cpu: false,
+        uneven: false,
     },
     Configuration {
         name: "release",
         release: true,
         one_cpu: false,
+        uneven: false,
     },
     Configuration {
         name: "release on one CPU",
         release: true,
         one_cpu: true,
+        uneven: false,
+    },
+    Configuration {
+        name: "release in uneven frames",
+        release: true,
+        one_cpu: false,
+        uneven: true,
     },
 ];
 
@@ -93,6 +104,14 @@ fn run(
         .env("RUSTING_PROJECT_DIR", request.project)
         .env("RUSTING_HEADLESS_TICKS", ticks.to_string())
         .env("RUSTING_STATE_HASH_OUT", out)
+        .env(
+            "RUSTING_HEADLESS_PACING",
+            if configuration.uneven {
+                "uneven"
+            } else {
+                "steady"
+            },
+        )
         .env_remove("RUSTING_REPLAY_OUT")
         .env_remove("RUSTING_REPLAY_PLAY");
     match request.script {
@@ -156,6 +175,8 @@ pub fn check(request: &Request) -> Result<String, Failure> {
     let configurations: Vec<&Configuration> = CONFIGURATIONS
         .iter()
         .filter(|c| one_cpu || !c.one_cpu)
+        // Input scripts are frames of input; uneven pacing would change when input is seen.
+        .filter(|c| request.script.is_none() || !c.uneven)
         .collect();
     let report_path = |c: &Configuration, suffix: &str| -> PathBuf {
         work.join(format!("{}{suffix}.json", c.name.replace(' ', "-")))
