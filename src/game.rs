@@ -23,12 +23,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use bevy::app::{App as BevyApp, Plugin};
-use bevy::prelude::{Entity, Transform, World};
 
 use crate::app::{App, AppError};
 use crate::project::{Project, ProjectError};
 use crate::runtime::{InputScript, InputScriptError, RuntimeInput, TimeControl};
-use crate::scene::{self, SceneError, SceneId};
+use crate::scene::{self, SceneError};
 
 /// Why a game cannot start.
 #[derive(thiserror::Error, Debug, Clone, PartialEq)]
@@ -165,36 +164,6 @@ pub fn uneven_frames(ticks: u64) -> InputScript {
 /// most this many frames of it.
 pub const REPLAY_FLUSH_FRAMES: u64 = 60;
 
-/// A one-line digest of every scene entity's transform bits, in `SceneId` order: enough to see
-/// at a glance whether two runs ended the same (the full world-state hash is `determinism`'s).
-pub fn transform_digest(world: &mut World) -> u64 {
-    let mut query = world.query::<(Entity, &SceneId, &Transform)>();
-    let mut rows: Vec<(SceneId, Transform)> =
-        query.iter(world).map(|(_, id, t)| (*id, *t)).collect();
-    rows.sort_by_key(|(id, _)| *id);
-    let mut hash = 0xcbf2_9ce4_8422_2325u64;
-    for (id, t) in rows {
-        let words = [
-            id.0 as u32,
-            (id.0 >> 32) as u32,
-            t.translation.x.to_bits(),
-            t.translation.y.to_bits(),
-            t.translation.z.to_bits(),
-            t.rotation.x.to_bits(),
-            t.rotation.y.to_bits(),
-            t.rotation.z.to_bits(),
-            t.rotation.w.to_bits(),
-        ];
-        for word in words {
-            for byte in word.to_le_bytes() {
-                hash ^= byte as u64;
-                hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-            }
-        }
-    }
-    hash
-}
-
 fn environment(name: &'static str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
@@ -314,10 +283,15 @@ fn finish_run(
         .query::<&crate::physics::Collider>()
         .iter(app.world())
         .count();
-    let digest = transform_digest(app.world_mut());
+    let hash = app
+        .world()
+        .resource::<crate::determinism::StateHashes>()
+        .cpu
+        .back()
+        .map_or(0, |&(_, hash)| hash);
     let _ = write!(
         summary,
-        "{}: ran {} ticks headless ({} colliders); transform digest {digest:016x}",
+        "{}: ran {} ticks headless ({} colliders); world-state hash {hash:016x}",
         project.manifest.name,
         app.ticks(),
         bodies

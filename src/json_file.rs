@@ -17,6 +17,21 @@ pub(crate) enum ReadError {
     Json(usize, usize, String),
 }
 
+impl ReadError {
+    /// Turns the error into a file kind's own error: `io` gets the system's message, `json` the
+    /// line, column and the parser's message.
+    pub(crate) fn into<E>(
+        self,
+        io: impl FnOnce(String) -> E,
+        json: impl FnOnce(usize, usize, String) -> E,
+    ) -> E {
+        match self {
+            ReadError::Io(message) => io(message),
+            ReadError::Json(line, column, message) => json(line, column, message),
+        }
+    }
+}
+
 /// Reads and parses the JSON file at `path`.
 pub(crate) fn read<T: DeserializeOwned>(path: &Path) -> Result<T, ReadError> {
     let text = std::fs::read_to_string(path).map_err(|e| ReadError::Io(e.to_string()))?;

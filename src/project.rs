@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::json_file::{self, ReadError};
+use crate::json_file;
 use crate::runtime::{DeterminismMode, RuntimeSettings};
 
 /// The project file's name.
@@ -92,17 +92,19 @@ impl Project {
     /// Opens the project in `root`.
     pub fn open(root: &Path) -> Result<Project, ProjectError> {
         let file = root.join(PROJECT_FILE);
-        let manifest: ProjectManifest = json_file::read(&file).map_err(|e| match e {
-            ReadError::Io(message) => ProjectError::Io {
-                file: file.clone(),
-                message,
-            },
-            ReadError::Json(line, column, message) => ProjectError::Json {
-                file: file.clone(),
-                line,
-                column,
-                message,
-            },
+        let manifest: ProjectManifest = json_file::read(&file).map_err(|e| {
+            e.into(
+                |message| ProjectError::Io {
+                    file: file.clone(),
+                    message,
+                },
+                |line, column, message| ProjectError::Json {
+                    file: file.clone(),
+                    line,
+                    column,
+                    message,
+                },
+            )
         })?;
         let bad = |field, reason: String| ProjectError::BadValue {
             file: file.clone(),

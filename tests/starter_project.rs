@@ -2,10 +2,9 @@
 //! time.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 
 use bevy::prelude::*;
-use rusting_engine::game::{self, transform_digest};
+use rusting_engine::determinism::simulate_project_headless;
 use rusting_engine::prelude::*;
 use rusting_engine::project::Project;
 use rusting_engine::runtime::InputScript;
@@ -15,20 +14,15 @@ mod starter_game;
 
 const STARTER: &str = "crates/rusting/templates/starter";
 
-/// Runs the starter 600 ticks with its script; returns every tick's transform digest and the
-/// player's counter.
-fn run_starter() -> (Vec<u64>, i64, f32) {
+/// Runs the starter 600 ticks with its script; returns every tick's world-state hash, the
+/// player's counter and the lift's height.
+fn run_starter() -> (Vec<(u64, u64)>, i64, f32) {
     let project = Project::open(Path::new(STARTER)).unwrap();
     let script = InputScript::load(&Path::new(STARTER).join("input/walkthrough.json")).unwrap();
-    let mut app = game::build_app(&project).unwrap();
-    app.add_plugins(starter_game::StarterGame);
-    let digests = Arc::new(Mutex::new(Vec::new()));
-    let sink = digests.clone();
-    app.add_tick_hook(move |world: &mut World, _tick: u64| {
-        sink.lock().unwrap().push(transform_digest(world));
-    });
-    app.setup().unwrap();
-    game::run_headless(&mut app, 600, Some(&script));
+    let (mut app, hashes) = simulate_project_headless(&project, 600, Some(&script), |app| {
+        app.add_plugins(starter_game::StarterGame);
+    })
+    .unwrap();
     assert_eq!(app.ticks(), 600);
     let world = app.world_mut();
     let counter = world.query::<&Counter>().single(world).unwrap().value;
@@ -40,15 +34,14 @@ fn run_starter() -> (Vec<u64>, i64, f32) {
         .1
         .translation
         .y;
-    let digests = digests.lock().unwrap().clone();
-    (digests, counter, lift_y)
+    (hashes, counter, lift_y)
 }
 
-/// Two 600-tick runs of the starter with its walkthrough give the same digest on every tick, and
+/// Two 600-tick runs of the starter with its walkthrough give the same world-state hash on every tick, and
 /// the run exercises gameplay: the hero runs through two coins, jumps onto the step and takes the
 /// gem there (1 + 1 + 5), and the lift moves.
 /// Fails if anything in the starter's path reads the frame clock, a global random generator or
-/// unordered iteration (the per-tick digests would part).
+/// unordered iteration (the per-tick hashes would part).
 #[test]
 fn the_starter_project_runs_the_same_every_time() {
     let (first, counter, lift_y) = run_starter();

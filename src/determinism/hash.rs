@@ -314,6 +314,13 @@ fn combine(hashes: &[EntityHash], resources: u64) -> u64 {
     xxh3_64(&bytes)
 }
 
+/// The world hash computed from per-entity [`EntityState`]s (as reports and explanations use):
+/// the same value as [`world_state_hash`] when both entity paths feed the same bytes.
+pub fn combine_states(states: &[EntityState], world: &World) -> u64 {
+    let hashes: Vec<EntityHash> = states.iter().map(|s| (s.entity, s.hash, None)).collect();
+    combine(&hashes, resources_hash(world).0)
+}
+
 /// Hashes the world after tick `tick`, appends it to [`StateHashes`], and notes the first NaN or
 /// infinity (unless the project's mode is `Off`). Called by `App` after every fixed step.
 pub fn record_state_hash(world: &mut World, tick: u64) -> u64 {

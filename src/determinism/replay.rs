@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::hash::StateHashes;
 use super::report::hex;
 use crate::app::App;
-use crate::json_file::{self, ReadError};
+use crate::json_file;
 use crate::runtime::{RandomSeed, RuntimeInput, TimeControl};
 use crate::scene::SceneIdentity;
 
@@ -212,17 +212,19 @@ impl Replay {
             replay.check()?;
             return Ok(replay);
         }
-        let replay: Replay = json_file::read(path).map_err(|e| match e {
-            ReadError::Io(message) => ReplayError::Io {
-                file: path.to_owned(),
-                message,
-            },
-            ReadError::Json(line, column, message) => ReplayError::Corrupt {
-                file: path.to_owned(),
-                line,
-                column,
-                message,
-            },
+        let replay: Replay = json_file::read(path).map_err(|e| {
+            e.into(
+                |message| ReplayError::Io {
+                    file: path.to_owned(),
+                    message,
+                },
+                |line, column, message| ReplayError::Corrupt {
+                    file: path.to_owned(),
+                    line,
+                    column,
+                    message,
+                },
+            )
         })?;
         replay.check()?;
         Ok(replay)

@@ -14,7 +14,7 @@ use bevy::prelude::{Name, World};
 use serde::{Deserialize, Serialize};
 
 use super::hash::{EntityState, entity_states};
-use crate::json_file::{self, ReadError};
+use crate::json_file;
 use crate::scene::SceneId;
 
 /// The report format version this engine writes and reads.
@@ -144,17 +144,19 @@ impl StateHashReport {
 
     /// Reads the report at `path`.
     pub fn load(path: &Path) -> Result<StateHashReport, ReportError> {
-        let report: StateHashReport = json_file::read(path).map_err(|e| match e {
-            ReadError::Io(message) => ReportError::Io {
-                file: path.to_owned(),
-                message,
-            },
-            ReadError::Json(line, column, message) => ReportError::Json {
-                file: path.to_owned(),
-                line,
-                column,
-                message,
-            },
+        let report: StateHashReport = json_file::read(path).map_err(|e| {
+            e.into(
+                |message| ReportError::Io {
+                    file: path.to_owned(),
+                    message,
+                },
+                |line, column, message| ReportError::Json {
+                    file: path.to_owned(),
+                    line,
+                    column,
+                    message,
+                },
+            )
         })?;
         if report.format_version != REPORT_FORMAT_VERSION {
             return Err(ReportError::Version {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::RuntimeInput;
-use crate::json_file::{self, ReadError};
+use crate::json_file;
 
 /// The script format version this engine reads.
 pub const INPUT_SCRIPT_VERSION: u32 = 1;
@@ -91,17 +91,19 @@ pub enum InputScriptError {
 impl InputScript {
     /// Reads and checks the script at `path`.
     pub fn load(path: &Path) -> Result<InputScript, InputScriptError> {
-        let script: InputScript = json_file::read(path).map_err(|e| match e {
-            ReadError::Io(message) => InputScriptError::Io {
-                file: path.to_owned(),
-                message,
-            },
-            ReadError::Json(line, column, message) => InputScriptError::Json {
-                file: path.to_owned(),
-                line,
-                column,
-                message,
-            },
+        let script: InputScript = json_file::read(path).map_err(|e| {
+            e.into(
+                |message| InputScriptError::Io {
+                    file: path.to_owned(),
+                    message,
+                },
+                |line, column, message| InputScriptError::Json {
+                    file: path.to_owned(),
+                    line,
+                    column,
+                    message,
+                },
+            )
         })?;
         let bad = |pointer: String, reason: &str| InputScriptError::BadValue {
             file: path.to_owned(),
