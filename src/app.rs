@@ -16,12 +16,14 @@
 use std::time::Duration;
 
 use bevy::app::{App as BevyApp, FixedMain, MainScheduleOrder, Plugins};
+use bevy::ecs::component::{Component, Mutable};
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::ecs::system::ScheduleSystem;
 use bevy::prelude::{IntoScheduleConfigs, World};
 
 use crate::RustingPlugins;
 use crate::determinism::replay::{Recorder, Replay};
+use crate::determinism::snapshot::{SnapshotAppExt, SnapshotError, WorldSnapshot};
 use crate::runtime::schedule::build_fixed_schedules;
 use crate::runtime::{
     DeterminismError, DeterminismMode, DeterminismSupport, FrameTime, RuntimeInput,
@@ -247,6 +249,48 @@ impl App {
     /// Stops recording and returns the replay.
     pub fn stop_recording(&mut self) -> Option<Replay> {
         self.recorder.take().map(Recorder::finish)
+    }
+
+    /// Snapshots copy `T` (a component or resource) with `Clone` from now on.
+    pub fn register_snapshot_component<T: Component<Mutability = Mutable> + Clone>(
+        &mut self,
+    ) -> &mut Self {
+        self.bevy.register_snapshot_component::<T>();
+        self
+    }
+
+    /// Snapshots leave `T` as the restored app has it from now on.
+    pub fn ignore_in_snapshots<T: Component>(&mut self) -> &mut Self {
+        self.bevy.ignore_in_snapshots::<T>();
+        self
+    }
+
+    /// Copies every entity, resources included, and the entity allocator (see
+    /// [`WorldSnapshot`]). The app is left as it was.
+    ///
+    /// # Panics
+    ///
+    /// If [`App::setup`] has not run and fails.
+    pub fn snapshot(&mut self) -> Result<WorldSnapshot, SnapshotError> {
+        if let Err(error) = self.setup() {
+            panic!("the Rusting app cannot start: {error}");
+        }
+        WorldSnapshot::capture(self.world_mut())
+    }
+
+    /// Puts `snapshot` back: the same entities at the same ids and generations, the registered
+    /// values and the allocator, so later spawns get the same ids and hashes continue unchanged.
+    /// The app must be built the same way as the one the snapshot came from and must not have run
+    /// past it (a new app from the same builder always qualifies).
+    ///
+    /// # Panics
+    ///
+    /// If [`App::setup`] has not run and fails.
+    pub fn restore(&mut self, snapshot: &WorldSnapshot) -> Result<(), SnapshotError> {
+        if let Err(error) = self.setup() {
+            panic!("the Rusting app cannot start: {error}");
+        }
+        snapshot.restore(self.world_mut())
     }
 
     /// The fixed ticks completed so far.

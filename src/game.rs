@@ -74,7 +74,9 @@ pub struct SimpleGamePlugin {
 
 impl Plugin for SimpleGamePlugin {
     fn build(&self, app: &mut BevyApp) {
-        app.insert_resource(self.identity.clone());
+        use crate::determinism::SnapshotAppExt;
+        app.insert_resource(self.identity.clone())
+            .register_snapshot_component::<scene::SceneIdentity>();
         scene::spawn_scene(app.world_mut(), &self.scene);
     }
 }

@@ -6,8 +6,11 @@
 //! - `headless` holds `simulate_project_headless`;
 //! - `report` holds `StateHashReport` on disk and `compare_reports`;
 //! - `compare` holds `compare_runs`, which goes down to the first differing field;
-//! - `replay` holds `Replay`, the `Recorder` the engine `App` keeps, and `play_replay`.
+//! - `replay` holds `Replay`, the `Recorder` the engine `App` keeps, and `play_replay`;
+//! - `snapshot` holds `WorldSnapshot` and the registry of what it copies; `allocator` reads and
+//!   rebuilds bevy's entity allocator for it; `seek` holds `ReplaySeeker`.
 
+pub mod allocator;
 pub mod compare;
 pub mod hash;
 pub mod hasher;
@@ -16,6 +19,8 @@ pub mod impls;
 pub mod replay;
 pub mod replay_compact;
 pub mod report;
+pub mod seek;
+pub mod snapshot;
 
 use bevy::app::{App, Plugin};
 
@@ -25,15 +30,52 @@ pub use hash::{
 };
 pub use hasher::{StateHash, StateHasher};
 pub use headless::simulate_project_headless;
-pub use replay::{Recorder, Replay, ReplayError, ReplayFrame, play_replay};
+pub use replay::{PlaybackCursor, Recorder, Replay, ReplayError, ReplayFrame, play_replay};
 pub use report::{ReportDifference, ReportError, StateHashReport, compare_reports};
+pub use seek::ReplaySeeker;
+pub use snapshot::{SnapshotAppExt, SnapshotError, SnapshotRegistry, WorldSnapshot};
 
-/// Inserts [`StateHashes`] when the app is built.
+/// Inserts [`StateHashes`] when the app is built, and registers for snapshots the bevy types every
+/// engine app holds.
 #[derive(Clone, Debug, Default)]
 pub struct DeterminismPlugin;
 
 impl Plugin for DeterminismPlugin {
     fn build(&self, app: &mut App) {
-        app.insert_resource(StateHashes::default());
+        use bevy::app::{FixedMainScheduleOrder, MainScheduleOrder};
+        use bevy::ecs::entity_disabling::DefaultQueryFilters;
+        use bevy::ecs::message::{MessageRegistry, Messages};
+        use bevy::ecs::observer::Observer;
+        use bevy::ecs::reflect::AppTypeRegistry;
+        use bevy::ecs::schedule::Schedules;
+        use bevy::prelude::{GlobalTransform, Name, Transform};
+        use bevy::transform::components::TransformTreeChanged;
+        use bevy::transform::systems::StaticTransformOptimizations;
+
+        app.insert_resource(StateHashes::default())
+            .register_snapshot_component::<StateHashes>()
+            .register_snapshot_component::<crate::scene::SceneId>()
+            .register_snapshot_component::<Name>()
+            .register_snapshot_component::<Transform>()
+            .register_snapshot_component::<GlobalTransform>()
+            .register_snapshot_component::<TransformTreeChanged>()
+            // Set up once and never changed by a tick, or cleared every frame.
+            .ignore_in_snapshots::<StaticTransformOptimizations>()
+            .ignore_in_snapshots::<Schedules>()
+            .ignore_in_snapshots::<MainScheduleOrder>()
+            .ignore_in_snapshots::<FixedMainScheduleOrder>()
+            .ignore_in_snapshots::<DefaultQueryFilters>()
+            .ignore_in_snapshots::<MessageRegistry>()
+            .ignore_in_snapshots::<Messages<bevy::app::AppExit>>()
+            .ignore_in_snapshots::<Observer>()
+            .ignore_in_snapshots::<AppTypeRegistry>();
+        // Transform propagation's private check that a parent has a `GlobalTransform`.
+        app.world_mut()
+            .get_resource_or_init::<SnapshotRegistry>()
+            .ignore_by_name(
+                "bevy_ecs::message::messages::Messages<bevy_app::hierarchy::\
+                 CheckParentHasComponent<bevy_transform::components::global_transform::\
+                 GlobalTransform>>",
+            );
     }
 }

@@ -116,6 +116,9 @@ pub enum ReplayError {
         /// The scene in the app.
         loaded: SceneIdentity,
     },
+    /// A snapshot taken or restored while seeking failed.
+    #[error(transparent)]
+    Snapshot(#[from] super::snapshot::SnapshotError),
     /// Playback ran a different number of ticks than the recording.
     #[error("the replay recorded {recorded} ticks but playback ran {played}")]
     Length {
@@ -255,49 +258,76 @@ impl Replay {
     }
 }
 
-/// Plays `replay` into `app` (built with the same scene and set up, at the replay's start tick):
-/// writes the seed in place, feeds every frame's delta and input, and checks every tick's hash.
-pub fn play_replay(replay: &Replay, app: &mut App) -> Result<(), ReplayError> {
-    replay.check()?;
-    if app.ticks() != replay.start_tick {
-        return Err(ReplayError::StartTick {
-            expected: replay.start_tick,
-            found: app.ticks(),
-        });
+/// How far playback of a replay has got.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlaybackCursor {
+    /// The next frame to play.
+    pub frame: usize,
+    /// How many recorded hashes have been checked.
+    pub checked: usize,
+}
+
+impl Replay {
+    /// The tick the recording ended on.
+    pub fn end_tick(&self) -> u64 {
+        self.hashes
+            .last()
+            .map_or(self.start_tick, |(tick, _)| *tick)
     }
-    if let (Some(recorded), Some(loaded)) =
-        (&replay.scene, app.world().get_resource::<SceneIdentity>())
-        && recorded != loaded
-    {
-        return Err(ReplayError::Scene {
-            recorded: recorded.clone(),
-            loaded: loaded.clone(),
-        });
+
+    /// Checks that `app` (set up, at the replay's start tick) holds the recorded scene, and writes
+    /// the recorded seed in place.
+    pub fn prepare(&self, app: &mut App) -> Result<(), ReplayError> {
+        self.check()?;
+        if app.ticks() != self.start_tick {
+            return Err(ReplayError::StartTick {
+                expected: self.start_tick,
+                found: app.ticks(),
+            });
+        }
+        if let (Some(recorded), Some(loaded)) =
+            (&self.scene, app.world().get_resource::<SceneIdentity>())
+            && recorded != loaded
+        {
+            return Err(ReplayError::Scene {
+                recorded: recorded.clone(),
+                loaded: loaded.clone(),
+            });
+        }
+        app.world_mut().resource_mut::<RandomSeed>().0 = self.seed;
+        Ok(())
     }
-    app.world_mut().resource_mut::<RandomSeed>().0 = replay.seed;
-    let end_tick = replay
-        .hashes
-        .last()
-        .map_or(replay.start_tick, |(tick, _)| *tick);
-    let cap = app.world().resource::<TimeControl>().max_ticks_per_frame;
-    let mut checked = 0;
-    for (k, frame) in replay.frames.iter().enumerate() {
+
+    /// Plays the frame at `cursor` into `app` and checks the hashes of its ticks. The frame runs
+    /// exactly the ticks it ran when recorded, whatever cap or pause limited them then; with the
+    /// same deltas the tick accumulator then evolves the same way. Leaves `TimeControl`'s cap at
+    /// the frame's tick count.
+    pub fn play_frame(
+        &self,
+        app: &mut App,
+        cursor: &mut PlaybackCursor,
+    ) -> Result<(), ReplayError> {
+        let Some(frame) = self.frames.get(cursor.frame) else {
+            return Ok(());
+        };
         if let Some(input) = &frame.input {
             app.set_input(input.clone());
         }
-        // Each frame runs exactly the ticks it ran when recorded, whatever cap or pause limited
-        // them then; with the same deltas the tick accumulator then evolves the same way.
-        let next = replay.frames.get(k + 1).map_or(end_tick, |f| f.start_tick);
+        let next = self
+            .frames
+            .get(cursor.frame + 1)
+            .map_or(self.end_tick(), |f| f.start_tick);
         let recorded_ticks = next.saturating_sub(frame.start_tick).min(u32::MAX as u64) as u32;
         app.world_mut()
             .resource_mut::<TimeControl>()
             .max_ticks_per_frame = recorded_ticks;
         let before = app.ticks();
         app.update(Duration::from_nanos(frame.real_delta_ns));
+        cursor.frame += 1;
         let hashes = app.world().resource::<StateHashes>();
         for tick in before + 1..=app.ticks() {
             let computed = hashes.get(tick).map(hex).unwrap_or_default();
-            match replay.hashes.get(checked) {
+            match self.hashes.get(cursor.checked) {
                 Some((recorded_tick, recorded))
                     if *recorded_tick == tick && *recorded == computed => {}
                 Some((_, recorded)) => {
@@ -309,21 +339,33 @@ pub fn play_replay(replay: &Replay, app: &mut App) -> Result<(), ReplayError> {
                 }
                 None => {
                     return Err(ReplayError::Length {
-                        recorded: replay.hashes.len(),
-                        played: checked + 1,
+                        recorded: self.hashes.len(),
+                        played: cursor.checked + 1,
                     });
                 }
             }
-            checked += 1;
+            cursor.checked += 1;
         }
+        Ok(())
+    }
+}
+
+/// Plays `replay` into `app` (built with the same scene and set up, at the replay's start tick):
+/// writes the seed in place, feeds every frame's delta and input, and checks every tick's hash.
+pub fn play_replay(replay: &Replay, app: &mut App) -> Result<(), ReplayError> {
+    replay.prepare(app)?;
+    let cap = app.world().resource::<TimeControl>().max_ticks_per_frame;
+    let mut cursor = PlaybackCursor::default();
+    while cursor.frame < replay.frames.len() {
+        replay.play_frame(app, &mut cursor)?;
     }
     app.world_mut()
         .resource_mut::<TimeControl>()
         .max_ticks_per_frame = cap;
-    if checked != replay.hashes.len() {
+    if cursor.checked != replay.hashes.len() {
         return Err(ReplayError::Length {
             recorded: replay.hashes.len(),
-            played: checked,
+            played: cursor.checked,
         });
     }
     Ok(())

@@ -23,6 +23,7 @@ pub use player::{PlayerController, player_look, player_move};
 pub use sound::{SoundEvent, SoundEvents, raise_sound_cues};
 pub use tween::{Easing, Tween, TweenMode, advance_tweens};
 
+use crate::determinism::SnapshotAppExt;
 use crate::runtime::SimSet;
 
 /// The gameplay systems, each in its place in the fixed chain.
@@ -32,6 +33,15 @@ pub struct GameplayPlugin;
 impl Plugin for GameplayPlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(SoundEvents::default())
+            .register_snapshot_component::<SoundEvents>()
+            .register_snapshot_component::<PlayerController>()
+            .register_snapshot_component::<PlatformerController>()
+            .register_snapshot_component::<Tween>()
+            .register_snapshot_component::<Pickup>()
+            .register_snapshot_component::<Counter>()
+            .register_snapshot_component::<BurstEmitter>()
+            .register_snapshot_component::<BurstParticle>()
+            .register_snapshot_component::<HudElement>()
             .add_systems(
                 FixedUpdate,
                 (

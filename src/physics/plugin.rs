@@ -20,6 +20,7 @@ use super::components::{
 use super::cpu::{self, SolverBody, StepParams, StepScratch};
 use super::resources::{CollisionEvents, PhysicsIdRegistry, PhysicsSettings};
 use super::world::PhysicsWorld;
+use crate::determinism::SnapshotAppExt;
 use crate::runtime::{DeterminismMode, DeterminismSupport, FrameTime, SimSet};
 
 /// The name the CPU solver declares its determinism under.
@@ -38,6 +39,16 @@ impl Plugin for PhysicsPlugin {
             .insert_resource(PhysicsIdRegistry::default())
             .insert_resource(PhysicsWorld::default())
             .insert_resource(CollisionEvents::default())
+            .register_snapshot_component::<PhysicsSettings>()
+            .register_snapshot_component::<PhysicsIdRegistry>()
+            .register_snapshot_component::<PhysicsWorld>()
+            .register_snapshot_component::<CollisionEvents>()
+            .register_snapshot_component::<RigidBody>()
+            .register_snapshot_component::<Collider>()
+            .register_snapshot_component::<CollisionLayers>()
+            .register_snapshot_component::<PhysicsBody>()
+            .register_snapshot_component::<Sleeping>()
+            .register_snapshot_component::<PhysicsId>()
             .add_systems(FixedUpdate, cpu_physics_step.in_set(SimSet::Physics));
         if let Some(mut support) = app.world_mut().get_resource_mut::<DeterminismSupport>() {
             // Only IEEE + - * /, sqrt and sim_math, in a fixed order: see docs/determinism.md for the

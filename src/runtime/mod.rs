@@ -15,6 +15,8 @@ pub mod time;
 
 use bevy::app::{App, Plugin};
 
+use crate::determinism::SnapshotAppExt;
+
 pub use input::RuntimeInput;
 pub use input_script::{InputScript, InputScriptError};
 pub use mode::{DeterminismError, DeterminismMode, DeterminismSupport, UnsupportedPart};
@@ -59,7 +61,14 @@ impl Plugin for RuntimePlugin {
             .insert_resource(RandomSeed(settings.seed))
             .insert_resource(RuntimeInput::default())
             .insert_resource(settings.mode)
-            .insert_resource(DeterminismSupport::default());
+            .insert_resource(DeterminismSupport::default())
+            .register_snapshot_component::<FrameTime>()
+            .register_snapshot_component::<TimeControl>()
+            .register_snapshot_component::<TickAccumulator>()
+            .register_snapshot_component::<RandomSeed>()
+            .register_snapshot_component::<RuntimeInput>()
+            .register_snapshot_component::<DeterminismMode>()
+            .register_snapshot_component::<DeterminismSupport>();
         schedule::configure_fixed_schedules(app);
     }
 }
