@@ -8,7 +8,8 @@
 //! - `compare` holds `compare_runs`, which goes down to the first differing field;
 //! - `replay` holds `Replay`, the `Recorder` the engine `App` keeps, and `play_replay`;
 //! - `snapshot` holds `WorldSnapshot` and the registry of what it copies; `allocator` reads and
-//!   rebuilds bevy's entity allocator for it; `seek` holds `ReplaySeeker`.
+//!   rebuilds bevy's entity allocator for it; `seek` holds `ReplaySeeker`;
+//!   `synctest` holds `SyncTest`, which rolls back and re-simulates every tick.
 
 pub mod allocator;
 pub mod compare;
@@ -21,6 +22,7 @@ pub mod replay_compact;
 pub mod report;
 pub mod seek;
 pub mod snapshot;
+pub mod synctest;
 
 use bevy::app::{App, Plugin};
 
@@ -34,6 +36,7 @@ pub use replay::{PlaybackCursor, Recorder, Replay, ReplayError, ReplayFrame, pla
 pub use report::{ReportDifference, ReportError, StateHashReport, compare_reports};
 pub use seek::ReplaySeeker;
 pub use snapshot::{SnapshotAppExt, SnapshotError, SnapshotRegistry, WorldSnapshot};
+pub use synctest::{SyncTest, SyncTestError};
 
 /// Inserts [`StateHashes`] when the app is built, and registers for snapshots the bevy types every
 /// engine app holds.
