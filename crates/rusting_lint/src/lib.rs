@@ -1,0 +1,70 @@
+//! The source lint of `rusting validate`: finds operations that break determinism in the code of a
+//! game crate that runs in the fixed schedules (`FixedUpdate` and the other `Fixed*` schedules),
+//! and reports each with a stable code, a severity, and its file, line and column.
+//!
+//! The lint parses every `src/**/*.rs` file with `syn` (no compiler, no build), finds the systems
+//! that `add_systems` puts into a fixed schedule, follows the calls they make to the crate's own
+//! functions, and runs every rule over that code:
+//!
+//! | Code | What it catches |
+//! |------|-----------------|
+//! | `LINT_TRANSCENDENTAL` | `sin`, `cos`, `atan2`, `exp`, `ln`, `powf`, `powi` and the like on floats |
+//! | `LINT_GLAM_TRANSCENDENTAL` | glam/bevy helpers that call them inside (`Quat::from_euler`, `slerp`, `rotate_y`) |
+//! | `LINT_MUL_ADD` | `mul_add` |
+//! | `LINT_HASH_ITERATION` | iteration over a `HashMap` / `HashSet` |
+//! | `LINT_WALL_CLOCK` | `Instant::now`, `SystemTime` |
+//! | `LINT_PROCESS_RANDOMNESS` | `thread_rng`, `rand::random`, `Uuid::new_v4`, `OsRng`, ... |
+//! | `LINT_FRAME_TIME` | `Res<Time>`, `delta_secs()`, `FrameTime::delta` and the other frame fields |
+//! | `LINT_PARALLEL_FLOAT_REDUCTION` | `sum`/`reduce`/`fold` over a rayon parallel iterator |
+//! | `LINT_ALLOW_INVALID` | an allow comment without a reason or with an unknown code |
+//! | `LINT_ALLOW_UNUSED` | (warning) an allow comment that silences nothing |
+//!
+//! A line is silenced with `// rusting: allow(LINT_CODE) reason: ...` on it or on the line above.
+//! Each module's documentation states the approximations it makes without a type checker.
+//!
+//! This crate must never depend on bevy or the engine: it reads source text only.
+
+mod allow;
+mod error;
+mod finding;
+mod index;
+mod infer;
+mod reach;
+mod report;
+mod rules;
+mod schedule;
+mod source;
+mod types;
+mod walk;
+
+use std::path::Path;
+
+pub use error::LintError;
+pub use finding::{Finding, LintCode, LintReport, Severity};
+
+use source::SourceFile;
+
+/// Lints the crate in `crate_dir`: every `.rs` file under `crate_dir/src`, read in path order.
+/// Findings name files relative to `crate_dir` (`src/game.rs`).
+pub fn lint_crate(crate_dir: &Path) -> Result<LintReport, LintError> {
+    let mut files = Vec::new();
+    for (name, path) in source::list_sources(crate_dir)? {
+        let text = source::read_source(&path)?;
+        files.push(SourceFile::parse(&name, text)?);
+    }
+    Ok(reach::lint_files(&files))
+}
+
+/// Lints sources given as `(file name, text)` pairs as one crate (in the order given).
+pub fn lint_sources(sources: &[(&str, &str)]) -> Result<LintReport, LintError> {
+    let files = sources
+        .iter()
+        .map(|(name, text)| SourceFile::parse(name, (*text).to_owned()))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(reach::lint_files(&files))
+}
+
+/// Lints one file as a crate of its own and returns its findings.
+pub fn lint_source(file_name: &str, source: &str) -> Result<Vec<Finding>, LintError> {
+    lint_sources(&[(file_name, source)]).map(|report| report.findings)
+}

@@ -1,0 +1,226 @@
+//! The order and clock rules: `LINT_HASH_ITERATION`, `LINT_WALL_CLOCK`,
+//! `LINT_PROCESS_RANDOMNESS`, `LINT_FRAME_TIME` and `LINT_PARALLEL_FLOAT_REDUCTION`, each with
+//! code that must be caught and code that must not.
+
+mod common;
+
+use common::{codes, codes_at, game, lint};
+
+fn at(code: &str, line: usize) -> (String, usize) {
+    (code.to_owned(), line)
+}
+
+/// Fails if iterating a hash collection declared as a parameter, a local, a field or a type alias
+/// goes unreported.
+#[test]
+fn hash_iteration_is_caught() {
+    let source = game(
+        "type Lookup = bevy::platform::collections::HashSet<u32>;
+#[derive(Resource)] struct Scores { table: HashMap<Entity, f32> }
+fn fixed_step(scores: Res<Scores>, mut seen: Local<Lookup>) {
+    let mut total = 0.0;
+    for (_, s) in &scores.table { total += s; }
+    let ids: HashMap<u32, Entity> = HashMap::new();
+    let firsts: Vec<_> = ids.keys().collect();
+    let order = HashSet::with_capacity(4);
+    for id in order.iter() {}
+    seen.drain();
+}
+fn frame_step() {}",
+    );
+    assert_eq!(
+        codes_at(&source),
+        [
+            at("LINT_HASH_ITERATION", 13),
+            at("LINT_HASH_ITERATION", 15),
+            at("LINT_HASH_ITERATION", 17),
+            at("LINT_HASH_ITERATION", 18),
+        ]
+    );
+}
+
+/// Fails if ordered collections, lookups, or order-free uses of a hash collection are reported.
+#[test]
+fn ordered_and_order_free_uses_are_not_caught() {
+    let source = game(
+        "fn fixed_step(tree: Res<Tree>, map: Local<HashMap<u32, f32>>) {
+    let sorted: BTreeMap<u32, f32> = BTreeMap::new();
+    for (k, v) in &sorted {}
+    let _ = map.get(&3);
+    let _ = map.iter().count();
+    let _ = map.values().any(|v| *v > 1.0);
+    let keys = map.keys().copied().collect::<BTreeSet<u32>>();
+    let _ = tree.0.iter().sum::<f32>();
+}
+fn frame_step(map: Local<HashMap<u32, f32>>) { for v in map.values() {} }",
+    );
+    assert!(codes(&source).is_empty(), "{:?}", lint(&source));
+}
+
+/// Fails if wall clock reads go unreported, imported names included.
+#[test]
+fn wall_clock_reads_are_caught() {
+    let source = game(
+        "use std::time::{Instant, SystemTime, UNIX_EPOCH};
+fn fixed_step(started: Res<Started>, since: Local<Option<Instant>>) {
+    let now = Instant::now();
+    let secs = SystemTime::now().duration_since(UNIX_EPOCH);
+    let begun: Instant = started.0;
+    let _ = begun.elapsed();
+}
+fn frame_step() {}",
+    );
+    assert_eq!(
+        codes_at(&source),
+        [
+            at("LINT_WALL_CLOCK", 11),
+            at("LINT_WALL_CLOCK", 12),
+            at("LINT_WALL_CLOCK", 12),
+            at("LINT_WALL_CLOCK", 14),
+        ]
+    );
+}
+
+/// Fails if durations or clocks in presentation code are reported.
+#[test]
+fn durations_and_frame_clocks_are_not_caught() {
+    let source = game(
+        "fn fixed_step(time: Res<FrameTime>) { let _ = Duration::from_secs_f32(time.fixed_delta); }
+fn frame_step() { let _ = std::time::Instant::now(); }",
+    );
+    assert!(codes(&source).is_empty());
+}
+
+/// Fails if process-seeded randomness goes unreported, imported names included.
+#[test]
+fn process_randomness_is_caught() {
+    let source = game(
+        "use rand::random;
+fn fixed_step(mut commands: Commands) {
+    let mut rng = rand::thread_rng();
+    let x: f32 = random();
+    let id = uuid::Uuid::new_v4();
+    let y = rand::rng();
+}
+fn frame_step() {}",
+    );
+    assert_eq!(
+        codes_at(&source),
+        [
+            at("LINT_PROCESS_RANDOMNESS", 11),
+            at("LINT_PROCESS_RANDOMNESS", 12),
+            at("LINT_PROCESS_RANDOMNESS", 13),
+            at("LINT_PROCESS_RANDOMNESS", 14),
+        ]
+    );
+    assert!(lint(&source)[0].message.contains("RandomSeed::value"));
+}
+
+/// Fails if the engine's counter-based randomness, or randomness in presentation, is reported.
+#[test]
+fn seeded_randomness_is_not_caught() {
+    let source = game(
+        "fn fixed_step(seed: Res<RandomSeed>, time: Res<FrameTime>) {
+    let _ = seed.value(time.fixed_tick, RandomSeed::stream(7, 1));
+}
+fn frame_step() { let _ = rand::random::<f32>(); }",
+    );
+    assert!(codes(&source).is_empty());
+}
+
+/// Fails if the frame clock read in fixed code goes unreported: bevy's `Time` as an input or a
+/// resource, `delta_secs`, and `FrameTime`'s presentation fields.
+#[test]
+fn frame_time_in_fixed_code_is_caught() {
+    let source = game(
+        "fn fixed_step(time: Res<Time>, real: Res<Time<Real>>, frame: Res<FrameTime>, world: &World) {
+    let dt = time.delta_secs();
+    let step = frame.delta + frame.elapsed as f32;
+    let t = world.resource::<Time<Virtual>>();
+    let late = world.resource::<FrameTime>().real_delta;
+}
+fn frame_step() {}",
+    );
+    let found = lint(&source);
+    let at_columns: Vec<(String, usize, usize)> = found
+        .iter()
+        .map(|f| (f.code.to_string(), f.line, f.column))
+        .collect();
+    let expected = [
+        (9, 21),
+        (9, 38),
+        (10, 19),
+        (11, 22),
+        (11, 36),
+        (12, 19),
+        (13, 46),
+    ];
+    assert_eq!(
+        at_columns,
+        expected
+            .iter()
+            .map(|&(line, column)| ("LINT_FRAME_TIME".to_owned(), line, column))
+            .collect::<Vec<_>>()
+    );
+    assert!(found[0].message.contains("fixed_delta"), "{}", found[0]);
+    assert!(found[4].message.contains("fixed_elapsed()"), "{}", found[4]);
+}
+
+/// Fails if the fixed step, or the frame clock in an `Update` system, is reported.
+#[test]
+fn the_fixed_step_is_not_caught() {
+    let source = game(
+        "fn fixed_step(time: Res<FrameTime>) { let _ = time.fixed_delta * time.fixed_tick as f32 + time.fixed_elapsed(); }
+fn frame_step(time: Res<Time>, frame: Res<FrameTime>) { let _ = time.delta_secs() + frame.delta; }",
+    );
+    assert!(codes(&source).is_empty());
+}
+
+/// Fails if float reductions over rayon parallel iterators go unreported.
+#[test]
+fn parallel_float_reductions_are_caught() {
+    let source = game(
+        "fn fixed_step(bodies: Res<Bodies>) {
+    let energy: f32 = bodies.0.par_iter().map(|b| b.mass * b.speed).sum();
+    let most = bodies.0.par_iter().map(|b| b.mass).reduce(|| 0.0, f32::max);
+    let folded = (0..8).into_par_iter().fold(|| 0.0f64, |a, i| a + i as f64);
+}
+fn frame_step() {}",
+    );
+    assert_eq!(
+        codes_at(&source),
+        [
+            at("LINT_PARALLEL_FLOAT_REDUCTION", 10),
+            at("LINT_PARALLEL_FLOAT_REDUCTION", 11),
+            at("LINT_PARALLEL_FLOAT_REDUCTION", 12),
+        ]
+    );
+}
+
+/// Fails if provably integer reductions, ordered collects or sequential sums are reported.
+#[test]
+fn integer_and_ordered_reductions_are_not_caught() {
+    let source = game(
+        "fn fixed_step(bodies: Res<Bodies>) {
+    let count: u64 = bodies.0.par_iter().map(|b| b.flags).sum();
+    let bits = bodies.0.par_iter().map(|b| b.id).sum::<u32>();
+    let moved = bodies.0.par_iter().map(|b| (b.speed > 0.0) as u32).reduce(|| 0, |a, b| a + b);
+    let in_order: Vec<f32> = bodies.0.par_iter().map(|b| b.mass).collect();
+    let total: f32 = in_order.iter().sum();
+    let again = bodies.0.par_iter().map(|b| b.mass).collect::<Vec<_>>().into_iter().sum::<f32>();
+}
+fn frame_step(bodies: Res<Bodies>) { let _: f32 = bodies.0.par_iter().map(|b| b.mass).sum(); }",
+    );
+    assert!(codes(&source).is_empty(), "{:?}", lint(&source));
+}
+
+/// Fails if a crate's own type called `Time` is taken for bevy's frame clock.
+#[test]
+fn a_crates_own_time_type_is_not_caught() {
+    let source = game(
+        "#[derive(Resource)] struct Time { tick: u64 }
+fn fixed_step(time: Res<Time>) { let _ = time.tick; }
+fn frame_step() {}",
+    );
+    assert!(codes(&source).is_empty());
+}
