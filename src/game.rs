@@ -13,6 +13,9 @@
 //! - `RUSTING_REPLAY_OUT=<file>` records that run and writes its `Replay` there when it ends;
 //! - `RUSTING_REPLAY_PLAY=<file>` plays a replay headless instead and fails, naming the tick, when
 //!   a hash differs;
+//! - `RUSTING_SYNCTEST=<k>` runs the headless ticks one a frame as a synctest instead: after every
+//!   tick, a new app restores the snapshot from `k` ticks back and re-simulates, and the run fails
+//!   at the first tick whose hash differs (state kept outside the snapshot);
 //! - `RUSTING_PROJECT_DIR=<dir>` opens a project elsewhere than the crate that was built.
 //!
 //! Without `RUSTING_HEADLESS_TICKS` the game says so and exits with code 2 instead of pretending to
@@ -51,6 +54,9 @@ pub enum GameError {
     /// A replay cannot be read or written, or playing it diverged.
     #[error(transparent)]
     Replay(#[from] crate::determinism::ReplayError),
+    /// A synctest found state outside the snapshot (`RUSTING_SYNCTEST`).
+    #[error(transparent)]
+    SyncTest(#[from] crate::determinism::SyncTestError),
     /// An environment variable has a value the game cannot use.
     #[error("{name}={value}: {reason}")]
     Environment {
@@ -172,7 +178,7 @@ fn environment(name: &'static str) -> Option<String> {
 
 /// What `rusting_game!` calls: opens the project, runs it as the environment asks, and turns the
 /// outcome into an exit code (0 ran, 1 could not start, 2 nothing to run: no renderer yet).
-pub fn run_game(crate_dir: &Path, add_game: impl FnOnce(&mut App)) -> ExitCode {
+pub fn run_game(crate_dir: &Path, add_game: impl Fn(&mut App)) -> ExitCode {
     match try_run_game(crate_dir, add_game) {
         Ok(Some(summary)) => {
             println!("{summary}");
@@ -194,7 +200,7 @@ pub fn run_game(crate_dir: &Path, add_game: impl FnOnce(&mut App)) -> ExitCode {
 
 fn try_run_game(
     crate_dir: &Path,
-    add_game: impl FnOnce(&mut App),
+    add_game: impl Fn(&mut App),
 ) -> Result<Option<String>, GameError> {
     let root = environment("RUSTING_PROJECT_DIR")
         .map(PathBuf::from)
@@ -227,6 +233,28 @@ fn try_run_game(
     let replay_in = environment("RUSTING_REPLAY_PLAY")
         .map(|path| crate::determinism::Replay::load(Path::new(&path)))
         .transpose()?;
+    let synctest = environment("RUSTING_SYNCTEST")
+        .map(|value| match value.parse::<usize>() {
+            Ok(distance) if distance > 0 => Ok(distance),
+            _ => Err(GameError::Environment {
+                name: "RUSTING_SYNCTEST",
+                value,
+                reason: "expected how many ticks to roll back, at least 1",
+            }),
+        })
+        .transpose()?;
+    if let (Some(distance), Some(ticks)) = (synctest, ticks) {
+        let make_app = || {
+            let mut app = build_app(&project).expect("the project built once already");
+            add_game(&mut app);
+            app
+        };
+        // Check the app builds and starts before the synctest builds more of them.
+        let mut first = build_app(&project)?;
+        add_game(&mut first);
+        first.setup()?;
+        return run_synctest(&project, make_app, distance, ticks, script.as_ref());
+    }
     let mut app = build_app(&project)?;
     add_game(&mut app);
     let hashes = crate::determinism::headless::collect_hashes(&mut app);
@@ -268,6 +296,30 @@ fn try_run_game(
     finish_run(&project, &mut app, report_path.as_deref(), &hashes)
 }
 
+/// Runs `ticks` ticks one a frame under a [`SyncTest`](crate::determinism::SyncTest) that rolls
+/// back `distance` ticks after every frame, feeding the script's inputs one frame each.
+fn run_synctest(
+    project: &Project,
+    make_app: impl FnMut() -> App,
+    distance: usize,
+    ticks: u64,
+    script: Option<&InputScript>,
+) -> Result<Option<String>, GameError> {
+    let mut synctest = crate::determinism::SyncTest::new(make_app, distance);
+    let mut inputs = script.into_iter().flat_map(|s| s.frames());
+    let mut input = RuntimeInput::default();
+    while synctest.app().ticks() < ticks {
+        if let Some((_, next)) = inputs.next() {
+            input = next.clone();
+        }
+        synctest.advance(input.clone())?;
+    }
+    Ok(Some(format!(
+        "{}: synctest passed: {ticks} ticks, each re-simulated {distance} ticks back from a snapshot",
+        project.manifest.name
+    )))
+}
+
 /// Writes the state-hash report if asked and sums the run up.
 fn finish_run(
     project: &Project,
@@ -302,13 +354,17 @@ fn finish_run(
 }
 
 /// Writes a game's `main`: `rusting_game!(MyGamePlugin);` runs the project in the crate's directory
-/// with the engine, its main scene and `MyGamePlugin`.
+/// with the engine, its main scene and `MyGamePlugin`. List the game's own component and resource
+/// types to have snapshots copy them (with `Clone`) or leave them alone:
+/// `rusting_game!(MyGamePlugin, snapshot: [Score, Lap], ignore_in_snapshots: [AudioCache]);`.
 #[macro_export]
 macro_rules! rusting_game {
-    ($plugin:expr) => {
+    ($plugin:expr $(, snapshot: [$($copied:ty),* $(,)?])? $(, ignore_in_snapshots: [$($ignored:ty),* $(,)?])? $(,)?) => {
         fn main() -> ::std::process::ExitCode {
             $crate::game::run_game(::std::path::Path::new(env!("CARGO_MANIFEST_DIR")), |app| {
                 app.add_plugins($plugin);
+                $($(app.register_snapshot_component::<$copied>();)*)?
+                $($(app.ignore_in_snapshots::<$ignored>();)*)?
             })
         }
     };

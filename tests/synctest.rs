@@ -88,3 +88,25 @@ fn synctest_catches_a_counter_kept_in_a_local() {
     let where_ = where_.unwrap();
     assert!(where_.contains("Transform"), "{where_}");
 }
+
+/// `RUSTING_SYNCTEST=3` turns a game's headless run into a synctest: the starter passes, and the
+/// same game with the `Local` counter fails. Fails if the variable is ignored (both runs pass).
+#[test]
+fn rusting_synctest_runs_a_game_as_a_synctest() {
+    const STARTER: &str = "crates/rusting/templates/starter";
+    // SAFETY: the only test in this binary that sets environment variables, and `run_game` is the
+    // only reader.
+    unsafe {
+        std::env::set_var("RUSTING_HEADLESS_TICKS", "60");
+        std::env::set_var("RUSTING_SYNCTEST", "3");
+    }
+    let clean = game::run_game(Path::new(STARTER), |app| {
+        app.add_plugins(starter_game::StarterGame);
+    });
+    let drifting = game::run_game(Path::new(STARTER), |app| {
+        app.add_plugins(starter_game::StarterGame);
+        app.add_systems(FixedUpdate, drift_by_local_counter.after(SimSet::Tweens));
+    });
+    assert_eq!(clean, std::process::ExitCode::SUCCESS);
+    assert_eq!(drifting, std::process::ExitCode::FAILURE);
+}
