@@ -247,3 +247,22 @@ fn replays_of_the_starter_template_seek_through_snapshots() {
         other => panic!("expected the tampered tick {tampered_tick}, got {other:?}"),
     }
 }
+
+/// A replay turned into an input script and run headless gives the recorded hashes: the script
+/// keeps every frame's tick count and input. Fails if the script spreads the recorded ticks
+/// evenly instead (input then lands on other ticks).
+#[test]
+fn a_replay_as_an_input_script_reproduces_its_hashes() {
+    let (replay, _) = record();
+    let script = replay.to_input_script();
+    let mut app = starter_app();
+    let hashes = rusting_engine::determinism::headless::collect_hashes(&mut app);
+    game::run_headless(&mut app, replay.end_tick(), Some(&script));
+    let got: Vec<(u64, String)> = hashes
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|&(tick, hash)| (tick, format!("{hash:016x}")))
+        .collect();
+    assert_eq!(got, replay.hashes);
+}

@@ -18,7 +18,8 @@ use super::hash::StateHashes;
 use super::report::hex;
 use crate::app::App;
 use crate::json_file;
-use crate::runtime::{RandomSeed, RuntimeInput, TimeControl};
+use crate::runtime::input_script::{INPUT_SCRIPT_VERSION, ScriptFrames};
+use crate::runtime::{InputScript, RandomSeed, RuntimeInput, TimeControl};
 use crate::scene::SceneIdentity;
 
 /// The replay format version this engine writes and reads.
@@ -273,6 +274,32 @@ impl Replay {
         self.hashes
             .last()
             .map_or(self.start_tick, |(tick, _)| *tick)
+    }
+
+    /// The replay's frames as an input script: every frame lasts exactly the ticks it ran and sees
+    /// the recorded input, so a headless run of the script simulates the recorded session (the
+    /// project's seed must be the replay's).
+    pub fn to_input_script(&self) -> InputScript {
+        let frames = self
+            .frames
+            .iter()
+            .enumerate()
+            .map(|(k, frame)| {
+                let next = self
+                    .frames
+                    .get(k + 1)
+                    .map_or(self.end_tick(), |f| f.start_tick);
+                ScriptFrames {
+                    repeat: 1,
+                    ticks: next.saturating_sub(frame.start_tick) as f64,
+                    input: frame.input.clone(),
+                }
+            })
+            .collect();
+        InputScript {
+            format_version: INPUT_SCRIPT_VERSION,
+            frames,
+        }
     }
 
     /// Checks that `app` (set up, at the replay's start tick) holds the recorded scene, and writes

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::exit::Outcome;
-use crate::{cook, determinism, hashes, new, replay};
+use crate::{cook, determinism, hashes, new, replay, run};
 
 /// Rusting: a deterministic game engine on Bevy.
 ///
@@ -38,18 +38,54 @@ enum Command {
         #[arg(long)]
         engine_version: Option<String>,
     },
-    /// Build a game in debug and release, run each headless (and release again on one CPU), and
-    /// check that every tick's world-state hash is the same.
+    /// Build a game in debug and release, run each headless (and release again on one CPU, and in
+    /// uneven frames), and check that every tick's world-state hash is the same.
     Determinism {
         /// The project directory (holding `rusting.json` and `Cargo.toml`).
         project: PathBuf,
-        /// How many fixed ticks each run simulates.
-        #[arg(long, default_value_t = 120)]
-        ticks: u64,
+        /// How many fixed ticks each run simulates (default 120, or the whole replay).
+        #[arg(long)]
+        ticks: Option<u64>,
         /// An input script to feed every run, so gameplay is exercised.
+        #[arg(long, conflicts_with = "replay")]
+        script: Option<PathBuf>,
+        /// A recorded session whose frames and input to feed every run.
+        #[arg(long)]
+        replay: Option<PathBuf>,
+        /// The cargo target directory the builds share (default: the project's `target`).
+        #[arg(long)]
+        target_dir: Option<PathBuf>,
+    },
+    /// Build a game and run it: headless for a number of ticks, recording a session, playing one
+    /// back, or as a synctest.
+    Run {
+        /// The project directory.
+        project: PathBuf,
+        /// Run without a window (the only way until the engine has a renderer).
+        #[arg(long)]
+        headless: bool,
+        /// How many fixed ticks to run headless.
+        #[arg(long)]
+        ticks: Option<u64>,
+        /// An input script to feed the run.
         #[arg(long)]
         script: Option<PathBuf>,
-        /// The cargo target directory the builds share (default: the project's `target`).
+        /// Record the session into this replay file (`.rply` for the compact form).
+        #[arg(long, conflicts_with = "replay")]
+        record: Option<PathBuf>,
+        /// Play this replay headless instead, failing at the first tick that differs.
+        #[arg(long)]
+        replay: Option<PathBuf>,
+        /// Run the ticks one a frame, each re-simulated from a snapshot this many ticks back.
+        #[arg(long, conflicts_with_all = ["record", "replay"])]
+        synctest: Option<usize>,
+        /// Write the run's state-hash report here.
+        #[arg(long)]
+        hashes_out: Option<PathBuf>,
+        /// Build in debug instead of release.
+        #[arg(long)]
+        debug: bool,
+        /// The cargo target directory (default: the project's `target`).
         #[arg(long)]
         target_dir: Option<PathBuf>,
     },
@@ -109,13 +145,38 @@ impl Cli {
                 project,
                 ticks,
                 script,
+                replay,
                 target_dir,
             }) => determinism::check(&determinism::Request {
                 project,
                 ticks: *ticks,
                 script: script.as_deref(),
+                replay: replay.as_deref(),
                 target_dir: target_dir.as_deref(),
                 json: self.json,
+            }),
+            Some(Command::Run {
+                project,
+                headless,
+                ticks,
+                script,
+                record,
+                replay,
+                synctest,
+                hashes_out,
+                debug,
+                target_dir,
+            }) => run::run(&run::Request {
+                project,
+                headless: *headless,
+                ticks: *ticks,
+                script: script.as_deref(),
+                record: record.as_deref(),
+                replay: replay.as_deref(),
+                synctest: *synctest,
+                hashes_out: hashes_out.as_deref(),
+                debug: *debug,
+                target_dir: target_dir.as_deref(),
             }),
             Some(Command::Hashes {
                 command: HashesCommand::Diff { a, b },

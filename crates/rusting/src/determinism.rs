@@ -3,19 +3,22 @@
 //!
 //! The configurations: a debug build, a release build, the release build again pinned to one CPU
 //! with `taskset --cpu-list 0` (so bevy's task pool and rayon run one thread), and, without an input
-//! script, the release build in uneven frames (3, 1/2, 1/2, 0 and 5 ticks). Each runs
-//! headless with `RUSTING_HEADLESS_TICKS` and writes a state-hash report through
-//! `RUSTING_STATE_HASH_OUT`; every tick is compared against the debug run. At the first mismatch the
-//! two configurations run again up to that tick and their per-entity and per-component hashes name
-//! the entity and component.
+//! script, the release build in uneven frames (3, 1/2, 1/2, 0 and 5 ticks). The two builds share
+//! one target directory and run one after the other; then the configurations run at the same time
+//! (only one of them is pinned, so none shares a pin with another), each headless with
+//! `RUSTING_HEADLESS_TICKS`, writing a state-hash report through `RUSTING_STATE_HASH_OUT`. Every
+//! tick is compared against the debug run. At the first mismatch the two configurations run again
+//! up to that tick and their per-entity and per-component hashes name the entity and component.
+//! With `--replay`, every run is fed the replay's frames and input (as an input script), so
+//! gameplay is exercised the way a player did.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use rusting_engine::determinism::{StateHashReport, compare_reports};
+use rusting_engine::determinism::{Replay, StateHashReport, compare_reports};
 use rusting_engine::project::Project;
 
 use crate::exit::{Failure, Outcome};
+use crate::game_build::{Build, GameRun, Profile, last_line, taskset_available};
 
 /// One way of building and running the game.
 struct Configuration {
@@ -56,86 +59,78 @@ const CONFIGURATIONS: [Configuration; 4] = [
 pub struct Request<'a> {
     /// The project directory.
     pub project: &'a Path,
-    /// Ticks to run.
-    pub ticks: u64,
+    /// Ticks to run (default: 120, or the whole replay).
+    pub ticks: Option<u64>,
     /// An input script to feed every run.
     pub script: Option<&'a Path>,
+    /// A replay whose frames and input to feed every run.
+    pub replay: Option<&'a Path>,
     /// The target directory builds share (default: the project's `target`).
     pub target_dir: Option<&'a Path>,
     /// Print a JSON result.
     pub json: bool,
 }
 
-fn taskset_available() -> bool {
-    Command::new("taskset")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+/// The two builds every configuration runs one of.
+struct Binaries {
+    debug: PathBuf,
+    release: PathBuf,
 }
 
-/// Builds and runs one configuration for `ticks`; returns its report.
+/// Runs one configuration for `ticks` with the input script at `script`; returns its report.
 fn run(
     request: &Request,
+    binaries: &Binaries,
     configuration: &Configuration,
     ticks: u64,
+    script: Option<&Path>,
     out: &Path,
 ) -> Result<StateHashReport, Failure> {
-    let manifest = request.project.join("Cargo.toml");
-    let target = request
-        .target_dir
-        .map(Path::to_owned)
-        .unwrap_or_else(|| request.project.join("target"));
-    let mut command = if configuration.one_cpu {
-        let mut c = Command::new("taskset");
-        c.args(["--cpu-list", "0", "cargo"]);
-        c
-    } else {
-        Command::new("cargo")
-    };
-    command
-        .args(["run", "--quiet", "--manifest-path"])
-        .arg(&manifest)
-        .arg("--target-dir")
-        .arg(&target);
-    if configuration.release {
-        command.arg("--release");
-    }
-    command
-        .env("RUSTING_PROJECT_DIR", request.project)
-        .env("RUSTING_HEADLESS_TICKS", ticks.to_string())
-        .env("RUSTING_STATE_HASH_OUT", out)
-        .env(
+    let mut env = vec![
+        ("RUSTING_HEADLESS_TICKS", ticks.to_string()),
+        ("RUSTING_STATE_HASH_OUT", out.display().to_string()),
+        (
             "RUSTING_HEADLESS_PACING",
             if configuration.uneven {
                 "uneven"
             } else {
                 "steady"
-            },
-        )
-        .env_remove("RUSTING_REPLAY_OUT")
-        .env_remove("RUSTING_REPLAY_PLAY");
-    match request.script {
-        Some(script) => command.env("RUSTING_INPUT_SCRIPT", script),
-        None => command.env_remove("RUSTING_INPUT_SCRIPT"),
+            }
+            .to_owned(),
+        ),
+    ];
+    if let Some(script) = script {
+        env.push(("RUSTING_INPUT_SCRIPT", script.display().to_string()));
+    }
+    let executable = if configuration.release {
+        &binaries.release
+    } else {
+        &binaries.debug
     };
-    let output = command.output().map_err(|e| {
+    let output = GameRun {
+        executable,
+        project: request.project,
+        env,
+        one_cpu: configuration.one_cpu,
+    }
+    .command()
+    .output()
+    .map_err(|e| {
         Failure::new(
             "RUN_FAILED",
             Outcome::BuildOrRun,
-            format!("{}: cannot start cargo: {e}", configuration.name),
+            format!("{}: cannot start the game: {e}", configuration.name),
         )
     })?;
     if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let last = stderr
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
         return Err(Failure::new(
             "RUN_FAILED",
             Outcome::BuildOrRun,
-            format!("the {} build or run failed: {last}", configuration.name),
+            format!(
+                "the {} run failed: {}",
+                configuration.name,
+                last_line(&output.stderr)
+            ),
         ));
     }
     StateHashReport::load(out).map_err(|e| {
@@ -150,19 +145,98 @@ fn run(
     })
 }
 
+/// Runs every configuration at once (none shares a CPU pin with another) and returns their
+/// reports in order.
+fn run_all(
+    request: &Request,
+    binaries: &Binaries,
+    configurations: &[&Configuration],
+    ticks: u64,
+    script: Option<&Path>,
+    out: impl Fn(&Configuration) -> PathBuf + Sync,
+) -> Result<Vec<StateHashReport>, Failure> {
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = configurations
+            .iter()
+            .map(|configuration| {
+                let out = &out;
+                scope.spawn(move || {
+                    run(
+                        request,
+                        binaries,
+                        configuration,
+                        ticks,
+                        script,
+                        &out(configuration),
+                    )
+                })
+            })
+            .collect();
+        runs.into_iter()
+            .map(|run| run.join().expect("a run thread does not panic"))
+            .collect()
+    })
+}
+
+/// The input every run gets, and how many ticks to run: a script as given, or a replay's frames
+/// written as a script into `work`.
+fn input(
+    request: &Request,
+    project: &Project,
+    work: &Path,
+) -> Result<(Option<PathBuf>, u64), Failure> {
+    let bad = |code: &'static str, message: String| Failure::new(code, Outcome::BadInput, message);
+    if let Some(script) = request.script {
+        if !script.is_file() {
+            return Err(bad(
+                "SCRIPT_INVALID",
+                format!("{}: no such input script", script.display()),
+            ));
+        }
+        return Ok((
+            Some(script.to_owned()),
+            request.ticks.unwrap_or(DEFAULT_TICKS),
+        ));
+    }
+    let Some(path) = request.replay else {
+        return Ok((None, request.ticks.unwrap_or(DEFAULT_TICKS)));
+    };
+    let replay = Replay::load(path).map_err(|e| bad("REPLAY_INVALID", e.to_string()))?;
+    if replay.seed != project.manifest.seed || replay.start_tick != 0 {
+        return Err(bad(
+            "REPLAY_INVALID",
+            format!(
+                "{}: recorded with seed {} from tick {}, but the project starts from tick 0 with seed {}",
+                path.display(),
+                replay.seed,
+                replay.start_tick,
+                project.manifest.seed
+            ),
+        ));
+    }
+    let script = work.join("replay-input.json");
+    let bytes = serde_json::to_vec(&replay.to_input_script()).expect("a script serializes");
+    std::fs::write(&script, bytes).map_err(|e| {
+        Failure::new(
+            "RUN_FAILED",
+            Outcome::BuildOrRun,
+            format!("{}: {e}", script.display()),
+        )
+    })?;
+    let recorded = replay.end_tick() - replay.start_tick;
+    Ok((
+        Some(script),
+        request.ticks.unwrap_or(recorded).min(recorded),
+    ))
+}
+
+/// Ticks to run when neither `--ticks` nor a replay says.
+const DEFAULT_TICKS: u64 = 120;
+
 /// Runs the check; `Ok` with a summary when every configuration agrees.
 pub fn check(request: &Request) -> Result<String, Failure> {
     let project = Project::open(request.project)
         .map_err(|e| Failure::new("PROJECT_INVALID", Outcome::BadInput, e.to_string()))?;
-    if let Some(script) = request.script
-        && !script.is_file()
-    {
-        return Err(Failure::new(
-            "SCRIPT_INVALID",
-            Outcome::BadInput,
-            format!("{}: no such input script", script.display()),
-        ));
-    }
     let work = std::env::temp_dir().join(format!("rusting-determinism-{}", std::process::id()));
     std::fs::create_dir_all(&work).map_err(|e| {
         Failure::new(
@@ -171,26 +245,35 @@ pub fn check(request: &Request) -> Result<String, Failure> {
             format!("{}: {e}", work.display()),
         )
     })?;
+    let result = check_in(request, &project, &work);
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
+fn check_in(request: &Request, project: &Project, work: &Path) -> Result<String, Failure> {
+    let (script, ticks) = input(request, project, work)?;
+    let script = script.as_deref();
+    let build = Build {
+        project: request.project,
+        target_dir: request.target_dir,
+    };
+    let binaries = Binaries {
+        debug: build.build(Profile::Debug)?,
+        release: build.build(Profile::Release)?,
+    };
     let one_cpu = taskset_available();
     let configurations: Vec<&Configuration> = CONFIGURATIONS
         .iter()
         .filter(|c| one_cpu || !c.one_cpu)
-        // Input scripts are frames of input; uneven pacing would change when input is seen.
-        .filter(|c| request.script.is_none() || !c.uneven)
+        // Scripted input is frames of input; uneven pacing would change when input is seen.
+        .filter(|c| script.is_none() || !c.uneven)
         .collect();
     let report_path = |c: &Configuration, suffix: &str| -> PathBuf {
         work.join(format!("{}{suffix}.json", c.name.replace(' ', "-")))
     };
-    let mut reports = Vec::new();
-    for configuration in &configurations {
-        let report = run(
-            request,
-            configuration,
-            request.ticks,
-            &report_path(configuration, ""),
-        )?;
-        reports.push(report);
-    }
+    let reports = run_all(request, &binaries, &configurations, ticks, script, |c| {
+        report_path(c, "")
+    })?;
     let reference = &reports[0];
     for (configuration, report) in configurations.iter().zip(&reports).skip(1) {
         let mismatch = reference
@@ -204,22 +287,13 @@ pub fn check(request: &Request) -> Result<String, Failure> {
             continue;
         };
         // Run both up to the divergent tick and compare their entities there.
-        let base = run(
-            request,
-            configurations[0],
-            tick,
-            &report_path(configurations[0], "-at"),
-        )?;
-        let other = run(
-            request,
-            configuration,
-            tick,
-            &report_path(configuration, "-at"),
-        )?;
-        let difference = compare_reports(&base, &other);
+        let pair = [configurations[0], *configuration];
+        let at = run_all(request, &binaries, &pair, tick, script, |c| {
+            report_path(c, "-at")
+        })?;
+        let difference = compare_reports(&at[0], &at[1]);
         let entity = difference.as_ref().and_then(|d| d.entity.clone());
         let component = difference.and_then(|d| d.component);
-        let _ = std::fs::remove_dir_all(&work);
         let mut message = format!(
             "tick {tick} differs between debug and {}",
             configuration.name
@@ -257,13 +331,12 @@ pub fn check(request: &Request) -> Result<String, Failure> {
             message,
         ));
     }
-    let _ = std::fs::remove_dir_all(&work);
     let names: Vec<&str> = configurations.iter().map(|c| c.name).collect();
     Ok(if request.json {
         serde_json::json!({
             "result": "same",
             "project": project.manifest.name,
-            "ticks": request.ticks,
+            "ticks": ticks,
             "configurations": names,
         })
         .to_string()
@@ -272,7 +345,7 @@ pub fn check(request: &Request) -> Result<String, Failure> {
             "{}: {} agree on all {} ticks{}",
             project.manifest.name,
             names.join(", "),
-            request.ticks,
+            ticks,
             if one_cpu {
                 ""
             } else {

@@ -7,9 +7,11 @@ mod cli;
 mod cook;
 mod determinism;
 mod exit;
+mod game_build;
 mod hashes;
 mod new;
 mod replay;
+mod run;
 
 use std::process::ExitCode;
 

@@ -218,6 +218,82 @@ fn new_writes_a_project_and_refuses_a_non_empty_directory() {
     std::fs::remove_dir_all(&root).unwrap();
 }
 
+/// A new project from `rusting new` in a temp dir, with `extra` as `src/extra.rs` and its plugin
+/// `extra::Extra` added to the game.
+fn project_with(tag: &str, extra: &str) -> (PathBuf, PathBuf) {
+    let root = std::env::temp_dir().join(format!("rusting-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let dir = root.join(tag);
+    assert_eq!(
+        rusting(&["new", dir.to_str().unwrap()]).status.code(),
+        Some(0)
+    );
+    std::fs::write(dir.join("src/extra.rs"), extra).unwrap();
+    std::fs::write(
+        dir.join("src/main.rs"),
+        "mod extra;\nmod game;\n\nrusting_engine::rusting_game!((game::StarterGame, extra::Extra));\n",
+    )
+    .unwrap();
+    (root, dir)
+}
+
+/// This workspace's target directory, which the projects' builds share.
+fn shared_target() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target")
+}
+
+/// A system that moves the player by the number of CPUs the process may use is blamed on the run
+/// pinned to one CPU, at tick 1, naming `Player`. Fails if `determinism` drops the one-CPU
+/// configuration or compares it against itself. Needs two CPUs and `taskset`; elsewhere it says so
+/// and passes.
+#[test]
+fn determinism_blames_a_thread_count_dependent_system_on_the_one_cpu_run() {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let taskset = Command::new("taskset").arg("--version").output();
+    if cpus < 2 || !taskset.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: needs two CPUs and taskset (found {cpus} CPUs)");
+        return;
+    }
+    let (root, dir) = project_with(
+        "threads",
+        r#"use bevy::prelude::*;
+use rusting_engine::prelude::*;
+
+pub struct Extra;
+
+impl Plugin for Extra {
+    fn build(&self, app: &mut bevy::app::App) {
+        app.add_systems(FixedUpdate, lean_by_cpus.after(SimSet::Tweens));
+    }
+}
+
+fn lean_by_cpus(mut bodies: Query<(&Name, &mut Transform)>) {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for (name, mut transform) in &mut bodies {
+        if name.as_str() == "Player" {
+            transform.translation.x += 1.0e-4 * cpus as f32;
+        }
+    }
+}
+"#,
+    );
+    let out = rusting(&[
+        "determinism",
+        dir.to_str().unwrap(),
+        "--ticks",
+        "20",
+        "--target-dir",
+        shared_target().to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("DETERMINISM_DIVERGED: tick 1 differs between debug and release on one CPU: entity `Player` (scene id 10), component Transform"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
 /// On a project made by `rusting new`, a debug-only `1e-4` nudge to the player's position during
 /// tick 30 is reported as `DETERMINISM_DIVERGED` at tick 31 (the first hash after it), against the
 /// release build, naming `Player` and its `Transform`. This builds the project in debug and release
@@ -225,21 +301,14 @@ fn new_writes_a_project_and_refuses_a_non_empty_directory() {
 /// or stops at the tick without rerunning to find the entity.
 #[test]
 fn determinism_reports_a_debug_only_nudge_as_tick_31_player() {
-    let root = std::env::temp_dir().join(format!("rusting-cli-nudge-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    let dir = root.join("nudged");
-    assert_eq!(
-        rusting(&["new", dir.to_str().unwrap()]).status.code(),
-        Some(0)
-    );
-    std::fs::write(
-        dir.join("src/nudge.rs"),
+    let (root, dir) = project_with(
+        "nudged",
         r#"use bevy::prelude::*;
 use rusting_engine::prelude::*;
 
-pub struct Nudge;
+pub struct Extra;
 
-impl Plugin for Nudge {
+impl Plugin for Extra {
     fn build(&self, app: &mut bevy::app::App) {
         app.add_systems(FixedUpdate, nudge.after(SimSet::Tweens));
     }
@@ -255,14 +324,8 @@ fn nudge(time: Res<FrameTime>, mut bodies: Query<(&Name, &mut Transform)>) {
     }
 }
 "#,
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("src/main.rs"),
-        "mod game;\nmod nudge;\n\nrusting_engine::rusting_game!((game::StarterGame, nudge::Nudge));\n",
-    )
-    .unwrap();
-    let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target");
+    );
+    let target = shared_target();
     let out = rusting(&[
         "determinism",
         dir.to_str().unwrap(),
@@ -277,5 +340,97 @@ fn nudge(time: Res<FrameTime>, mut bodies: Query<(&Name, &mut Transform)>) {
         stderr.starts_with("DETERMINISM_DIVERGED: tick 31 differs between debug and release: entity `Player` (scene id 10), component Transform"),
         "{stderr}"
     );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// `run` records a headless session of the starter, `replay play` plays it back, a tampered copy
+/// is reported as `REPLAY_DIVERGED` at its tick, and `determinism --replay` feeds the session to
+/// every configuration. Without `--headless` (no renderer yet) `run` refuses with
+/// `HEADLESS_REQUIRED`. Fails if `run` drops a `RUSTING_*` variable on the way to the game.
+#[test]
+fn run_records_and_replay_plays_back_and_determinism_takes_a_replay() {
+    let target = shared_target();
+    let target = target.to_str().unwrap();
+    let starter = starter();
+    let starter = starter.to_str().unwrap();
+    let no_window = rusting(&["run", starter]);
+    assert_eq!(no_window.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&no_window.stderr).starts_with("HEADLESS_REQUIRED: "));
+
+    let root = std::env::temp_dir().join(format!("rusting-cli-run-{}", std::process::id()));
+    std::fs::create_dir_all(&root).unwrap();
+    let session = root.join("session.rply");
+    let script = format!("{starter}/input/walkthrough.json");
+    let recorded = rusting(&[
+        "run",
+        starter,
+        "--headless",
+        "--ticks",
+        "90",
+        "--script",
+        &script,
+        "--record",
+        session.to_str().unwrap(),
+        "--target-dir",
+        target,
+    ]);
+    assert_eq!(
+        recorded.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&recorded.stderr)
+    );
+    assert!(String::from_utf8_lossy(&recorded.stdout).contains("ran 90 ticks"));
+
+    let played = rusting(&[
+        "replay",
+        "play",
+        starter,
+        session.to_str().unwrap(),
+        "--target-dir",
+        target,
+    ]);
+    assert_eq!(
+        played.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&played.stderr)
+    );
+
+    let mut replay = rusting_engine::determinism::Replay::load(&session).unwrap();
+    replay.hashes[40].1 = "00000000deadbeef".into();
+    let tampered = root.join("tampered.replay.json");
+    replay.write(&tampered).unwrap();
+    let diverged = rusting(&[
+        "replay",
+        "play",
+        starter,
+        tampered.to_str().unwrap(),
+        "--target-dir",
+        target,
+    ]);
+    let stderr = String::from_utf8_lossy(&diverged.stderr);
+    assert_eq!(diverged.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("REPLAY_DIVERGED: ") && stderr.contains("tick 41"),
+        "{stderr}"
+    );
+
+    let checked = rusting(&[
+        "determinism",
+        starter,
+        "--replay",
+        session.to_str().unwrap(),
+        "--target-dir",
+        target,
+    ]);
+    let stdout = String::from_utf8_lossy(&checked.stdout);
+    assert_eq!(
+        checked.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    assert!(stdout.contains("agree on all 90 ticks"), "{stdout}");
     std::fs::remove_dir_all(&root).unwrap();
 }

@@ -1,0 +1,215 @@
+//! Building a game project with cargo, and starting its binary with the `RUSTING_*` variables.
+//!
+//! `build` runs `cargo build --message-format json-render-diagnostics` so that it learns the path of
+//! the game's executable from cargo itself, and shows a spinner with the crates compiled so far
+//! while it waits (on a terminal only: piped or captured output stays quiet). Subcommands then start
+//! the binary directly, several at once where they can, instead of going through `cargo run`
+//! again. This module must never write inside the project directory except through cargo's own
+//! target directory.
+
+use std::io::{BufRead, BufReader, IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::exit::{Failure, Outcome};
+
+/// Which cargo profile to build.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    /// `dev`: debug assertions on, little optimisation.
+    Debug,
+    /// `release`.
+    Release,
+}
+
+impl Profile {
+    /// The profile's name as cargo prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Debug => "debug",
+            Profile::Release => "release",
+        }
+    }
+}
+
+/// Where a project builds: the directory and the target directory its builds share.
+pub struct Build<'a> {
+    /// The project directory (holding `Cargo.toml` and `rusting.json`).
+    pub project: &'a Path,
+    /// The cargo target directory (default: the project's `target`).
+    pub target_dir: Option<&'a Path>,
+}
+
+impl Build<'_> {
+    fn target(&self) -> PathBuf {
+        self.target_dir
+            .map(Path::to_owned)
+            .unwrap_or_else(|| self.project.join("target"))
+    }
+
+    /// Builds the game in `profile` and returns its executable.
+    pub fn build(&self, profile: Profile) -> Result<PathBuf, Failure> {
+        let mut command = Command::new("cargo");
+        command
+            .args(["build", "--message-format", "json-render-diagnostics"])
+            .arg("--manifest-path")
+            .arg(self.project.join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(self.target());
+        if profile == Profile::Release {
+            command.arg("--release");
+        }
+        let failed = |message: String| {
+            Failure::new(
+                "BUILD_FAILED",
+                Outcome::BuildOrRun,
+                format!("the {} build failed: {message}", profile.name()),
+            )
+        };
+        let mut child = command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| failed(format!("cannot start cargo: {e}")))?;
+        let mut stderr = child.stderr.take().expect("stderr is piped");
+        let stderr_text = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        });
+        let progress = Progress::start(profile);
+        let mut executable = None;
+        let stdout = child.stdout.take().expect("stdout is piped");
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else {
+                continue;
+            };
+            if message["reason"] != "compiler-artifact" {
+                continue;
+            }
+            let name = message["target"]["name"].as_str().unwrap_or("?");
+            progress.compiled(name);
+            let is_bin = message["target"]["kind"]
+                .as_array()
+                .is_some_and(|kinds| kinds.iter().any(|k| k == "bin"));
+            if is_bin && let Some(path) = message["executable"].as_str() {
+                executable = Some(PathBuf::from(path));
+            }
+        }
+        let status = child
+            .wait()
+            .map_err(|e| failed(format!("cargo did not finish: {e}")))?;
+        progress.finish();
+        let stderr = stderr_text.join().unwrap_or_default();
+        if !status.success() {
+            return Err(failed(first_error(&stderr)));
+        }
+        executable.ok_or_else(|| failed("the project has no binary target".to_owned()))
+    }
+}
+
+/// The first `error` line cargo printed, else its last non-empty line.
+fn first_error(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines
+        .iter()
+        .find(|l| l.starts_with("error"))
+        .or(lines.last())
+        .map(|l| l.trim().to_owned())
+        .unwrap_or_else(|| "cargo printed nothing".to_owned())
+}
+
+/// A spinner on standard error while cargo builds, or nothing when that is not a terminal.
+struct Progress {
+    bar: Option<ProgressBar>,
+}
+
+impl Progress {
+    fn start(profile: Profile) -> Progress {
+        if !std::io::stderr().is_terminal() {
+            return Progress { bar: None };
+        }
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{spinner} building {prefix}: {pos} crates [{elapsed}] {msg}",
+            )
+            .expect("the template is valid"),
+        );
+        bar.set_prefix(profile.name());
+        bar.enable_steady_tick(Duration::from_millis(120));
+        Progress { bar: Some(bar) }
+    }
+
+    fn compiled(&self, name: &str) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+            bar.set_message(name.to_owned());
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// A built game and the variables one run of it gets.
+pub struct GameRun<'a> {
+    /// The game's executable.
+    pub executable: &'a Path,
+    /// The project directory, passed as `RUSTING_PROJECT_DIR`.
+    pub project: &'a Path,
+    /// `(name, value)` of the `RUSTING_*` variables to set; every other `RUSTING_*` variable of
+    /// this process is removed so that none leaks into the run.
+    pub env: Vec<(&'static str, String)>,
+    /// Run under `taskset --cpu-list 0` (one CPU: one bevy and one rayon thread).
+    pub one_cpu: bool,
+}
+
+impl GameRun<'_> {
+    /// The command that starts the run.
+    pub fn command(&self) -> Command {
+        let mut command = if self.one_cpu {
+            let mut c = Command::new("taskset");
+            c.args(["--cpu-list", "0"]).arg(self.executable);
+            c
+        } else {
+            Command::new(self.executable)
+        };
+        for (name, _) in std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v)))
+            .filter(|(k, _)| k.starts_with("RUSTING_"))
+        {
+            command.env_remove(name);
+        }
+        command.env("RUSTING_PROJECT_DIR", self.project);
+        for (name, value) in &self.env {
+            command.env(name, value);
+        }
+        command
+    }
+}
+
+/// Whether `taskset` can pin a run to one CPU here.
+pub fn taskset_available() -> bool {
+    Command::new("taskset")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The last non-empty line a run printed on standard error.
+pub fn last_line(stderr: &[u8]) -> String {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+        .to_owned()
+}

@@ -1,0 +1,132 @@
+//! `rusting run <project>`: builds the game and runs it with the right `RUSTING_*` variables.
+//!
+//! There is no renderer yet, so a run is headless: `--ticks N` simulates N ticks (with
+//! `--script`, scripted input; with `--record FILE`, the session is recorded), `--replay FILE`
+//! plays a recorded session and fails at the first tick that differs, and `--synctest K` runs the
+//! ticks as a synctest. The game's own summary is passed on; its failures map to stable codes. This
+//! module must never write inside the project except through cargo's target directory.
+
+use std::path::Path;
+
+use rusting_engine::determinism::Replay;
+use rusting_engine::project::Project;
+
+use crate::exit::{Failure, Outcome};
+use crate::game_build::{Build, GameRun, Profile, last_line};
+
+/// One `rusting run`.
+pub struct Request<'a> {
+    /// The project directory.
+    pub project: &'a Path,
+    /// Run without a window.
+    pub headless: bool,
+    /// Ticks to run headless.
+    pub ticks: Option<u64>,
+    /// An input script.
+    pub script: Option<&'a Path>,
+    /// Where to record the session.
+    pub record: Option<&'a Path>,
+    /// A replay to play instead.
+    pub replay: Option<&'a Path>,
+    /// Roll back this many ticks after every tick.
+    pub synctest: Option<usize>,
+    /// Where to write the state-hash report.
+    pub hashes_out: Option<&'a Path>,
+    /// Build in debug.
+    pub debug: bool,
+    /// The cargo target directory.
+    pub target_dir: Option<&'a Path>,
+}
+
+fn bad(code: &'static str, message: impl Into<String>) -> Failure {
+    Failure::new(code, Outcome::BadInput, message)
+}
+
+/// Checks the request, builds the game and runs it; `Ok` with the game's summary.
+pub fn run(request: &Request) -> Result<String, Failure> {
+    Project::open(request.project).map_err(|e| bad("PROJECT_INVALID", e.to_string()))?;
+    if let Some(path) = request.replay {
+        Replay::load(path).map_err(|e| bad("REPLAY_INVALID", e.to_string()))?;
+    } else if !request.headless {
+        return Err(bad(
+            "HEADLESS_REQUIRED",
+            "this engine has no renderer or window yet: run with --headless --ticks <n>, or play a \
+             replay with --replay <file>",
+        ));
+    } else if request.ticks.is_none() {
+        return Err(bad("TICKS_REQUIRED", "a headless run needs --ticks <n>"));
+    }
+    if let Some(script) = request.script
+        && !script.is_file()
+    {
+        return Err(bad(
+            "SCRIPT_INVALID",
+            format!("{}: no such input script", script.display()),
+        ));
+    }
+    let profile = if request.debug {
+        Profile::Debug
+    } else {
+        Profile::Release
+    };
+    let executable = Build {
+        project: request.project,
+        target_dir: request.target_dir,
+    }
+    .build(profile)?;
+    let mut env = Vec::new();
+    let path = |p: &Path| p.display().to_string();
+    if let Some(ticks) = request.ticks {
+        env.push(("RUSTING_HEADLESS_TICKS", ticks.to_string()));
+    }
+    if let Some(script) = request.script {
+        env.push(("RUSTING_INPUT_SCRIPT", path(script)));
+    }
+    if let Some(record) = request.record {
+        env.push(("RUSTING_REPLAY_OUT", path(record)));
+    }
+    if let Some(replay) = request.replay {
+        env.push(("RUSTING_REPLAY_PLAY", path(replay)));
+    }
+    if let Some(distance) = request.synctest {
+        env.push(("RUSTING_SYNCTEST", distance.to_string()));
+    }
+    if let Some(out) = request.hashes_out {
+        env.push(("RUSTING_STATE_HASH_OUT", path(out)));
+    }
+    let output = GameRun {
+        executable: &executable,
+        project: request.project,
+        env,
+        one_cpu: false,
+    }
+    .command()
+    .output()
+    .map_err(|e| {
+        Failure::new(
+            "RUN_FAILED",
+            Outcome::BuildOrRun,
+            format!("cannot start the game: {e}"),
+        )
+    })?;
+    let last = last_line(&output.stderr);
+    let message = last.trim_start_matches("error: ").to_owned();
+    match output.status.code() {
+        Some(0) => Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned()),
+        Some(1) if message.contains("diverged") || message.contains("recorded with scene") => {
+            Err(Failure::new("REPLAY_DIVERGED", Outcome::Failed, message))
+        }
+        Some(1) if message.starts_with("synctest:") => {
+            Err(Failure::new("SYNCTEST_FAILED", Outcome::Failed, message))
+        }
+        _ => Err(Failure::new(
+            "RUN_FAILED",
+            Outcome::BuildOrRun,
+            if message.is_empty() {
+                format!("the game exited with {}", output.status)
+            } else {
+                message
+            },
+        )),
+    }
+}
