@@ -6,19 +6,12 @@ use std::time::Instant;
 
 use rusting_engine::determinism::play_replay;
 use rusting_engine::game;
-use rusting_engine::project::Project;
 use rusting_engine::runtime::InputScript;
 
-#[path = "../crates/rusting/templates/starter/src/game.rs"]
-mod starter_game;
+#[path = "../tests/support/starter.rs"]
+mod support;
 
-fn starter() -> rusting_engine::App {
-    let project = Project::open(Path::new("crates/rusting/templates/starter")).unwrap();
-    let mut app = game::build_app(&project).unwrap();
-    app.add_plugins(starter_game::StarterGame);
-    app.setup().unwrap();
-    app
-}
+use support::starter_app as starter;
 
 fn main() {
     let script = InputScript::load(Path::new(

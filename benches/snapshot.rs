@@ -2,20 +2,19 @@
 //! within 10 ms, and any tick of a 10-minute replay of the starter game within 0.25 s. Run with
 //! `cargo bench --bench snapshot`.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use bevy::input::keyboard::KeyCode;
 use bevy::prelude::*;
 use rusting_engine::App;
 use rusting_engine::determinism::ReplaySeeker;
-use rusting_engine::game;
 use rusting_engine::physics::{Collider, RigidBody};
-use rusting_engine::project::Project;
 use rusting_engine::runtime::{RuntimeInput, RuntimeSettings};
 
-#[path = "../crates/rusting/templates/starter/src/game.rs"]
-mod starter_game;
+#[path = "../tests/support/starter.rs"]
+mod support;
+
+use support::starter_app as starter;
 
 const BODIES: usize = 10_000;
 
@@ -78,14 +77,6 @@ fn snapshot_and_restore(late: bool) {
         restored.as_secs_f64() * 1e3,
         (taken + restored).as_secs_f64() * 1e3
     );
-}
-
-fn starter() -> App {
-    let project = Project::open(Path::new("crates/rusting/templates/starter")).unwrap();
-    let mut app = game::build_app(&project).unwrap();
-    app.add_plugins(starter_game::StarterGame);
-    app.setup().unwrap();
-    app
 }
 
 fn seeking() {

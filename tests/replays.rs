@@ -5,19 +5,12 @@ use std::path::Path;
 use bevy::input::keyboard::KeyCode;
 use rusting_engine::determinism::{Replay, ReplayError, play_replay};
 use rusting_engine::game;
-use rusting_engine::project::Project;
 use rusting_engine::runtime::RuntimeInput;
 
-#[path = "../crates/rusting/templates/starter/src/game.rs"]
-mod starter_game;
+#[path = "support/starter.rs"]
+mod support;
 
-fn starter_app() -> rusting_engine::App {
-    let project = Project::open(Path::new("crates/rusting/templates/starter")).unwrap();
-    let mut app = game::build_app(&project).unwrap();
-    app.add_plugins(starter_game::StarterGame);
-    app.setup().unwrap();
-    app
-}
+use support::starter_app;
 
 /// 90 frames of uneven length (0, 1 or 2 ticks each, 140 ticks in all) with the hero running and
 /// jumping once on frame 20.

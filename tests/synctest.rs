@@ -8,19 +8,12 @@ use bevy::prelude::*;
 use rusting_engine::determinism::{SyncTest, SyncTestError};
 use rusting_engine::game;
 use rusting_engine::gameplay::PlatformerController;
-use rusting_engine::project::Project;
 use rusting_engine::runtime::{RuntimeInput, SimSet};
 
-#[path = "../crates/rusting/templates/starter/src/game.rs"]
-mod starter_game;
+#[path = "support/starter.rs"]
+mod support;
 
-fn starter_app() -> rusting_engine::App {
-    let project = Project::open(Path::new("crates/rusting/templates/starter")).unwrap();
-    let mut app = game::build_app(&project).unwrap();
-    app.add_plugins(starter_game::StarterGame);
-    app.setup().unwrap();
-    app
-}
+use support::{STARTER, starter_app, starter_game};
 
 /// Input for frame `k`: run right, jump every 40 frames.
 fn input(k: usize) -> RuntimeInput {
@@ -93,7 +86,6 @@ fn synctest_catches_a_counter_kept_in_a_local() {
 /// same game with the `Local` counter fails. Fails if the variable is ignored (both runs pass).
 #[test]
 fn rusting_synctest_runs_a_game_as_a_synctest() {
-    const STARTER: &str = "crates/rusting/templates/starter";
     // SAFETY: the only test in this binary that sets environment variables, and `run_game` is the
     // only reader.
     unsafe {
