@@ -4,10 +4,12 @@
 //! Debian's `libshaderc.so` lacks glslang and SPIRV-Tools, and linking those dynamically crashes
 //! (the packages come from different glslang releases). The static archives from
 //! `libshaderc-dev` link and run cleanly, so the `shaderc` crate is built with
-//! `prefer-static-linking` and the archives it needs are listed here. Without the feature this
+//! `prefer-static-linking` and the archives it needs are listed here (`SHADERC_LIB_DIR` overrides
+//! where they are looked for). Without the feature this
 //! script does nothing, so the default build needs none of these libraries.
 
 use std::env;
+use std::path::Path;
 
 /// The static archives, in link order (dependents before their dependencies).
 const STATIC_LIBS: [&str; 9] = [
@@ -33,7 +35,15 @@ fn main() {
         format!("/usr/lib/{arch}-linux-gnu")
     });
     println!("cargo:rustc-link-search=native={lib_dir}");
+    // Newer glslang releases fold some of these archives into `glslang`; link what exists.
     for lib in STATIC_LIBS {
-        println!("cargo:rustc-link-lib=static={lib}");
+        if Path::new(&lib_dir).join(format!("lib{lib}.a")).exists() {
+            println!("cargo:rustc-link-lib=static={lib}");
+        } else if lib == "glslang" || lib == "SPIRV-Tools" {
+            println!(
+                "cargo:warning=lib{lib}.a is not in {lib_dir}: install libshaderc-dev \
+                 (tools/install-system-packages.sh) or set SHADERC_LIB_DIR"
+            );
+        }
     }
 }

@@ -533,3 +533,72 @@ fn shader_sim_math_matches_the_rust_reference_bit_for_bit() {
         mismatches[..mismatches.len().min(20)].join("\n")
     );
 }
+
+/// Misuse of the context is an error, never undefined behaviour or a panic: words that are not
+/// SPIR-V, the wrong number of buffers or bytes of push constants, a buffer from another context,
+/// and reads and writes outside a buffer.
+#[test]
+fn the_context_refuses_bad_dispatches_with_typed_errors() {
+    use rusting_engine::physics::gpu::GpuError;
+
+    let context = GpuContext::new().unwrap_or_else(|err| panic!("{err}"));
+    let spirv = compile(&SIM_MATH_PROBE).unwrap_or_else(|err| panic!("{err}"));
+    assert!(matches!(
+        context.compute_pipeline("words.spv", &[1, 2, 3], 2, 8),
+        Err(GpuError::NotSpirv { words: 3, .. })
+    ));
+    assert!(matches!(
+        context.compute_pipeline("probe", &spirv, 2, 6),
+        Err(GpuError::PushConstantLimit { bytes: 6, .. })
+    ));
+    assert!(matches!(
+        context.storage_buffer(0),
+        Err(GpuError::EmptyBuffer)
+    ));
+    let pipeline = context
+        .compute_pipeline(SIM_MATH_PROBE.name, &spirv, 2, 8)
+        .expect("probe pipeline");
+    let mut inputs = context.storage_buffer(INPUT_STRIDE).expect("buffer");
+    let outputs = context.storage_buffer(OUTPUT_STRIDE).expect("buffer");
+    assert!(matches!(
+        inputs.write(INPUT_STRIDE - 1, &[0, 0]),
+        Err(GpuError::OutOfBounds { .. })
+    ));
+    assert!(matches!(
+        outputs.read(usize::MAX, 2),
+        Err(GpuError::OutOfBounds { .. })
+    ));
+    let push = [0u8; 8];
+    assert!(matches!(
+        context.dispatch(&pipeline, &[&inputs], &push, [1, 1, 1]),
+        Err(GpuError::BindingCount {
+            expected: 2,
+            bound: 1,
+            ..
+        })
+    ));
+    assert!(matches!(
+        context.dispatch(&pipeline, &[&inputs, &outputs], &push[..4], [1, 1, 1]),
+        Err(GpuError::PushConstantSize {
+            expected: 8,
+            passed: 4,
+            ..
+        })
+    ));
+    let other = GpuContext::new().unwrap_or_else(|err| panic!("{err}"));
+    let foreign = other.storage_buffer(OUTPUT_STRIDE).expect("buffer");
+    assert!(matches!(
+        context.dispatch(&pipeline, &[&inputs, &foreign], &push, [1, 1, 1]),
+        Err(GpuError::ForeignObject)
+    ));
+    // And a correct dispatch still works afterwards: recip(0) is +inf.
+    let mut push = [0u8; 8];
+    push[4..].copy_from_slice(&1u32.to_le_bytes());
+    context
+        .dispatch(&pipeline, &[&inputs, &outputs], &push, [1, 1, 1])
+        .expect("dispatch");
+    assert_eq!(
+        outputs.read(0, 1).expect("in bounds"),
+        [f32::INFINITY.to_bits()]
+    );
+}

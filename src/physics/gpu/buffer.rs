@@ -126,6 +126,10 @@ impl<'ctx> GpuBuffer<'ctx> {
         unsafe { std::slice::from_raw_parts_mut(self.mapped, self.len) }.fill(value);
     }
 
+    pub(crate) fn context_is(&self, context: &GpuContext) -> bool {
+        std::ptr::eq(self.context, context)
+    }
+
     pub(crate) fn handle(&self) -> vk::Buffer {
         self.buffer
     }
@@ -163,9 +167,8 @@ impl Drop for GpuBuffer<'_> {
     }
 }
 
-// The raw mapping pointer is only dereferenced through `&self`/`&mut self` methods above, which
-// follow Rust's aliasing rules, so the buffer may move between threads like any owned memory.
-// SAFETY: see above; the Vulkan handles themselves are plain integers.
+// SAFETY: the raw mapping pointer is only dereferenced through `&self`/`&mut self` methods above,
+// which follow Rust's aliasing rules, so the buffer may move to another thread like any owned
+// memory; the Vulkan handles are plain integers. It is deliberately not `Sync`: a shared read on
+// one thread must not overlap a dispatch that writes the buffer on another.
 unsafe impl Send for GpuBuffer<'_> {}
-// SAFETY: shared access only reads the mapping (`read`), which is safe from several threads.
-unsafe impl Sync for GpuBuffer<'_> {}

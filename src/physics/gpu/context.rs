@@ -125,6 +125,11 @@ impl GpuContext {
         push_constants: &[u8],
         groups: [u32; 3],
     ) -> Result<(), GpuError> {
+        let ours =
+            pipeline.context_is(self) && buffers.iter().all(|buffer| buffer.context_is(self));
+        if !ours {
+            return Err(GpuError::ForeignObject);
+        }
         pipeline.check_dispatch(buffers, push_constants)?;
         let _guard = self
             .submit

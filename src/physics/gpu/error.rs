@@ -87,6 +87,9 @@ pub enum GpuError {
         /// The buffer's length in words.
         len: usize,
     },
+    /// A dispatch was given a pipeline or buffer made by a different context.
+    #[error("a pipeline or buffer from another GpuContext was passed to this context's dispatch")]
+    ForeignObject,
     /// A buffer of zero words was requested (Vulkan has no empty buffers).
     #[error("a storage buffer needs at least one word")]
     EmptyBuffer,

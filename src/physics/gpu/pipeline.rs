@@ -177,6 +177,10 @@ impl<'ctx> ComputePipeline<'ctx> {
         &self.shader
     }
 
+    pub(crate) fn context_is(&self, context: &GpuContext) -> bool {
+        std::ptr::eq(self.context, context)
+    }
+
     pub(crate) fn check_dispatch(
         &self,
         buffers: &[&GpuBuffer<'_>],
