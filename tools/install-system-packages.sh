@@ -7,7 +7,13 @@ set -euo pipefail
 
 # System packages the build and the tests need. bevy is built with a minimal feature set (no
 # window, audio or gamepad backends), so a C compiler and pkg-config cover it.
-packages=(build-essential pkg-config)
+#
+# The GPU tests (`--features gpu-tests`) add Mesa's lavapipe (a Vulkan device on the CPU, with
+# the Vulkan loader), shaderc's static libraries with glslang and SPIRV-Tools (linked by build.rs),
+# glslc and the SPIR-V tools, and g++ for linking the C++ archives. cmake is left out on purpose:
+# without it, a shaderc set-up that cannot find the system libraries fails at once instead of
+# building shaderc from source for half an hour. The default build needs none of these.
+packages=(build-essential pkg-config mesa-vulkan-drivers libshaderc-dev glslc spirv-tools g++)
 
 missing=()
 for package in "${packages[@]}"; do

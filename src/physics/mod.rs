@@ -6,10 +6,12 @@
 //!   constants `SOLVER_ITERATIONS`, `POSITION_ITERATIONS`, `SLEEP_STEPS`.
 //! - [`world`]: `PhysicsWorld`, the state the solver carries between ticks.
 //! - [`cpu`]: the solver itself, plain Rust over slices.
+//! - [`gpu`]: Vulkan compute (`GpuContext`), the simulation shaders and their precision check.
 //! - [`plugin`]: `PhysicsPlugin` and the fixed system that copies bodies in and out.
 
 pub mod components;
 pub mod cpu;
+pub mod gpu;
 pub mod plugin;
 pub mod resources;
 pub mod world;
