@@ -27,6 +27,9 @@ pub struct TickHash {
     pub tick: u64,
     /// The world-state hash, 16 hex digits.
     pub hash: String,
+    /// The hash of the GPU bodies after the same tick, when the run simulated GPU bodies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_hash: Option<String>,
 }
 
 /// One entity's state after the last tick.
@@ -115,8 +118,13 @@ fn entity_report(world: &World, state: &EntityState) -> EntityReport {
 }
 
 impl StateHashReport {
-    /// A report of `ticks` (every tick's `(tick, hash)`) and the world as it is now.
+    /// A report of `ticks` (every tick's `(tick, hash)`) and the world as it is now, with each
+    /// tick's GPU hash from the world's `StateHashes::gpu` when it has one.
     pub fn capture(world: &mut World, ticks: &[(u64, u64)]) -> StateHashReport {
+        let gpu: BTreeMap<u64, u64> = world
+            .get_resource::<super::StateHashes>()
+            .map(|h| h.gpu.iter().copied().collect())
+            .unwrap_or_default();
         let states = entity_states(world);
         StateHashReport {
             format_version: REPORT_FORMAT_VERSION,
@@ -125,6 +133,7 @@ impl StateHashReport {
                 .map(|&(tick, hash)| TickHash {
                     tick,
                     hash: hex(hash),
+                    gpu_hash: gpu.get(&tick).copied().map(hex),
                 })
                 .collect(),
             entities: states.iter().map(|s| entity_report(world, s)).collect(),
@@ -172,8 +181,8 @@ impl StateHashReport {
 /// Where two reports first differ.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReportDifference {
-    /// The first tick whose hash differs (`None` when every common tick matches but the runs have
-    /// different lengths or final entities).
+    /// The first tick whose hash (or GPU hash) differs (`None` when every common tick matches but
+    /// the runs have different lengths or final entities).
     pub tick: Option<u64>,
     /// The first entity (in the first report's order) that differs after the last tick, or is
     /// missing from the second report.
@@ -196,7 +205,7 @@ pub fn compare_reports(a: &StateHashReport, b: &StateHashReport) -> Option<Repor
         .ticks
         .iter()
         .zip(&b.ticks)
-        .find(|(x, y)| x.hash != y.hash || x.tick != y.tick)
+        .find(|(x, y)| x != y)
         .map(|(x, _)| x.tick);
     fn index(report: &StateHashReport) -> BTreeMap<(u8, u64, String, usize), &EntityReport> {
         let mut unnamed = BTreeMap::<String, usize>::new();

@@ -280,7 +280,7 @@ fn check_in(request: &Request, project: &Project, work: &Path) -> Result<String,
             .ticks
             .iter()
             .zip(&report.ticks)
-            .find(|(a, b)| a.hash != b.hash)
+            .find(|(a, b)| a != b)
             .map(|(a, _)| a.tick)
             .or((reference.ticks.len() != report.ticks.len()).then_some(0));
         let Some(tick) = mismatch else {
