@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::exit::Outcome;
-use crate::{cook, determinism, hashes, new, replay};
+use crate::{cook, determinism, hashes, new, replay, validate};
 
 /// Rusting: a deterministic game engine on Bevy.
 ///
@@ -60,6 +60,12 @@ enum Command {
     },
     /// Cook every scene of a project into `cooked/` (the same bytes from the same sources).
     Cook {
+        /// The project directory.
+        project: PathBuf,
+    },
+    /// Check a project before shipping, without building it: scenes, determinism mode, shaders,
+    /// the source lint, toolchain and dependencies. Exits 1 on any error.
+    Validate {
         /// The project directory.
         project: PathBuf,
     },
@@ -121,6 +127,7 @@ impl Cli {
                 command: HashesCommand::Diff { a, b },
             }) => hashes::diff(a, b, self.json),
             Some(Command::Cook { project }) => cook::cook(project, self.json),
+            Some(Command::Validate { project }) => validate::validate(project, self.json),
             Some(Command::New {
                 dir,
                 engine_version,

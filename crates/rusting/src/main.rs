@@ -10,6 +10,7 @@ mod exit;
 mod hashes;
 mod new;
 mod replay;
+mod validate;
 
 use std::process::ExitCode;
 
