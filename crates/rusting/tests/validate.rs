@@ -116,7 +116,8 @@ fn codes(value: &Value) -> Vec<String> {
         .collect()
 }
 
-/// The starter validates with no finding at all, and says so in one line.
+/// The starter validates with no finding at all, and says so in one line. Fails if a check
+/// reports resting contacts as overlaps, or flags a feature bevy enables for itself.
 #[test]
 fn the_starter_validates_clean() {
     let starter = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("templates/starter");
@@ -137,15 +138,16 @@ fn the_starter_validates_clean() {
 }
 
 /// A clean project passes, with only the warning that it is not a git repository; in a git
-/// repository that tracks `Cargo.lock` nothing is left; one that does not is an error.
+/// repository that tracks `Cargo.lock` nothing is left; one that does not is an error. Fails if
+/// the lock check trusts the file's presence alone.
 #[test]
 fn a_clean_fixture_passes_and_the_lock_must_be_committed() {
     let fixture = Fixture::new("clean", "CrossPlatform");
     let (code, value) = fixture.validate();
     assert_eq!(code, 0, "{value}");
-    assert_eq!(codes(&value), ["DEPENDENCY_LOCK_UNTRACKED"], "{value}");
+    assert_eq!(codes(&value), ["DEPENDENCY_LOCK_UNVERIFIED"], "{value}");
     assert_eq!(
-        with_code(&value, "DEPENDENCY_LOCK_UNTRACKED")[0]["severity"],
+        with_code(&value, "DEPENDENCY_LOCK_UNVERIFIED")[0]["severity"],
         "warning"
     );
 
@@ -162,7 +164,8 @@ fn a_clean_fixture_passes_and_the_lock_must_be_committed() {
 }
 
 /// No lock file, no toolchain file, and a toolchain that follows `stable` are errors with their
-/// files named.
+/// files named, and validate writes no lock file. Fails if `cargo metadata` runs without
+/// `--locked` (it would write one) or `stable` counts as pinned.
 #[test]
 fn a_missing_lock_and_an_unpinned_toolchain_fail() {
     let fixture = Fixture::new("unpinned", "Local");
@@ -198,7 +201,8 @@ fn a_missing_lock_and_an_unpinned_toolchain_fail() {
     );
 }
 
-/// A broken scene is `SCENE_INVALID` at its JSON pointer; the others still run.
+/// A broken scene is `SCENE_INVALID` at its JSON pointer (or line, for bad JSON); the others
+/// still run. Fails if one bad scene stops the other checks or loses its place.
 #[test]
 fn a_scene_that_does_not_cook_is_reported_at_its_pointer() {
     let fixture = Fixture::new("scene", "Local");
@@ -240,7 +244,8 @@ fn a_scene_that_does_not_cook_is_reported_at_its_pointer() {
 }
 
 /// A crate resting on the ground passes; a ball sunk into a crate is `SCENE_BODIES_OVERLAP`,
-/// naming both entities and their pointers.
+/// naming both entities and their pointers; a sensor coin inside the crate is not. Fails if
+/// pointers follow the cooked (id) order instead of the source order, or sensors count.
 #[test]
 fn bodies_overlapping_at_the_start_are_reported_with_both_entities() {
     let fixture = Fixture::new("overlap", "Local");
@@ -259,7 +264,7 @@ fn bodies_overlapping_at_the_start_are_reported_with_both_entities() {
     assert_eq!(code, 1, "{value}");
     assert_eq!(
         codes(&value),
-        ["SCENE_BODIES_OVERLAP", "DEPENDENCY_LOCK_UNTRACKED"],
+        ["SCENE_BODIES_OVERLAP", "DEPENDENCY_LOCK_UNVERIFIED"],
         "{value}"
     );
     let overlap = &value["findings"][0];
@@ -278,7 +283,8 @@ fn bodies_overlapping_at_the_start_are_reported_with_both_entities() {
 }
 
 /// Shader pragmas: a shader declaring the project's mode passes (its SPIR-V precision is reported
-/// as unchecked, a warning); a malformed pragma and a shader declaring less fail at their line.
+/// as unchecked, a warning); a malformed pragma and a shader declaring less (or nothing) fail at
+/// their line. Fails if a misspelt pragma is read as `Off` in silence.
 #[test]
 fn shaders_declare_their_determinism() {
     let fixture = Fixture::new("shaders", "CrossPlatform");
@@ -290,7 +296,7 @@ fn shaders_declare_their_determinism() {
     assert_eq!(code, 0, "{value}");
     assert_eq!(
         codes(&value),
-        ["SHADER_PRECISION_UNCHECKED", "DEPENDENCY_LOCK_UNTRACKED"],
+        ["SHADER_PRECISION_UNCHECKED", "DEPENDENCY_LOCK_UNVERIFIED"],
         "{value}"
     );
 
@@ -321,7 +327,8 @@ fn shaders_declare_their_determinism() {
     );
 }
 
-/// The source lint runs on the game crate and its findings keep their codes and places.
+/// The source lint runs on the game crate and its findings keep their codes and places. Fails if
+/// validate skips the lint or renumbers its lines.
 #[test]
 fn the_source_lint_reports_fixed_code() {
     let fixture = Fixture::new("lint", "Local");
@@ -329,7 +336,7 @@ fn the_source_lint_reports_fixed_code() {
     fixture.write("src/main.rs", clean);
     let (code, value) = fixture.validate();
     assert_eq!(code, 0, "{value}");
-    assert_eq!(codes(&value), ["DEPENDENCY_LOCK_UNTRACKED"], "{value}");
+    assert_eq!(codes(&value), ["DEPENDENCY_LOCK_UNVERIFIED"], "{value}");
 
     fixture.write(
         "src/main.rs",
@@ -353,7 +360,8 @@ fn a_directory_without_a_project_is_bad_input() {
 
 /// The game's startup check and validate's mode check are one function with one message: with the
 /// CPU solver weakened to `Local`, a `CrossPlatform` project refuses to start with exactly the
-/// message validate gives for that part, naming the crate of the main scene.
+/// message validate gives for that part, naming the first body of the main scene. Fails if the
+/// two stop sharing `DeterminismSupport::check_uses` or the startup check loses the scene users.
 #[test]
 fn the_startup_check_and_validate_give_the_same_message() {
     let fixture = Fixture::new("startup", "CrossPlatform");

@@ -123,6 +123,7 @@ mod tests {
         }
     }
 
+    /// Fails if contacts within `linear_slop` count, or the depth is not the penetration.
     #[test]
     fn resting_contacts_pass_and_deep_overlaps_are_found() {
         let settings = PhysicsSettings::default();
@@ -161,6 +162,7 @@ mod tests {
         assert!((found[1].depth - 0.3).abs() < 1e-5, "{found:?}");
     }
 
+    /// Fails if sensors, static pairs or layers that do not interact are reported.
     #[test]
     fn sensors_statics_and_filtered_layers_are_not_overlaps() {
         let settings = PhysicsSettings::default();

@@ -166,7 +166,7 @@ fn relative_name(root: &Path, path: &Path) -> String {
 }
 
 /// `DEPENDENCY_LOCK_UNCOMMITTED` when the workspace is a git repository that does not track
-/// `Cargo.lock`; `DEPENDENCY_LOCK_UNTRACKED` (warning) when it is not a git repository.
+/// `Cargo.lock`; `DEPENDENCY_LOCK_UNVERIFIED` (warning) when it is not a git repository.
 fn lock_committed(workspace_root: &Path, place: Place, findings: &mut Vec<Finding>) {
     let git = |args: &[&str]| {
         Command::new("git")
@@ -178,7 +178,7 @@ fn lock_committed(workspace_root: &Path, place: Place, findings: &mut Vec<Findin
         .is_ok_and(|o| o.status.success() && o.stdout.starts_with(b"true"));
     if !inside {
         findings.push(Finding::warning(
-            "DEPENDENCY_LOCK_UNTRACKED",
+            "DEPENDENCY_LOCK_UNVERIFIED",
             place,
             "the project is not in a git repository (or git is not installed), so whether \
              Cargo.lock is committed cannot be checked",
