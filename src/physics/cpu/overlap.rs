@@ -138,7 +138,13 @@ mod tests {
             Some(RigidBody::dynamic(1.0)),
             Collider::cuboid(Vec3::splat(0.5)),
         );
-        let resting = [ground, crate_on_ground, crate_on_crate];
+        // Sunk 0.2 mm into the ground: within the 0.5 mm slop, a resting contact.
+        let settled_ball = body(
+            Vec3::new(-5.0, 0.4998, 0.0),
+            Some(RigidBody::dynamic(1.0)),
+            Collider::sphere(0.5),
+        );
+        let resting = [ground, crate_on_ground, crate_on_crate, settled_ball];
         assert_eq!(overlaps_at_start(&resting, &settings), []);
 
         let sunk_ball = body(
