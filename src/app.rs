@@ -26,7 +26,7 @@ use crate::determinism::replay::{Recorder, Replay};
 use crate::determinism::snapshot::{SnapshotAppExt, SnapshotError, WorldSnapshot};
 use crate::runtime::schedule::build_fixed_schedules;
 use crate::runtime::{
-    DeterminismError, DeterminismMode, DeterminismSupport, FrameTime, RuntimeInput,
+    DeterminismError, DeterminismMode, DeterminismSupport, FrameTime, PartUsers, RuntimeInput,
     RuntimeSettings, TickAccumulator, TimeControl,
 };
 
@@ -75,6 +75,7 @@ pub struct App {
     bevy: BevyApp,
     hooks: Vec<Box<dyn TickHook>>,
     recorder: Option<Recorder>,
+    part_users: PartUsers,
     ready: bool,
 }
 
@@ -93,6 +94,7 @@ impl App {
             bevy,
             hooks: Vec::new(),
             recorder: None,
+            part_users: PartUsers::new(),
             ready: false,
         }
     }
@@ -133,6 +135,13 @@ impl App {
         self
     }
 
+    /// Which scene entity first uses each simulation part, for the startup determinism check's
+    /// message (`game::build_app` sets it from the main scene). Kept outside the `World`.
+    pub fn set_part_users(&mut self, users: PartUsers) -> &mut Self {
+        self.part_users = users;
+        self
+    }
+
     /// Adds a hook that runs after every fixed tick, after the hooks added before it.
     pub fn add_tick_hook(&mut self, hook: impl TickHook) -> &mut Self {
         self.hooks.push(Box::new(hook));
@@ -162,7 +171,9 @@ impl App {
             let _ = world.try_run_schedule(label);
         }
         let mode = *world.resource::<DeterminismMode>();
-        world.resource::<DeterminismSupport>().check(mode)?;
+        world
+            .resource::<DeterminismSupport>()
+            .check_uses(mode, &self.part_users)?;
         self.ready = true;
         Ok(())
     }
@@ -297,4 +308,14 @@ impl App {
     pub fn ticks(&self) -> u64 {
         self.world().resource::<FrameTime>().fixed_tick
     }
+}
+
+/// The determinism support the engine's own plugins declare when an app is built with `settings`:
+/// what `rusting validate` checks a project against without building the game. A game's own
+/// plugins and startup systems may declare more parts; only the game's startup check sees those.
+pub fn engine_determinism_support(settings: RuntimeSettings) -> DeterminismSupport {
+    App::new(settings)
+        .world()
+        .resource::<DeterminismSupport>()
+        .clone()
 }

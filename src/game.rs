@@ -88,20 +88,16 @@ impl Plugin for SimpleGamePlugin {
 }
 
 /// Builds the app a project runs: engine plugins with the project's settings, then its main scene.
-/// Add the game's own plugin to the result, then call `setup`.
+/// Add the game's own plugin to the result, then call `setup`. The startup determinism check names
+/// the main scene's first entity that uses each part below the project's mode.
 pub fn build_app(project: &Project) -> Result<App, GameError> {
-    let cooked = scene::cook_file(&project.main_scene_path())?;
-    let identity = scene::SceneIdentity::of(
-        project
-            .manifest
-            .main_scene
-            .to_string_lossy()
-            .replace('\\', "/"),
-        &cooked,
-    );
+    let located = scene::LocatedScene::load(&project.root, &project.manifest.main_scene)?;
+    let identity = scene::SceneIdentity::of(located.name.clone(), &located.cooked);
+    let users = scene::parts::first_users([&located]);
     let mut app = App::new(project.runtime_settings());
+    app.set_part_users(users);
     app.add_plugins(SimpleGamePlugin {
-        scene: cooked,
+        scene: located.cooked,
         identity,
     });
     Ok(app)

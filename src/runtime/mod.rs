@@ -19,7 +19,9 @@ use crate::determinism::SnapshotAppExt;
 
 pub use input::RuntimeInput;
 pub use input_script::{InputScript, InputScriptError};
-pub use mode::{DeterminismError, DeterminismMode, DeterminismSupport, UnsupportedPart};
+pub use mode::{
+    DeterminismError, DeterminismMode, DeterminismSupport, PartUser, PartUsers, UnsupportedPart,
+};
 pub use random::RandomSeed;
 pub use schedule::SimSet;
 pub use time::{FrameTime, TickAccumulator, TimeControl};

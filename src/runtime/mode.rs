@@ -3,8 +3,10 @@
 //! A project chooses how much determinism it needs; each simulation part (a solver, a gameplay
 //! module, a game's own plugin) declares the strongest mode it can keep. At startup the engine
 //! compares the two and refuses to run a project whose parts promise less than it asks for, naming
-//! every such part. This module owns that comparison; it must never decide what a part supports:
-//! only the part knows.
+//! every such part and the first scene entity that uses it. `rusting validate` runs the same
+//! comparison ([`DeterminismSupport::check_uses`]) before shipping, so both print the same message.
+//! This module owns that comparison; it must never decide what a part supports (only the part
+//! knows) nor which entities use it (the scene does: `scene::parts`).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -77,12 +79,25 @@ impl DeterminismSupport {
 
     /// Checks that every part supports `required`; otherwise names every part that does not.
     pub fn check(&self, required: DeterminismMode) -> Result<(), DeterminismError> {
+        self.check_uses(required, &PartUsers::new())
+    }
+
+    /// [`check`](Self::check), naming for each part below `required` the first entity that uses
+    /// it, from `users` (part name to first user). The game's startup check and `rusting validate`
+    /// both call this, so a project refused at startup fails validation with the same message.
+    pub fn check_uses(
+        &self,
+        required: DeterminismMode,
+        users: &PartUsers,
+    ) -> Result<(), DeterminismError> {
         let below: Vec<UnsupportedPart> = self
             .parts()
             .filter(|(_, supported)| *supported < required)
             .map(|(part, supported)| UnsupportedPart {
                 part: part.to_owned(),
                 supported,
+                required,
+                first_user: users.get(part).cloned(),
             })
             .collect();
         if below.is_empty() {
@@ -96,6 +111,32 @@ impl DeterminismSupport {
     }
 }
 
+/// The first entity that uses each simulation part, by part name.
+pub type PartUsers = BTreeMap<String, PartUser>;
+
+/// A scene entity that uses a simulation part: where it is and what it is called.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct PartUser {
+    /// The scene file, relative to the project directory with `/` separators.
+    pub scene: String,
+    /// The entity's place in the scene source, as a JSON pointer (`/entities/3`).
+    pub pointer: String,
+    /// Its `SceneId`.
+    pub scene_id: u64,
+    /// Its `Name` (empty when the scene gives none).
+    pub name: String,
+}
+
+impl fmt::Display for PartUser {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "entity {}", self.scene_id)?;
+        if !self.name.is_empty() {
+            write!(f, " `{}`", self.name)?;
+        }
+        write!(f, " at {}#{}", self.scene, self.pointer)
+    }
+}
+
 /// A simulation part and the mode it supports, below what the project requires.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnsupportedPart {
@@ -103,14 +144,33 @@ pub struct UnsupportedPart {
     pub part: String,
     /// The strongest mode it supports.
     pub supported: DeterminismMode,
+    /// The mode the project requires.
+    pub required: DeterminismMode,
+    /// The first scene entity that uses the part, when one is known.
+    pub first_user: Option<PartUser>,
+}
+
+impl fmt::Display for UnsupportedPart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the project requires {} determinism, but `{}` supports only {}",
+            self.required, self.part, self.supported
+        )?;
+        if let Some(user) = &self.first_user {
+            write!(f, " (first used by {user})")?;
+        }
+        Ok(())
+    }
 }
 
 /// Why a project cannot run in its determinism mode.
 #[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum DeterminismError {
-    /// Some simulation parts support less than the project's mode. `parts` is sorted by name.
-    #[error("the project requires {required} determinism, but {}", describe(.parts))]
+    /// Some simulation parts support less than the project's mode. `parts` is sorted by name; the
+    /// message is each part's message, joined by `; `.
+    #[error("{}", describe(.parts))]
     Unsupported {
         /// The project's mode.
         required: DeterminismMode,
@@ -122,9 +182,9 @@ pub enum DeterminismError {
 fn describe(parts: &[UnsupportedPart]) -> String {
     parts
         .iter()
-        .map(|p| format!("`{}` supports only {}", p.part, p.supported))
+        .map(UnsupportedPart::to_string)
         .collect::<Vec<_>>()
-        .join(", ")
+        .join("; ")
 }
 
 #[cfg(test)]
@@ -153,8 +213,35 @@ mod tests {
         assert_eq!(names, ["audio", "physics.gpu"]);
         assert_eq!(
             err.to_string(),
-            "the project requires CrossPlatform determinism, but `audio` supports only Off, \
-             `physics.gpu` supports only Local"
+            "the project requires CrossPlatform determinism, but `audio` supports only Off; the \
+             project requires CrossPlatform determinism, but `physics.gpu` supports only Local"
+        );
+        let mut users = PartUsers::new();
+        users.insert(
+            "physics.gpu".into(),
+            PartUser {
+                scene: "scenes/main.scene.json".into(),
+                pointer: "/entities/4".into(),
+                scene_id: 12,
+                name: "Crate".into(),
+            },
+        );
+        let err = support
+            .check_uses(DeterminismMode::Local, &users)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the project requires Local determinism, but `audio` supports only Off"
+        );
+        let err = support
+            .check_uses(DeterminismMode::CrossPlatform, &users)
+            .unwrap_err();
+        assert!(
+            err.to_string().ends_with(
+                "`physics.gpu` supports only Local (first used by entity 12 `Crate` at \
+                 scenes/main.scene.json#/entities/4)"
+            ),
+            "{err}"
         );
         let err = support.check(DeterminismMode::Local).unwrap_err();
         let DeterminismError::Unsupported { parts, .. } = err;

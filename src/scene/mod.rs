@@ -3,6 +3,9 @@
 //! - [`cook`]: source scene → [`CookedScene`] (checked, defaults filled, sorted, canonical bytes).
 //! - [`spawn`]: [`CookedScene`] → entities, in `SceneId` order.
 //! - [`error`]: [`SceneError`], which names the file and the JSON pointer of every problem.
+//! - [`located`]: [`LocatedScene`], a cooked scene with the source JSON pointer of each entity.
+//! - [`parts`]: which simulation parts each entity uses, for the determinism check.
+//! - [`overlap`]: bodies the scene places inside each other.
 //!
 //! A source scene looks like this (every field but `format_version` and the entity `id`s is
 //! optional):
@@ -26,6 +29,9 @@
 
 pub mod cook;
 pub mod error;
+pub mod located;
+pub mod overlap;
+pub mod parts;
 pub mod spawn;
 
 use bevy::prelude::Component;
@@ -36,6 +42,7 @@ pub use cook::{
     cook_file,
 };
 pub use error::SceneError;
+pub use located::LocatedScene;
 pub use spawn::spawn_scene;
 
 /// Which scene an app loaded: its name and the hash of its cooked bytes. Replays record it so that

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::exit::Outcome;
-use crate::{cook, determinism, hashes, new, replay, run};
+use crate::{cook, determinism, hashes, new, replay, run, validate};
 
 /// Rusting: a deterministic game engine on Bevy.
 ///
@@ -99,6 +99,12 @@ enum Command {
         /// The project directory.
         project: PathBuf,
     },
+    /// Check a project before shipping, without building it: scenes, determinism mode, shaders,
+    /// the source lint, toolchain and dependencies. Exits 1 on any error.
+    Validate {
+        /// The project directory.
+        project: PathBuf,
+    },
     /// Inspect or play a recorded session.
     Replay {
         #[command(subcommand)]
@@ -182,6 +188,7 @@ impl Cli {
                 command: HashesCommand::Diff { a, b },
             }) => hashes::diff(a, b, self.json),
             Some(Command::Cook { project }) => cook::cook(project, self.json),
+            Some(Command::Validate { project }) => validate::validate(project, self.json),
             Some(Command::New {
                 dir,
                 engine_version,

@@ -12,6 +12,7 @@ mod hashes;
 mod new;
 mod replay;
 mod run;
+mod validate;
 
 use std::process::ExitCode;
 

@@ -1,7 +1,8 @@
 //! `rusting new <dir>`: a new game project from the starter.
 //!
 //! Writes the starter's files (its `Cargo.toml`, `Cargo.lock` with the engine's dependency
-//! versions, `rusting.json`, scene, walkthrough script, sources) and a GitHub workflow that runs
+//! versions, `rust-toolchain.toml` pinning the engine's Rust release, `rusting.json`, scene,
+//! walkthrough script, sources) and a GitHub workflow that runs
 //! `rusting determinism` on the project. The engine dependency is a path to this engine checkout,
 //! or a crates.io version with `--engine-version`. It never writes into a directory that holds
 //! anything.
@@ -19,6 +20,10 @@ const STARTER: &[(&str, &str)] = &[
     (
         "Cargo.lock",
         include_str!("../templates/starter/Cargo.lock"),
+    ),
+    (
+        "rust-toolchain.toml",
+        include_str!("../templates/starter/rust-toolchain.toml"),
     ),
     (
         "src/main.rs",

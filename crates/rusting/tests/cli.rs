@@ -192,6 +192,7 @@ fn new_writes_a_project_and_refuses_a_non_empty_directory() {
     for file in [
         "Cargo.toml",
         "Cargo.lock",
+        "rust-toolchain.toml",
         "rusting.json",
         "scenes/main.scene.json",
         "input/walkthrough.json",

@@ -15,6 +15,9 @@
 //! 6. [`sleep::update`]: groups of touching bodies at rest for `SLEEP_STEPS` ticks fall asleep.
 //! 7. [`events::update`]: which pairs started or stopped touching; warm starts are stored.
 //!
+//! [`overlap::overlaps_at_start`] runs the broad and narrow phases once, without stepping, to find
+//! bodies that a scene places inside each other.
+//!
 //! The ECS only copies bodies in and out (see `physics::plugin`). Threads may run the narrow phase
 //! and constraint preparation, whose results are collected in pair order; everything that
 //! accumulates runs sequentially in body and constraint order, so the bits never depend on the
@@ -27,6 +30,7 @@ pub mod contacts;
 pub mod events;
 pub mod integrate;
 pub mod math;
+pub mod overlap;
 pub mod sleep;
 pub mod solver;
 
