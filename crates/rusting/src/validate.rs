@@ -5,9 +5,12 @@
 //! 1. scenes ([`scenes`]): every scene cooks (`SCENE_INVALID`), no bodies overlap at the start
 //!    (`SCENE_BODIES_OVERLAP`), and every engine part the scenes use supports the project's
 //!    determinism mode (`DETERMINISM_UNSUPPORTED`, the game's startup check and message);
-//! 2. custom solver shaders ([`shaders`]): their `// rusting: determinism = <mode>` pragma;
-//! 3. the source lint (`rusting_lint`) of the game crate (`LINT_*`);
-//! 4. the toolchain ([`toolchain`]) and dependencies ([`dependencies`]).
+//! 2. the device ([`device`]): a `CrossPlatform` project with GPU bodies needs a Vulkan device
+//!    that preserves subnormals and rounds to nearest even (`DEVICE_NOT_CROSS_PLATFORM`);
+//! 3. custom solver shaders ([`shaders`]): their `// rusting: determinism = <mode>` pragma, and the
+//!    SPIR-V precision check for those claiming `Local` or better;
+//! 4. the source lint (`rusting_lint`) of the game crate (`LINT_*`);
+//! 5. the toolchain ([`toolchain`]) and dependencies ([`dependencies`]).
 //!
 //! Findings print one a line (`place: error CODE: message`) and a summary, or one JSON object
 //! with `--json`. Any error fails validation (exit code 1). The codes are listed in
@@ -15,6 +18,7 @@
 //! in it; it must never build the game or write into the project.
 
 mod dependencies;
+mod device;
 mod finding;
 mod scenes;
 mod shaders;
@@ -77,6 +81,7 @@ fn run_checks(project: &Project) -> Vec<Finding> {
     let scenes = scenes::load_scenes(project, &mut findings);
     scenes::overlaps(&scenes, &mut findings);
     scenes::unsupported_parts(project, &scenes, &mut findings);
+    device::check(project.manifest.determinism, &scenes, &mut findings);
     shaders::check(&project.root, project.manifest.determinism, &mut findings);
     source_lint(&project.root, &mut findings);
     toolchain::check(&project.root, &mut findings);

@@ -457,3 +457,42 @@ fn the_startup_check_and_validate_give_the_same_message() {
          (first used by entity 1 `Ground` at scenes/main.scene.json#/entities/0)"
     );
 }
+
+/// A `CrossPlatform` project with a GPU body is checked against this machine's Vulkan device:
+/// lavapipe does not preserve subnormals, so it is `DEVICE_NOT_CROSS_PLATFORM` naming the device
+/// and the missing control, at the GPU body; without Vulkan the check is a `DEVICE_UNCHECKED`
+/// warning; in `Local` nothing is asked of the device. Fails if validate accepts a GPU body in a
+/// `CrossPlatform` project without looking at the device.
+#[test]
+fn gpu_bodies_in_a_cross_platform_project_need_a_cross_platform_device() {
+    let scene = r#"{ "format_version": 1, "entities": [
+        { "id": 1, "name": "Ground", "components": { "Collider": { "shape": { "HalfSpace": { "normal": [0, 1, 0] } } } } },
+        { "id": 7, "name": "Spark", "transform": { "translation": [0, 3, 0] },
+          "components": { "RigidBody": {}, "Collider": { "shape": { "Sphere": { "radius": 0.2 } } },
+                          "PhysicsBody": { "class": "Gpu" } } } ] }"#;
+    let fixture = Fixture::new("device", "CrossPlatform");
+    fixture.write("scenes/main.scene.json", scene);
+    let (_, value) = fixture.validate();
+    let refused = with_code(&value, "DEVICE_NOT_CROSS_PLATFORM");
+    let unchecked = with_code(&value, "DEVICE_UNCHECKED");
+    assert_eq!(refused.len() + unchecked.len(), 1, "{value}");
+    let finding = refused.first().or(unchecked.first()).unwrap();
+    assert_eq!(finding["scene_id"], 7, "{value}");
+    assert_eq!(finding["pointer"], "/entities/1", "{value}");
+    if let Some(refusal) = refused.first() {
+        let message = refusal["message"].as_str().unwrap();
+        assert!(message.contains("cannot run CrossPlatform"), "{message}");
+        if message.contains("llvmpipe") {
+            assert!(message.contains("subnormal"), "{message}");
+        }
+    }
+
+    let local = Fixture::new("device-local", "Local");
+    local.write("scenes/main.scene.json", scene);
+    let (_, value) = local.validate();
+    assert!(
+        with_code(&value, "DEVICE_NOT_CROSS_PLATFORM").is_empty(),
+        "{value}"
+    );
+    assert!(with_code(&value, "DEVICE_UNCHECKED").is_empty(), "{value}");
+}
