@@ -99,6 +99,51 @@ pub enum GpuError {
         /// How long it waited.
         seconds: u64,
     },
+    /// No committed SPIR-V exists for the shader (see `physics::gpu::spirv`).
+    #[error("no committed SPIR-V for `{shader}` (run tools/compile-shaders.sh)")]
+    MissingSpirv {
+        /// The shader's name.
+        shader: String,
+    },
+    /// A GPU physics configuration that cannot work.
+    #[error("invalid GPU physics configuration: {reason}")]
+    InvalidConfig {
+        /// What is wrong.
+        reason: String,
+    },
+    /// A body or command names a slot the GPU physics world does not have.
+    #[error("GPU body slot {slot} is out of range: the world has {capacity} slots")]
+    SlotOutOfRange {
+        /// The slot named.
+        slot: u32,
+        /// The world's capacity.
+        capacity: u32,
+    },
+    /// Two bodies were given the same slot.
+    #[error("two GPU bodies were given slot {slot}")]
+    DuplicateSlot {
+        /// The slot given twice.
+        slot: u32,
+    },
+    /// A shape the GPU solver does not simulate (GPU bodies are spheres, boxes or capsules; a
+    /// half-space may only be a CPU collider).
+    #[error(
+        "GPU body slot {slot} has a {shape} collider: GPU bodies are spheres, boxes or capsules"
+    )]
+    UnsupportedShape {
+        /// The body's slot.
+        slot: u32,
+        /// The shape's name.
+        shape: &'static str,
+    },
+    /// A body or command carries a value the GPU cannot simulate deterministically.
+    #[error("GPU body slot {slot}: {reason}")]
+    InvalidBody {
+        /// The body's slot.
+        slot: u32,
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 impl GpuError {

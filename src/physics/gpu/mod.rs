@@ -9,6 +9,11 @@
 //! - [`shaders`]: the simulation shaders' GLSL, embedded ([`SIMULATION_SHADERS`]).
 //! - [`precision`]: [`check_spirv`], which fails any compiled simulation shader that could fuse,
 //!   relax or call a function devices disagree on. Pure parsing: no GPU needed.
+//! - [`spirv`]: the simulation shaders' committed SPIR-V, embedded ([`EMBEDDED_SPIRV`]).
+//! - [`physics_world`]: [`GpuPhysicsWorld`], GPU bodies stepped one tick at a time, with
+//!   [`physics_bodies`] (bodies, CPU colliders, read-back state), [`physics_commands`]
+//!   ([`GpuCommand`]), [`physics_events`] (events and tick results) and [`physics_layout`] (the
+//!   buffer words, mirrored from `physics_layout.glsl`).
 //! - `compile` (feature `shader-compiler`): GLSL to SPIR-V in process with shaderc.
 //! - [`error`]: the error type, [`GpuError`].
 //!
@@ -23,9 +28,15 @@ pub mod compile;
 pub mod context;
 pub mod device;
 pub mod error;
+pub mod physics_bodies;
+pub mod physics_commands;
+pub mod physics_events;
+pub mod physics_layout;
+pub mod physics_world;
 pub mod pipeline;
 pub mod precision;
 pub mod shaders;
+pub mod spirv;
 
 pub use buffer::GpuBuffer;
 pub use context::GpuContext;
@@ -34,6 +45,11 @@ pub use device::{
     MissingFloatControl,
 };
 pub use error::GpuError;
+pub use physics_bodies::{GpuBodyInit, GpuBodyState, GpuCollider, GpuRule};
+pub use physics_commands::GpuCommand;
+pub use physics_events::{GpuEvent, GpuEventKind, GpuTickResult};
+pub use physics_world::{GpuPhysicsConfig, GpuPhysicsWorld, GpuStepParams};
 pub use pipeline::ComputePipeline;
 pub use precision::{PrecisionError, PrecisionViolation, Problem, SourceLocation, check_spirv};
 pub use shaders::{SHADER_INCLUDES, SIMULATION_SHADERS, ShaderSource};
+pub use spirv::{EMBEDDED_SPIRV, EmbeddedSpirv, embedded_spirv};

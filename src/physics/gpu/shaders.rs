@@ -30,11 +30,48 @@ pub const SIM_MATH_PROBE: ShaderSource = ShaderSource {
     source: include_str!("../../shaders/sim_math_probe.comp"),
 };
 
+/// `physics_layout.glsl`: the buffers, push constants and record layouts the GPU physics shaders
+/// share (mirrored by `physics::gpu::physics_layout`).
+pub const PHYSICS_LAYOUT_GLSL: ShaderSource = ShaderSource {
+    name: "physics_layout.glsl",
+    source: include_str!("../../shaders/physics_layout.glsl"),
+};
+
+/// `physics_shapes.glsl`: contact tests between spheres, boxes, capsules and half-spaces.
+pub const PHYSICS_SHAPES_GLSL: ShaderSource = ShaderSource {
+    name: "physics_shapes.glsl",
+    source: include_str!("../../shaders/physics_shapes.glsl"),
+};
+
+/// `physics.comp`: commands, integration, contact application, rules and events.
+pub const PHYSICS_COMP: ShaderSource = ShaderSource {
+    name: "physics.comp",
+    source: include_str!("../../shaders/physics.comp"),
+};
+
+/// `physics_contacts.comp`: the hash grid, the fallback list and the fixed-point contact sums.
+pub const PHYSICS_CONTACTS_COMP: ShaderSource = ShaderSource {
+    name: "physics_contacts.comp",
+    source: include_str!("../../shaders/physics_contacts.comp"),
+};
+
+/// `physics_hash.comp`: the order-independent GPU state hash.
+pub const PHYSICS_HASH_COMP: ShaderSource = ShaderSource {
+    name: "physics_hash.comp",
+    source: include_str!("../../shaders/physics_hash.comp"),
+};
+
 /// Every simulation compute shader. Each must compile and pass the precision check.
-pub const SIMULATION_SHADERS: &[ShaderSource] = &[SIM_MATH_PROBE];
+pub const SIMULATION_SHADERS: &[ShaderSource] = &[
+    SIM_MATH_PROBE,
+    PHYSICS_COMP,
+    PHYSICS_CONTACTS_COMP,
+    PHYSICS_HASH_COMP,
+];
 
 /// The files simulation shaders may `#include "..."`, by name.
-pub const SHADER_INCLUDES: &[ShaderSource] = &[SIM_MATH_GLSL];
+pub const SHADER_INCLUDES: &[ShaderSource] =
+    &[SIM_MATH_GLSL, PHYSICS_LAYOUT_GLSL, PHYSICS_SHAPES_GLSL];
 
 /// The include file called `name`, if there is one.
 pub fn include(name: &str) -> Option<&'static ShaderSource> {

@@ -1,0 +1,326 @@
+//! [`GpuPhysicsWorld`]: GPU bodies, their buffers and pipelines, stepped one tick at a time.
+//!
+//! This module owns the GPU physics buffers (bodies, commands, CPU colliders, hash grid, contact
+//! sums, events, state hash), the three pipelines built from the committed SPIR-V
+//! (`physics.comp`, `physics_contacts.comp`, `physics_hash.comp`; no shader compiler needed), and
+//! the order of one tick's dispatches:
+//!
+//! 1. commands and integration (`physics.comp`, integrate mode);
+//! 2. the grid and fallback list are emptied by the host, then filled (`physics_contacts.comp`,
+//!    insert mode);
+//! 3. each body's contact sums (`physics_contacts.comp`, contacts mode);
+//! 4. the sums applied, rules run, events written (`physics.comp`, apply mode);
+//! 5. the state hash (`physics_hash.comp`).
+//!
+//! Each dispatch waits for the previous one, so no pass sees another half done. The tick comes
+//! from [`GpuStepParams::tick`] and the GPU clock is `tick * fixed_delta` in the shaders; nothing
+//! here reads a clock. It must never reorder commands, never give a body a slot outside the
+//! capacity, and never let the hash grid change a result (see `physics_contacts.comp`).
+
+use super::buffer::GpuBuffer;
+use super::context::GpuContext;
+use super::error::GpuError;
+use super::physics_bodies::{GpuBodyInit, GpuBodyState, GpuCollider};
+use super::physics_commands::GpuCommand;
+use super::physics_events::{GpuTickResult, decode_events};
+use super::physics_layout::*;
+use super::pipeline::ComputePipeline;
+use super::spirv::embedded_spirv;
+use bevy::math::Vec3;
+
+/// The sizes of a GPU physics world.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GpuPhysicsConfig {
+    /// Body slots; every body's slot is below it.
+    pub capacity: u32,
+    /// Edge of a hash-grid cell, metres. A body whose bounding sphere is wider than 0.9 of a cell
+    /// goes to the fallback list, which every body scans; size cells to fit most bodies.
+    pub cell_size: f32,
+    /// Hash-grid buckets; 0 gives no hash memory, and every body goes through the fallback list
+    /// (same results, O(n^2) work).
+    pub grid_cells: u32,
+    /// Events one tick can report; more are counted in [`GpuTickResult::lost_events`].
+    pub max_events: u32,
+}
+
+impl Default for GpuPhysicsConfig {
+    fn default() -> Self {
+        GpuPhysicsConfig {
+            capacity: 1024,
+            cell_size: 2.0,
+            grid_cells: 4096,
+            max_events: 1024,
+        }
+    }
+}
+
+/// One tick to simulate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GpuStepParams {
+    /// The GPU tick being simulated: the ticks completed before it. The GPU clock is
+    /// `tick * fixed_delta` (exactly `(tick as f32) * fixed_delta` below 2^32 ticks).
+    pub tick: u64,
+    /// Seconds per tick.
+    pub fixed_delta: f32,
+    /// m/s^2, scaled by each body's gravity scale.
+    pub gravity: Vec3,
+}
+
+/// GPU bodies in the buffers of one [`GpuContext`], stepped one tick per [`GpuPhysicsWorld::step`].
+pub struct GpuPhysicsWorld<'ctx> {
+    context: &'ctx GpuContext,
+    config: GpuPhysicsConfig,
+    integrate: ComputePipeline<'ctx>,
+    contacts: ComputePipeline<'ctx>,
+    hash: ComputePipeline<'ctx>,
+    bodies: GpuBuffer<'ctx>,
+    commands: GpuBuffer<'ctx>,
+    colliders: GpuBuffer<'ctx>,
+    grid: GpuBuffer<'ctx>,
+    pushes: GpuBuffer<'ctx>,
+    events: GpuBuffer<'ctx>,
+    state_hash: GpuBuffer<'ctx>,
+    collider_count: u32,
+}
+
+impl<'ctx> GpuPhysicsWorld<'ctx> {
+    /// Makes the pipelines and buffers for `config` on `context`, with no bodies.
+    ///
+    /// # Errors
+    ///
+    /// [`GpuError::InvalidConfig`] for a zero capacity, a cell size that is not positive and
+    /// finite, or sizes whose buffers would not fit in 32-bit indices; Vulkan errors otherwise.
+    pub fn new(context: &'ctx GpuContext, config: GpuPhysicsConfig) -> Result<Self, GpuError> {
+        let invalid = |reason: &str| GpuError::InvalidConfig {
+            reason: reason.to_owned(),
+        };
+        if config.capacity == 0 {
+            return Err(invalid("the capacity must be at least one body"));
+        }
+        if !(config.cell_size > 0.0 && config.cell_size.is_finite()) {
+            return Err(invalid("the cell size must be positive and finite"));
+        }
+        let body_words = config.capacity as u64 * BODY_STRIDE as u64;
+        let grid_words = 1 + 2 * config.capacity as u64 + config.grid_cells as u64;
+        let event_words = EVENT_HEADER as u64 + config.max_events as u64 * EVENT_STRIDE as u64;
+        if [body_words, grid_words, event_words]
+            .iter()
+            .any(|&words| words > u64::from(u32::MAX))
+        {
+            return Err(invalid("the buffers would not fit in 32-bit word indices"));
+        }
+        let pipeline = |name: &str| -> Result<ComputePipeline<'ctx>, GpuError> {
+            let words = embedded_spirv(name)?;
+            context.compute_pipeline(name, &words, STORAGE_BUFFERS, STEP_CONSTANT_BYTES)
+        };
+        Ok(GpuPhysicsWorld {
+            context,
+            config,
+            integrate: pipeline("physics.comp")?,
+            contacts: pipeline("physics_contacts.comp")?,
+            hash: pipeline("physics_hash.comp")?,
+            bodies: context.storage_buffer(body_words as usize)?,
+            commands: context.storage_buffer(1 + COMMAND_STRIDE)?,
+            colliders: context.storage_buffer(1 + COLLIDER_STRIDE)?,
+            grid: context.storage_buffer(grid_words as usize)?,
+            pushes: context.storage_buffer(config.capacity as usize * PUSH_STRIDE)?,
+            events: context.storage_buffer(event_words as usize)?,
+            state_hash: context.storage_buffer(2)?,
+            collider_count: 0,
+        })
+    }
+
+    /// The world's configuration.
+    pub fn config(&self) -> &GpuPhysicsConfig {
+        &self.config
+    }
+
+    /// Replaces every body: the slots named get these bodies (uploaded in slot order), every
+    /// other slot is emptied. Rule state starts fresh.
+    ///
+    /// # Errors
+    ///
+    /// [`GpuError::SlotOutOfRange`], [`GpuError::DuplicateSlot`],
+    /// [`GpuError::UnsupportedShape`] (a half-space body) or [`GpuError::InvalidBody`] (a value
+    /// that is not finite, a period that is not positive); nothing is uploaded then.
+    pub fn set_bodies(&mut self, bodies: &[GpuBodyInit]) -> Result<(), GpuError> {
+        let mut sorted: Vec<&GpuBodyInit> = bodies.iter().collect();
+        sorted.sort_by_key(|body| body.slot);
+        let mut records = Vec::with_capacity(sorted.len());
+        for (index, body) in sorted.iter().enumerate() {
+            if body.slot >= self.config.capacity {
+                return Err(GpuError::SlotOutOfRange {
+                    slot: body.slot,
+                    capacity: self.config.capacity,
+                });
+            }
+            if index > 0 && sorted[index - 1].slot == body.slot {
+                return Err(GpuError::DuplicateSlot { slot: body.slot });
+            }
+            records.push((body.slot, body.record()?));
+        }
+        self.bodies.fill(0);
+        for (slot, record) in records {
+            self.bodies.write(slot as usize * BODY_STRIDE, &record)?;
+        }
+        Ok(())
+    }
+
+    /// Replaces the CPU colliders GPU bodies collide with, in the given order (the CPU solver's
+    /// body order).
+    ///
+    /// # Errors
+    ///
+    /// Vulkan errors when a larger buffer cannot be made.
+    pub fn set_cpu_colliders(&mut self, colliders: &[GpuCollider]) -> Result<(), GpuError> {
+        let mut words = Vec::with_capacity(1 + colliders.len() * COLLIDER_STRIDE);
+        words.push(colliders.len() as u32);
+        for collider in colliders {
+            words.extend(collider.record());
+        }
+        if words.len() > self.colliders.len() {
+            self.colliders = self.context.storage_buffer(words.len())?;
+        }
+        self.colliders.write(0, &words)?;
+        self.collider_count = colliders.len() as u32;
+        Ok(())
+    }
+
+    /// Simulates GPU tick `params.tick`: `commands` apply first, in the order given, then the
+    /// bodies integrate, collide and run their rules. Returns the tick's state hash and events.
+    ///
+    /// # Errors
+    ///
+    /// [`GpuError::SlotOutOfRange`] or [`GpuError::InvalidBody`] for a bad command (nothing runs
+    /// then), [`GpuError::InvalidConfig`] for a fixed delta that is not positive and finite or a
+    /// gravity that is not finite, and Vulkan errors.
+    pub fn step(
+        &mut self,
+        params: &GpuStepParams,
+        commands: &[GpuCommand],
+    ) -> Result<GpuTickResult, GpuError> {
+        if !(params.fixed_delta > 0.0 && params.fixed_delta.is_finite()) {
+            return Err(GpuError::InvalidConfig {
+                reason: format!(
+                    "fixed_delta {} is not positive and finite",
+                    params.fixed_delta
+                ),
+            });
+        }
+        if !params.gravity.is_finite() {
+            return Err(GpuError::InvalidConfig {
+                reason: format!("gravity {} is not finite", params.gravity),
+            });
+        }
+        let mut words = Vec::with_capacity(1 + commands.len() * COMMAND_STRIDE);
+        words.push(commands.len() as u32);
+        for command in commands {
+            if command.slot() >= self.config.capacity {
+                return Err(GpuError::SlotOutOfRange {
+                    slot: command.slot(),
+                    capacity: self.config.capacity,
+                });
+            }
+            words.extend(command.record()?);
+        }
+        if words.len() > self.commands.len() {
+            self.commands = self.context.storage_buffer(words.len())?;
+        }
+        self.commands.write(0, &words)?;
+
+        let mut constants = StepConstants {
+            tick: params.tick,
+            fixed_delta: params.fixed_delta,
+            gravity: params.gravity.to_array(),
+            mode: MODE_INTEGRATE,
+            capacity: self.config.capacity,
+            grid_cells: self.config.grid_cells,
+            cell_size: self.config.cell_size,
+            max_events: self.config.max_events,
+            collider_count: self.collider_count,
+        };
+        self.events.write(0, &[0, 0])?;
+        self.state_hash.write(0, &[0, 0])?;
+        self.run(&self.integrate, &constants)?;
+
+        // An empty fallback list and empty buckets (the `next` links need no clearing: a body's
+        // link is written when it is inserted, and only inserted bodies are reached).
+        let heads = 1 + 2 * self.config.capacity as usize;
+        self.grid.write(0, &[0])?;
+        self.grid
+            .write(heads, &vec![u32::MAX; self.config.grid_cells as usize])?;
+        constants.mode = MODE_INSERT;
+        self.run(&self.contacts, &constants)?;
+        constants.mode = MODE_CONTACTS;
+        self.run(&self.contacts, &constants)?;
+        constants.mode = MODE_APPLY;
+        self.run(&self.integrate, &constants)?;
+        self.run(&self.hash, &constants)?;
+
+        let hash = self.state_hash.read(0, 2)?;
+        let event_words = self.events.read(0, EVENT_HEADER)?;
+        let written = event_words[0].min(self.config.max_events) as usize;
+        let mut event_buffer = event_words;
+        event_buffer.extend(self.events.read(EVENT_HEADER, written * EVENT_STRIDE)?);
+        let (events, lost_events) = decode_events(&event_buffer, self.config.max_events);
+        if lost_events > 0 {
+            bevy::log::warn!(
+                "GPU physics tick {}: {lost_events} events lost (max_events is {}); which ones \
+                 depends on atomic order, so this run is not deterministic",
+                params.tick,
+                self.config.max_events
+            );
+        }
+        Ok(GpuTickResult {
+            tick: params.tick,
+            hash: u64::from(hash[0]) | (u64::from(hash[1]) << 32),
+            events,
+            lost_events,
+        })
+    }
+
+    /// Every body's state, sorted by slot.
+    ///
+    /// # Errors
+    ///
+    /// Vulkan errors (none in practice: the buffer is host-visible).
+    pub fn read_bodies(&self) -> Result<Vec<GpuBodyState>, GpuError> {
+        let words = self.bodies.read(0, self.bodies.len())?;
+        Ok(words
+            .chunks_exact(BODY_STRIDE)
+            .enumerate()
+            .filter_map(|(slot, record)| GpuBodyState::from_record(slot as u32, record))
+            .collect())
+    }
+
+    fn run(
+        &self,
+        pipeline: &ComputePipeline<'ctx>,
+        constants: &StepConstants,
+    ) -> Result<(), GpuError> {
+        let groups = self.config.capacity.div_ceil(WORKGROUP_SIZE);
+        self.context.dispatch(
+            pipeline,
+            &[
+                &self.bodies,
+                &self.commands,
+                &self.colliders,
+                &self.grid,
+                &self.pushes,
+                &self.events,
+                &self.state_hash,
+            ],
+            &constants.to_bytes(),
+            [groups, 1, 1],
+        )
+    }
+}
+
+impl std::fmt::Debug for GpuPhysicsWorld<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuPhysicsWorld")
+            .field("config", &self.config)
+            .field("collider_count", &self.collider_count)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,287 @@
+// physics_contacts.comp: the contact pass of one GPU physics tick, in two modes.
+//
+// MODE_INSERT: each body goes into the hash grid or the fallback list, with atomics, so which
+// body lands where in a bucket's list changes from run to run. A body whose bounding sphere is
+// wider than OVERSIZED_FRACTION of a cell, and every body when the grid has no memory
+// (grid_cells == 0), goes into the fallback list. Cells are floor(position / cell_size) through
+// sim_to_int; a cell's bucket is an integer hash of its coordinates modulo grid_cells.
+//
+// MODE_CONTACTS: each dynamic body collects its pushes from the GPU bodies it touches and from
+// the CPU colliders, and writes their sums to its `pushes` record. A body in the grid looks
+// through the 27 cells around its own (only at bodies whose cell is the one looked at, so a bucket
+// shared by two cells counts nobody twice) and the whole fallback list; a body in the fallback
+// list looks at every slot. A pair counts only when the bounding spheres overlap, and a body that
+// is not oversized reaches no further than the next cell, so the grid finds every pair that
+// counts; pairs found only through the fallback scan add nothing. Each push is converted to
+// fixed point (roundEven, then sim_to_int) and summed as integers, which gives the same sums in
+// any order: a run with the grid and a run without it give the same bits.
+//
+// Response: a dynamic pair shares the push by mass (each moves mass_other / (mass_a + mass_b) of
+// the overlap beyond CONTACT_SLOP, times CONTACT_RELAXATION); a kinematic or static GPU body and a
+// CPU collider push with share 1 and are never pushed back. The velocity change cancels the
+// approaching normal velocity (with the larger restitution of the two when the impact is faster
+// than BOUNCE_THRESHOLD) and applies Coulomb friction (the geometric mean of the two frictions)
+// against the tangential velocity. Sensors neither push nor are pushed.
+//
+// Layout: physics_layout.glsl. One invocation per slot.
+
+#version 450
+#include "sim_math.glsl"
+#include "physics_layout.glsl"
+#include "physics_shapes.glsl"
+
+const uint MODE_INSERT = 0u;
+const uint MODE_CONTACTS = 1u;
+
+// A body whose bounding diameter is wider than this fraction of a cell goes to the fallback list.
+// The margin below 1 covers the rounding of the cell and distance computations.
+const float OVERSIZED_FRACTION = 0.9;
+const float CONTACT_SLOP = 0.002;
+const float CONTACT_RELAXATION = 0.8;
+const float BOUNCE_THRESHOLD = 1.0;
+// One contact pushes at most this far (m) and changes velocity at most this much (m/s), so the
+// integer sums stay far from overflow.
+const float MAX_PUSH = 1.0;
+const float MAX_VELOCITY_CHANGE = 1000.0;
+
+uint fallback_base() { return 1u; }
+uint next_base() { return 1u + step.capacity; }
+uint heads_base() { return 1u + 2u * step.capacity; }
+
+int to_fixed(float value, float scale) {
+    precise float scaled_value = roundEven(value * scale);
+    return sim_to_int(scaled_value);
+}
+
+ivec3 cell_of(vec3 position) {
+    precise float inv = sim_recip(step.cell_size);
+    precise vec3 cell = floor(vec3(position.x * inv, position.y * inv, position.z * inv));
+    return ivec3(sim_to_int(cell.x), sim_to_int(cell.y), sim_to_int(cell.z));
+}
+
+uint bucket_of(ivec3 cell) {
+    uint h = uint(cell.x) * 0x8da6b343u;
+    h ^= uint(cell.y) * 0xd8163841u;
+    h ^= uint(cell.z) * 0xcb1ab31fu;
+    h ^= h >> 15u;
+    h *= 0x2c1b3c6du;
+    h ^= h >> 12u;
+    return h % step.grid_cells;
+}
+
+vec3 body_params(uint slot) {
+    return body_vec3(slot, BODY_SHAPE_PARAMS);
+}
+
+bool is_oversized(uint slot) {
+    precise float radius = shape_bounding_radius(body_word(slot, BODY_SHAPE), body_params(slot));
+    precise float diameter = radius + radius;
+    precise float limit = step.cell_size * OVERSIZED_FRACTION;
+    return diameter > limit;
+}
+
+void insert(uint slot) {
+    uint record = slot * BODY_STRIDE;
+    if (step.grid_cells == 0u || is_oversized(slot)) {
+        bodies[record + BODY_BUCKET] = NO_BODY;
+        uint index = atomicAdd(grid[0], 1u);
+        grid[fallback_base() + index] = slot;
+        return;
+    }
+    ivec3 cell = cell_of(body_translation(slot));
+    uint bucket = bucket_of(cell);
+    bodies[record + BODY_CELL] = uint(cell.x);
+    bodies[record + BODY_CELL + 1u] = uint(cell.y);
+    bodies[record + BODY_CELL + 2u] = uint(cell.z);
+    bodies[record + BODY_BUCKET] = bucket;
+    grid[next_base() + slot] = atomicExchange(grid[heads_base() + bucket], slot);
+}
+
+bool layers_meet(uint memberships_a, uint filters_a, uint memberships_b, uint filters_b) {
+    return (memberships_a & filters_b) != 0u && (memberships_b & filters_a) != 0u;
+}
+
+vec3 scaled(vec3 v, float s) {
+    precise vec3 r = vec3(v.x * s, v.y * s, v.z * s);
+    return r;
+}
+
+// The sums one body collects.
+ivec3 sum_push;
+ivec3 sum_velocity;
+
+// Adds the response of body `slot` to one contact. `share` is the part of the correction this
+// body takes, `other_velocity` the velocity of what it touches.
+void respond(uint slot, vec3 normal, float depth, float share, vec3 other_velocity,
+             float friction, float restitution) {
+    precise float beyond = max(depth - CONTACT_SLOP, 0.0);
+    precise float correction = min(beyond * CONTACT_RELAXATION * share, MAX_PUSH);
+    precise vec3 push = scaled(normal, correction);
+    sum_push += ivec3(to_fixed(push.x, POSITION_SCALE), to_fixed(push.y, POSITION_SCALE),
+                      to_fixed(push.z, POSITION_SCALE));
+
+    precise vec3 relative = body_vec3(slot, BODY_LINEAR) - other_velocity;
+    precise float approach = sim_dot(relative, normal);
+    if (!(approach < 0.0)) {
+        return;
+    }
+    precise float bounce = -approach > BOUNCE_THRESHOLD ? restitution : 0.0;
+    precise float normal_change = min(-approach * (1.0 + bounce) * share, MAX_VELOCITY_CHANGE);
+    precise vec3 dv = scaled(normal, normal_change);
+    precise vec3 tangent = relative - scaled(normal, approach);
+    precise float speed = sim_length(tangent);
+    if (speed > 0.0) {
+        precise float limit = friction * normal_change;
+        precise float slow = min(speed * share, limit);
+        precise float factor = sim_div(slow, speed);
+        dv = dv - scaled(tangent, factor);
+    }
+    sum_velocity += ivec3(to_fixed(dv.x, VELOCITY_SCALE), to_fixed(dv.y, VELOCITY_SCALE),
+                          to_fixed(dv.z, VELOCITY_SCALE));
+}
+
+float mixed_friction(float a, float b) {
+    precise float product = a * b;
+    return sim_sqrt(product);
+}
+
+// Body `slot` against GPU body `other`.
+void touch_body(uint slot, uint other) {
+    if (other == slot || !body_occupied(other)) {
+        return;
+    }
+    if ((body_word(other, BODY_FLAGS) & FLAG_SENSOR) != 0u) {
+        return;
+    }
+    if (!layers_meet(body_word(slot, BODY_MEMBERSHIPS), body_word(slot, BODY_FILTERS),
+                     body_word(other, BODY_MEMBERSHIPS), body_word(other, BODY_FILTERS))) {
+        return;
+    }
+    uint shape_a = body_word(slot, BODY_SHAPE);
+    uint shape_b = body_word(other, BODY_SHAPE);
+    precise vec3 params_a = body_params(slot);
+    precise vec3 params_b = body_params(other);
+    precise vec3 centre_a = body_translation(slot);
+    precise vec3 centre_b = body_translation(other);
+    precise vec3 offset = centre_a - centre_b;
+    precise float reach = shape_bounding_radius(shape_a, params_a) +
+                          shape_bounding_radius(shape_b, params_b);
+    precise float reach2 = reach * reach;
+    precise float dist2 = sim_dot(offset, offset);
+    if (!(dist2 <= reach2)) {
+        return;
+    }
+    precise vec3 normal;
+    precise float depth;
+    if (!shape_contact(shape_a, params_a, body_rotation(slot), centre_a, shape_b, params_b,
+                       body_rotation(other), centre_b, normal, depth)) {
+        return;
+    }
+    precise float share = 1.0;
+    if (body_word(other, BODY_KIND) == KIND_DYNAMIC) {
+        precise float mass_a = body_float(slot, BODY_MASS);
+        precise float mass_b = body_float(other, BODY_MASS);
+        precise float total = mass_a + mass_b;
+        share = sim_div(mass_b, total);
+    }
+    precise float friction = mixed_friction(body_float(slot, BODY_FRICTION),
+                                            body_float(other, BODY_FRICTION));
+    precise float restitution = max(body_float(slot, BODY_RESTITUTION),
+                                    body_float(other, BODY_RESTITUTION));
+    respond(slot, normal, depth, share, body_vec3(other, BODY_LINEAR), friction, restitution);
+}
+
+// Body `slot` against CPU collider `index` (static for the tick, never pushed back).
+void touch_collider(uint slot, uint index) {
+    if ((collider_word(index, COLLIDER_FLAGS) & FLAG_SENSOR) != 0u) {
+        return;
+    }
+    if (!layers_meet(body_word(slot, BODY_MEMBERSHIPS), body_word(slot, BODY_FILTERS),
+                     collider_word(index, COLLIDER_MEMBERSHIPS),
+                     collider_word(index, COLLIDER_FILTERS))) {
+        return;
+    }
+    mat3 rotation = mat3(collider_vec3(index, COLLIDER_MATRIX),
+                         collider_vec3(index, COLLIDER_MATRIX + 4u),
+                         collider_vec3(index, COLLIDER_MATRIX + 8u));
+    precise vec3 normal;
+    precise float depth;
+    if (!shape_contact(body_word(slot, BODY_SHAPE), body_params(slot), body_rotation(slot),
+                       body_translation(slot), collider_word(index, COLLIDER_SHAPE),
+                       collider_vec3(index, COLLIDER_PARAMS), rotation,
+                       collider_vec3(index, COLLIDER_MATRIX + 12u), normal, depth)) {
+        return;
+    }
+    precise float friction = mixed_friction(body_float(slot, BODY_FRICTION),
+                                            collider_float(index, COLLIDER_FRICTION));
+    respond(slot, normal, depth, 1.0, vec3(0.0), friction, body_float(slot, BODY_RESTITUTION));
+}
+
+void collect(uint slot) {
+    sum_push = ivec3(0);
+    sum_velocity = ivec3(0);
+    uint record = slot * BODY_STRIDE;
+    uint fallback_count = grid[0];
+    if (bodies[record + BODY_BUCKET] == NO_BODY) {
+        for (uint other = 0u; other < step.capacity; other++) {
+            touch_body(slot, other);
+        }
+    } else {
+        ivec3 cell = ivec3(int(bodies[record + BODY_CELL]), int(bodies[record + BODY_CELL + 1u]),
+                           int(bodies[record + BODY_CELL + 2u]));
+        for (int dz = -1; dz <= 1; dz++) {
+            for (int dy = -1; dy <= 1; dy++) {
+                for (int dx = -1; dx <= 1; dx++) {
+                    ivec3 look = cell + ivec3(dx, dy, dz);
+                    uint other = grid[heads_base() + bucket_of(look)];
+                    // A list never holds more than every slot once.
+                    for (uint guard = 0u; other != NO_BODY && guard < step.capacity; guard++) {
+                        uint other_record = other * BODY_STRIDE;
+                        bool same_cell =
+                            bodies[other_record + BODY_BUCKET] != NO_BODY &&
+                            int(bodies[other_record + BODY_CELL]) == look.x &&
+                            int(bodies[other_record + BODY_CELL + 1u]) == look.y &&
+                            int(bodies[other_record + BODY_CELL + 2u]) == look.z;
+                        if (same_cell) {
+                            touch_body(slot, other);
+                        }
+                        other = grid[next_base() + other];
+                    }
+                }
+            }
+        }
+        for (uint i = 0u; i < fallback_count; i++) {
+            touch_body(slot, grid[fallback_base() + i]);
+        }
+    }
+    for (uint index = 0u; index < step.collider_count; index++) {
+        touch_collider(slot, index);
+    }
+    uint base = slot * PUSH_STRIDE;
+    pushes[base] = sum_push.x;
+    pushes[base + 1u] = sum_push.y;
+    pushes[base + 2u] = sum_push.z;
+    pushes[base + 3u] = sum_velocity.x;
+    pushes[base + 4u] = sum_velocity.y;
+    pushes[base + 5u] = sum_velocity.z;
+}
+
+void main() {
+    uint slot = gl_GlobalInvocationID.x;
+    if (slot >= step.capacity || !body_occupied(slot)) {
+        return;
+    }
+    if (step.mode == MODE_INSERT) {
+        insert(slot);
+    } else if (step.mode == MODE_CONTACTS) {
+        if (body_word(slot, BODY_KIND) == KIND_DYNAMIC &&
+            (body_word(slot, BODY_FLAGS) & FLAG_SENSOR) == 0u) {
+            collect(slot);
+        } else {
+            uint base = slot * PUSH_STRIDE;
+            for (uint w = 0u; w < PUSH_STRIDE; w++) {
+                pushes[base + w] = 0;
+            }
+        }
+    }
+}
