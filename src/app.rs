@@ -56,6 +56,10 @@ pub enum AppError {
     /// A simulation part supports less determinism than the project requires.
     #[error(transparent)]
     Determinism(#[from] DeterminismError),
+    /// The app holds GPU bodies and GPU physics cannot run (no Vulkan device, or setting the
+    /// bodies up failed).
+    #[error("{0}")]
+    Gpu(String),
     /// The fixed tick rate is not a positive, finite number of ticks per second.
     #[error("the fixed tick rate must be a positive number of ticks per second, not {0}")]
     TickRate(f32),
@@ -162,6 +166,12 @@ impl App {
         let fixed_delta = world.resource::<FrameTime>().fixed_delta;
         if !(fixed_delta.is_finite() && fixed_delta > 0.0) {
             return Err(AppError::TickRate(1.0 / fixed_delta));
+        }
+        if let Some(reason) = world
+            .get_resource::<crate::physics::gpu::GpuPhysicsStatus>()
+            .and_then(|status| status.unavailable.clone())
+        {
+            return Err(AppError::Gpu(reason));
         }
         build_fixed_schedules(world).map_err(AppError::Schedule)?;
         // Run the startup schedules now, before any tick, and take them out of `Main` so its first

@@ -105,7 +105,8 @@ pub fn build_app(project: &Project) -> Result<App, GameError> {
 
 /// Runs `ticks` fixed ticks without a window, feeding `script`'s frames (then one tick per frame
 /// with the script's last input). Stops exactly at `ticks`: a frame that would pass it runs only
-/// the ticks left, and the rest of its time waits.
+/// the ticks left, and the rest of its time waits. GPU ticks still queued at the end are
+/// simulated before it returns.
 pub fn run_headless(app: &mut App, ticks: u64, script: Option<&InputScript>) {
     run_headless_with(app, ticks, script, |_, _| {});
 }
@@ -144,6 +145,9 @@ pub fn run_headless_with(
         frames_run += 1;
         after_frame(app, frames_run);
     }
+    // GPU ticks the frame budget left queued: simulate them, so the run ends with every tick's
+    // GPU hash and the GPU bodies where the last tick left them.
+    crate::physics::gpu::finish_gpu_ticks(app.world_mut());
 }
 
 /// Frames of 3, 1/2, 1/2, 0 and 5 ticks, repeated to cover `ticks`, with no input: the same

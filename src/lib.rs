@@ -63,6 +63,7 @@ impl PluginGroup for RustingPlugins {
                 settings: self.settings,
             })
             .add(physics::PhysicsPlugin::default())
+            .add(physics::gpu::GpuPhysicsPlugin)
             .add(gameplay::GameplayPlugin)
             .add(determinism::DeterminismPlugin)
     }

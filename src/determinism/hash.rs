@@ -8,7 +8,9 @@
 //!   `PhysicsBody`, the `Sleeping` marker, `PhysicsId`, `PlayerController`, `PlatformerController`,
 //!   `Tween`, `Pickup`, `Counter`, `BurstEmitter`;
 //! - resources: `PhysicsWorld`, `PhysicsSettings`, `FrameTime::fixed_tick` and `fixed_delta`,
-//!   `RandomSeed`, `DeterminismMode`, `PhysicsIdRegistry`.
+//!   `RandomSeed`, `DeterminismMode`, `PhysicsIdRegistry`, `GpuPhysicsCommands` as queued.
+//!
+//! GPU bodies are hashed on the device, per GPU tick, into `StateHashes::gpu`.
 //!
 //! Presentation never counts: `FrameTime::frame` and the frame deltas, `HudElement`, burst
 //! particles, sound cues, names, and a GPU-class body's `Transform` (a readback copy). Entities are
@@ -28,6 +30,7 @@ use super::hasher::{StateHash, StateHasher};
 use crate::gameplay::{
     BurstEmitter, Counter, Pickup, PlatformerController, PlayerController, Tween,
 };
+use crate::physics::gpu::GpuPhysicsCommands;
 use crate::physics::world::PhysicsWorld;
 use crate::physics::{
     BodyClass, Collider, CollisionLayers, PhysicsBody, PhysicsId, PhysicsIdRegistry,
@@ -70,6 +73,21 @@ impl StateHashes {
             self.cpu.pop_front();
         }
         self.cpu.push_back((tick, hash));
+    }
+
+    /// Appends a GPU tick's hash, dropping the oldest past [`STATE_HASH_HISTORY`].
+    pub fn push_gpu(&mut self, tick: u64, hash: u64) {
+        if self.gpu.len() == STATE_HASH_HISTORY {
+            self.gpu.pop_front();
+        }
+        self.gpu.push_back((tick, hash));
+    }
+
+    /// The GPU hash after GPU tick `tick`, if it has been simulated and is still kept.
+    pub fn get_gpu(&self, tick: u64) -> Option<u64> {
+        let first = self.gpu.front()?.0;
+        let index = tick.checked_sub(first)? as usize;
+        self.gpu.get(index).map(|&(_, hash)| hash)
     }
 
     /// The hash after `tick`, if it is still kept.
@@ -295,6 +313,7 @@ pub fn resources_hash(world: &World) -> (u64, Option<(&'static str, &'static str
     feed::<RandomSeed>(world, "RandomSeed", &mut h);
     feed::<DeterminismMode>(world, "DeterminismMode", &mut h);
     feed::<PhysicsIdRegistry>(world, "PhysicsIdRegistry", &mut h);
+    feed::<GpuPhysicsCommands>(world, "GpuPhysicsCommands", &mut h);
     (h.finish(), h.non_finite)
 }
 

@@ -10,6 +10,7 @@ use super::hasher::{StateHash, StateHasher};
 use crate::gameplay::{
     BurstEmitter, Counter, Pickup, PlatformerController, PlayerController, Tween,
 };
+use crate::physics::gpu::{GpuCommand, GpuPhysicsCommands};
 use crate::physics::world::PhysicsWorld;
 use crate::physics::{
     BodyClass, BodyKind, Collider, CollisionLayers, PhysicsBody, PhysicsId, PhysicsIdRegistry,
@@ -224,5 +225,47 @@ impl StateHash for PhysicsWorld {
             h.u32(t.id_b.0);
         }
         h.u64(self.next_event_id);
+    }
+}
+
+impl StateHash for GpuPhysicsCommands {
+    fn hash_state(&self, h: &mut StateHasher) {
+        for (tick, command) in self.queued() {
+            h.u64(*tick);
+            match *command {
+                GpuCommand::Teleport {
+                    slot,
+                    translation,
+                    rotation,
+                } => {
+                    h.u32(0);
+                    h.u32(slot);
+                    h.vec3("teleport.translation", translation);
+                    h.quat("teleport.rotation", rotation);
+                }
+                GpuCommand::SetVelocity {
+                    slot,
+                    linear,
+                    angular,
+                } => {
+                    h.u32(1);
+                    h.u32(slot);
+                    h.vec3("set_velocity.linear", linear);
+                    h.vec3("set_velocity.angular", angular);
+                }
+                GpuCommand::ApplyImpulse { slot, impulse } => {
+                    h.u32(2);
+                    h.u32(slot);
+                    h.vec3("apply_impulse.impulse", impulse);
+                }
+                GpuCommand::SetCustom { slot, values } => {
+                    h.u32(3);
+                    h.u32(slot);
+                    for value in values {
+                        h.f32("set_custom.values", value);
+                    }
+                }
+            }
+        }
     }
 }

@@ -119,12 +119,13 @@ fn entity_report(world: &World, state: &EntityState) -> EntityReport {
 
 impl StateHashReport {
     /// A report of `ticks` (every tick's `(tick, hash)`) and the world as it is now, with each
-    /// tick's GPU hash from the world's `StateHashes::gpu` when it has one.
+    /// tick's GPU hash when the app simulated GPU bodies: the entry for `tick` (ticks completed)
+    /// carries the hash of GPU tick `tick - 1`, which ran alongside that fixed tick.
     pub fn capture(world: &mut World, ticks: &[(u64, u64)]) -> StateHashReport {
-        let gpu: BTreeMap<u64, u64> = world
-            .get_resource::<super::StateHashes>()
-            .map(|h| h.gpu.iter().copied().collect())
-            .unwrap_or_default();
+        let gpu: BTreeMap<u64, u64> = crate::physics::gpu::gpu_hashes(world)
+            .into_iter()
+            .map(|(gpu_tick, hash)| (gpu_tick + 1, hash))
+            .collect();
         let states = entity_states(world);
         StateHashReport {
             format_version: REPORT_FORMAT_VERSION,

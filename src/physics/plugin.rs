@@ -63,6 +63,7 @@ impl Plugin for PhysicsPlugin {
 pub struct CpuStepBuffers {
     bodies: Vec<SolverBody>,
     entities: Vec<Entity>,
+    all_entities: Vec<Entity>,
     had_id: Vec<Option<PhysicsId>>,
     was_sleeping: Vec<bool>,
     scratch: StepScratch,
@@ -98,9 +99,16 @@ pub fn cpu_physics_step(
 ) {
     let buffers = &mut *buffers;
     gather(&query, buffers);
-    let ids = registry.sync(&buffers.entities);
-    for (body, id) in buffers.bodies.iter_mut().zip(&ids) {
-        body.id = *id;
+    // Slots go to every collider body, GPU ones included (their slot is their place in the GPU
+    // buffers), in entity order.
+    buffers.all_entities.clear();
+    buffers.all_entities.extend(query.iter().map(|row| row.0));
+    buffers.all_entities.sort_unstable();
+    let ids = registry.sync(&buffers.all_entities);
+    for (body, entity) in buffers.bodies.iter_mut().zip(&buffers.entities) {
+        if let Ok(index) = buffers.all_entities.binary_search(entity) {
+            body.id = ids[index];
+        }
     }
     let params = StepParams {
         dt: time.fixed_delta,

@@ -9,21 +9,21 @@
 use super::cook::SceneComponents;
 use super::located::LocatedScene;
 use crate::physics::BodyClass;
+use crate::physics::gpu::GPU_PHYSICS_PART;
 use crate::physics::plugin::CPU_SOLVER_PART;
 use crate::runtime::PartUsers;
 
 /// The simulation parts an entity with `components` uses.
 ///
-/// A collider is simulated by the solver of its `PhysicsBody` class (CPU without one). Only the
-/// CPU solver exists in this build: GPU-class bodies are simulated by no part, so they use none;
-/// the GPU solver will name its part here when it lands.
+/// A collider is simulated by the solver of its `PhysicsBody` class (CPU without one): the CPU
+/// solver, or GPU physics, whose mode the device decides when the app starts.
 pub fn entity_parts(components: &SceneComponents) -> Vec<&'static str> {
     let mut parts = Vec::new();
     if components.collider.is_some() {
         let class = components.physics_body.map(|b| b.class).unwrap_or_default();
         match class {
             BodyClass::Cpu => parts.push(CPU_SOLVER_PART),
-            BodyClass::Gpu => {}
+            BodyClass::Gpu => parts.push(GPU_PHYSICS_PART),
         }
     }
     parts
@@ -62,6 +62,6 @@ mod tests {
         components.physics_body = Some(PhysicsBody {
             class: BodyClass::Gpu,
         });
-        assert!(entity_parts(&components).is_empty());
+        assert_eq!(entity_parts(&components), [GPU_PHYSICS_PART]);
     }
 }

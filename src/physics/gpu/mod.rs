@@ -14,6 +14,10 @@
 //!   [`physics_bodies`] (bodies, CPU colliders, read-back state), [`physics_commands`]
 //!   ([`GpuCommand`]), [`physics_events`] (events and tick results) and [`physics_layout`] (the
 //!   buffer words, mirrored from `physics_layout.glsl`).
+//! - [`plugin`]: [`GpuPhysicsPlugin`], GPU bodies in the engine's ticks: commands stamped with
+//!   their GPU tick ([`tick_commands`]), at most eight GPU ticks a frame, events handed to CPU
+//!   simulation [`GPU_EVENT_LAG`] ticks later, GPU hashes in `StateHashes::gpu`; [`runtime`] holds
+//!   one app's GPU world and queued ticks.
 //! - `compile` (feature `shader-compiler`): GLSL to SPIR-V in process with shaderc.
 //! - [`error`]: the error type, [`GpuError`].
 //!
@@ -34,9 +38,12 @@ pub mod physics_events;
 pub mod physics_layout;
 pub mod physics_world;
 pub mod pipeline;
+pub mod plugin;
 pub mod precision;
+pub mod runtime;
 pub mod shaders;
 pub mod spirv;
+pub mod tick_commands;
 
 pub use buffer::GpuBuffer;
 pub use context::GpuContext;
@@ -50,6 +57,12 @@ pub use physics_commands::GpuCommand;
 pub use physics_events::{GpuEvent, GpuEventKind, GpuTickResult};
 pub use physics_world::{GpuPhysicsConfig, GpuPhysicsWorld, GpuStepParams};
 pub use pipeline::ComputePipeline;
+pub use plugin::{
+    GPU_EVENT_LAG, GpuBehaviour, GpuEvents, GpuPhysicsPlugin, GpuPhysicsStatus,
+    MAX_GPU_TICKS_PER_FRAME, finish_gpu_ticks, gpu_hashes,
+};
 pub use precision::{PrecisionError, PrecisionViolation, Problem, SourceLocation, check_spirv};
+pub use runtime::{GpuRuntime, GpuTickInput, shared_context};
 pub use shaders::{SHADER_INCLUDES, SIMULATION_SHADERS, ShaderSource};
 pub use spirv::{EMBEDDED_SPIRV, EmbeddedSpirv, embedded_spirv};
+pub use tick_commands::GpuPhysicsCommands;

@@ -1,0 +1,361 @@
+//! [`GpuPhysicsPlugin`]: GPU bodies in the engine's ticks.
+//!
+//! When the app is finished (`App::setup`), the plugin looks for bodies whose `PhysicsBody` class
+//! is `Gpu`. With none, it does nothing and never opens a device. With some, it opens the process's
+//! Vulkan device (one per process, shared by every app), declares the device's mode as the part
+//! `physics.gpu` (so the startup check refuses a `CrossPlatform` project on lavapipe), uploads the
+//! bodies sorted by `PhysicsId` slot, and from then on:
+//!
+//! - at the end of every fixed tick `n` (`FixedPostUpdate`), takes the commands stamped for GPU tick
+//!   `n` from [`GpuPhysicsCommands`] and the CPU bodies' colliders as tick `n` left them, and queues
+//!   GPU tick `n` with them;
+//! - after every frame (`PostUpdate`), simulates at most [`MAX_GPU_TICKS_PER_FRAME`] queued GPU
+//!   ticks (the rest wait for the next frame), appends each tick's GPU hash to `StateHashes::gpu`,
+//!   and copies the bodies' poses back into their `Transform`s (a presentation copy: fixed systems
+//!   must not read it);
+//! - at the start of fixed tick `n` (before CPU physics), hands CPU simulation the events of GPU
+//!   tick `n - GPU_EVENT_LAG` in [`GpuEvents`], simulating late GPU ticks on the spot if the frame
+//!   budget left them behind (a stall, counted in [`GpuPhysicsStatus`]). Events therefore reach CPU
+//!   systems on a fixed tick whatever the frame pacing, never "when they arrive".
+//!
+//! Without a device, an app holding GPU bodies does not start (`AppError::Gpu`): GPU bodies are
+//! never silently left still. Snapshots do not cover GPU bodies (their state lives on the device);
+//! the runtime is outside the `World`'s entities. This module must never read a clock or step the
+//! GPU from anything but the queued ticks.
+
+use bevy::app::{App as BevyApp, FixedPostUpdate, FixedUpdate, Plugin, PostUpdate};
+use bevy::ecs::query::With;
+use bevy::prelude::{
+    Component, Entity, IntoScheduleConfigs, Mut, NonSendMut, Query, Res, ResMut, Resource,
+    Transform, World,
+};
+
+use super::physics_bodies::{GpuBodyInit, GpuCollider, GpuRule};
+use super::physics_events::GpuEvent;
+use super::physics_world::{GpuPhysicsConfig, GpuPhysicsWorld};
+use super::runtime::{GpuRuntime, GpuTickInput, shared_context};
+use super::tick_commands::GpuPhysicsCommands;
+use crate::determinism::{SnapshotAppExt, StateHashes};
+use crate::physics::components::{
+    BodyClass, Collider, CollisionLayers, PhysicsBody, PhysicsId, RigidBody,
+};
+use crate::physics::resources::{PhysicsIdRegistry, PhysicsSettings};
+use crate::runtime::{DeterminismSupport, FrameTime, SimSet};
+
+/// Fixed ticks between a GPU tick and the CPU tick that receives its events: events of GPU tick
+/// `n` reach CPU systems during fixed tick `n + GPU_EVENT_LAG`. Two ticks leave the GPU a frame
+/// to catch up at one tick a frame before CPU simulation has to wait for it.
+pub const GPU_EVENT_LAG: u64 = 2;
+
+/// GPU ticks simulated after one frame at most; the rest wait for the next frame (or for a fixed
+/// tick that needs their events).
+pub const MAX_GPU_TICKS_PER_FRAME: usize = 8;
+
+/// A GPU body's rule and custom values (simulation state, uploaded with the body).
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+pub struct GpuBehaviour {
+    /// What the body emits.
+    pub rule: GpuRule,
+    /// Game values the GPU carries, hashes and reads back.
+    pub custom: [f32; 4],
+}
+
+/// The GPU events CPU simulation sees during this fixed tick: exactly those GPU tick
+/// `fixed_tick - GPU_EVENT_LAG` produced, sorted by `(tick, slot, kind)`, with the entity of each
+/// event's body (simulation state: fixed systems react to it).
+#[derive(Resource, Clone, Debug, Default, PartialEq)]
+pub struct GpuEvents {
+    /// The GPU tick the events come from (`None` before the first delivery).
+    pub tick: Option<u64>,
+    /// `(body, event)`.
+    pub events: Vec<(Entity, GpuEvent)>,
+}
+
+/// Whether GPU physics runs, and its counters (presentation: not hashed, not in snapshots).
+#[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
+pub struct GpuPhysicsStatus {
+    /// The device GPU bodies run on, when they do.
+    pub device: Option<String>,
+    /// Why GPU bodies cannot run, when the app holds some and no device works.
+    pub unavailable: Option<String>,
+    /// GPU bodies uploaded.
+    pub bodies: usize,
+    /// Fixed ticks that had to simulate late GPU ticks themselves to get their events.
+    pub stalls: u64,
+    /// GPU ticks those stalls simulated.
+    pub stalled_ticks: u64,
+}
+
+/// Runs GPU bodies with the engine's ticks (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub struct GpuPhysicsPlugin;
+
+impl Plugin for GpuPhysicsPlugin {
+    fn build(&self, app: &mut BevyApp) {
+        app.insert_resource(GpuPhysicsCommands::default())
+            .insert_resource(GpuEvents::default())
+            .insert_resource(GpuPhysicsStatus::default())
+            .register_snapshot_component::<GpuPhysicsCommands>()
+            .register_snapshot_component::<GpuEvents>()
+            .register_snapshot_component::<GpuBehaviour>()
+            .ignore_in_snapshots::<GpuPhysicsStatus>()
+            .add_systems(FixedUpdate, deliver_gpu_events.before(SimSet::Physics))
+            .add_systems(FixedPostUpdate, queue_gpu_tick)
+            .add_systems(PostUpdate, step_gpu_frame);
+    }
+
+    fn finish(&self, app: &mut BevyApp) {
+        start(app.world_mut());
+    }
+}
+
+/// Uploads the GPU bodies, if there are any, and declares the device's mode.
+fn start(world: &mut World) {
+    let mut query = world.query::<(Entity, &PhysicsBody, &Collider)>();
+    let mut colliders: Vec<(Entity, bool)> = query
+        .iter(world)
+        .map(|(entity, body, _)| (entity, body.class == BodyClass::Gpu))
+        .collect();
+    if !colliders.iter().any(|(_, gpu)| *gpu) {
+        return;
+    }
+    colliders.sort_unstable();
+    let context = match shared_context() {
+        Ok(context) => context,
+        Err(error) => {
+            world.resource_mut::<GpuPhysicsStatus>().unavailable = Some(format!(
+                "the scene has GPU bodies, but GPU physics cannot run here: {error}"
+            ));
+            return;
+        }
+    };
+    context
+        .info()
+        .declare_support(&mut world.resource_mut::<DeterminismSupport>());
+    // Every collider body gets its PhysicsId now, in entity order, as the CPU solver would; GPU
+    // bodies use theirs as their slot.
+    let entities: Vec<Entity> = colliders.iter().map(|(e, _)| *e).collect();
+    let ids = world.resource_mut::<PhysicsIdRegistry>().sync(&entities);
+    let mut bodies = Vec::new();
+    let mut slots = Vec::new();
+    for ((entity, gpu), id) in colliders.iter().zip(ids) {
+        world.entity_mut(*entity).insert(id);
+        if !gpu {
+            continue;
+        }
+        let e = world.entity(*entity);
+        let transform = e.get::<Transform>().copied().unwrap_or_default();
+        let body = e
+            .get::<RigidBody>()
+            .copied()
+            .unwrap_or_else(RigidBody::fixed);
+        let behaviour = e.get::<GpuBehaviour>().copied().unwrap_or_default();
+        bodies.push(GpuBodyInit {
+            slot: id.0,
+            translation: transform.translation,
+            rotation: transform.rotation,
+            linear_velocity: body.linear_velocity,
+            angular_velocity: body.angular_velocity,
+            collider: *e.get::<Collider>().expect("queried with a collider"),
+            body,
+            layers: e.get::<CollisionLayers>().copied().unwrap_or_default(),
+            rule: behaviour.rule,
+            custom: behaviour.custom,
+        });
+        slots.push((id.0, *entity));
+    }
+    let capacity = (entities.len() as u32).next_power_of_two().max(16);
+    let fixed_delta = world.resource::<FrameTime>().fixed_delta;
+    let runtime = GpuPhysicsWorld::new(
+        context,
+        GpuPhysicsConfig {
+            capacity,
+            ..GpuPhysicsConfig::default()
+        },
+    )
+    .and_then(|mut gpu| {
+        gpu.set_bodies(&bodies)?;
+        Ok(gpu)
+    });
+    match runtime {
+        Ok(gpu) => {
+            let mut status = world.resource_mut::<GpuPhysicsStatus>();
+            status.device = Some(context.info().name.clone());
+            status.bodies = slots.len();
+            world.insert_non_send(GpuRuntime::new(gpu, slots, fixed_delta));
+        }
+        Err(error) => {
+            world.resource_mut::<GpuPhysicsStatus>().unavailable =
+                Some(format!("the GPU bodies cannot be set up: {error}"));
+        }
+    }
+}
+
+/// The CPU bodies' colliders as this tick leaves them, in entity order.
+type CpuColliderQuery<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        &'static Collider,
+        &'static Transform,
+        Option<&'static PhysicsBody>,
+        Option<&'static CollisionLayers>,
+    ),
+>;
+
+/// Ends fixed tick `n` for the GPU: queues GPU tick `n` with the commands stamped for it and the
+/// CPU colliders as they are now.
+fn queue_gpu_tick(
+    time: Res<FrameTime>,
+    settings: Res<PhysicsSettings>,
+    mut commands: ResMut<GpuPhysicsCommands>,
+    runtime: Option<NonSendMut<GpuRuntime>>,
+    colliders: CpuColliderQuery,
+) {
+    let Some(mut runtime) = runtime else {
+        return;
+    };
+    let mut cpu: Vec<_> = colliders
+        .iter()
+        .filter(|(.., body, _)| body.is_none_or(|b| b.class == BodyClass::Cpu))
+        .collect();
+    cpu.sort_unstable_by_key(|(entity, ..)| *entity);
+    runtime.queue(GpuTickInput {
+        tick: time.fixed_tick,
+        commands: commands.take_through(time.fixed_tick),
+        colliders: cpu
+            .into_iter()
+            .map(|(_, collider, transform, _, layers)| GpuCollider {
+                collider: *collider,
+                translation: transform.translation,
+                rotation: transform.rotation,
+                layers: layers.copied().unwrap_or_default(),
+            })
+            .collect(),
+        gravity: settings.gravity,
+    });
+}
+
+/// Simulates one queued GPU tick and records its hash; panics on a device error, which the
+/// engine cannot recover from mid-run (the message names it).
+fn step(runtime: &mut GpuRuntime, hashes: &mut StateHashes) -> bool {
+    match runtime.step_one() {
+        Ok(Some((tick, hash))) => {
+            hashes.push_gpu(tick, hash);
+            true
+        }
+        Ok(None) => false,
+        Err(error) => panic!("GPU physics failed: {error}"),
+    }
+}
+
+/// Hands CPU simulation the events of GPU tick `fixed_tick - GPU_EVENT_LAG`, simulating that tick
+/// first if the frame budget left it behind.
+fn deliver_gpu_events(
+    time: Res<FrameTime>,
+    runtime: Option<NonSendMut<GpuRuntime>>,
+    mut delivered: ResMut<GpuEvents>,
+    mut status: ResMut<GpuPhysicsStatus>,
+    mut hashes: ResMut<StateHashes>,
+) {
+    let Some(mut runtime) = runtime else {
+        return;
+    };
+    let Some(source) = time.fixed_tick.checked_sub(GPU_EVENT_LAG) else {
+        delivered.tick = None;
+        delivered.events.clear();
+        return;
+    };
+    if runtime.completed() <= source {
+        status.stalls += 1;
+        while runtime.completed() <= source && step(&mut runtime, &mut hashes) {
+            status.stalled_ticks += 1;
+        }
+    }
+    let events = runtime.take_events(source);
+    let bodies = &runtime.bodies;
+    delivered.tick = Some(source);
+    delivered.events = events
+        .into_iter()
+        .filter_map(|event| {
+            let index = bodies
+                .binary_search_by_key(&event.slot, |(slot, _)| *slot)
+                .ok()?;
+            Some((bodies[index].1, event))
+        })
+        .collect();
+}
+
+/// After a frame: simulates up to [`MAX_GPU_TICKS_PER_FRAME`] queued GPU ticks and copies the
+/// bodies' poses into their `Transform`s.
+fn step_gpu_frame(
+    runtime: Option<NonSendMut<GpuRuntime>>,
+    mut hashes: ResMut<StateHashes>,
+    mut transforms: Query<&mut Transform, With<PhysicsId>>,
+) {
+    let Some(mut runtime) = runtime else {
+        return;
+    };
+    let mut stepped = 0;
+    while stepped < MAX_GPU_TICKS_PER_FRAME && step(&mut runtime, &mut hashes) {
+        stepped += 1;
+    }
+    if stepped > 0 {
+        write_back(&runtime, &mut transforms);
+    }
+}
+
+/// Copies every GPU body's pose into its `Transform` (presentation).
+fn write_back(runtime: &GpuRuntime, transforms: &mut Query<&mut Transform, With<PhysicsId>>) {
+    let states = match runtime.read_bodies() {
+        Ok(states) => states,
+        Err(error) => panic!("GPU physics read-back failed: {error}"),
+    };
+    for state in states {
+        let Ok(index) = runtime
+            .bodies
+            .binary_search_by_key(&state.slot, |(slot, _)| *slot)
+        else {
+            continue;
+        };
+        if let Ok(mut transform) = transforms.get_mut(runtime.bodies[index].1) {
+            transform.translation = state.translation;
+            transform.rotation = state.rotation;
+        }
+    }
+}
+
+/// Simulates every queued GPU tick and copies the poses back: the end of a headless run, so its
+/// report has a GPU hash for every tick. Does nothing in an app without GPU bodies.
+pub fn finish_gpu_ticks(world: &mut World) {
+    world.resource_scope(|world, mut hashes: Mut<StateHashes>| {
+        let Some(mut runtime) = world.get_non_send_mut::<GpuRuntime>() else {
+            return;
+        };
+        while step(&mut runtime, &mut hashes) {}
+    });
+    let mut query = world.query_filtered::<&mut Transform, With<PhysicsId>>();
+    let Some(runtime) = world.remove_non_send::<GpuRuntime>() else {
+        return;
+    };
+    let states = runtime.read_bodies();
+    for (slot, entity) in &runtime.bodies {
+        let Ok(states) = &states else { break };
+        if let Some(state) = states.iter().find(|s| s.slot == *slot)
+            && let Ok(mut transform) = query.get_mut(world, *entity)
+        {
+            transform.translation = state.translation;
+            transform.rotation = state.rotation;
+        }
+    }
+    world.insert_non_send(runtime);
+}
+
+/// `(tick, hash)` of every GPU tick the app has simulated (empty without GPU bodies).
+pub fn gpu_hashes(world: &World) -> Vec<(u64, u64)> {
+    world
+        .get_non_send::<GpuRuntime>()
+        .map(|runtime| runtime.hashes().to_vec())
+        .unwrap_or_default()
+}

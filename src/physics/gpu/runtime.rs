@@ -1,0 +1,146 @@
+//! [`GpuRuntime`]: the GPU physics world of one app, the GPU ticks queued for it, and what they
+//! returned.
+//!
+//! The runtime owns the [`GpuPhysicsWorld`] (on the one Vulkan device of the process, opened on
+//! first use and shared by every app: opening a device costs tens of milliseconds and one per
+//! process is what drivers expect), the queue of GPU ticks the CPU has finished ([`GpuTickInput`]:
+//! the tick, its commands, the CPU colliders as that tick left them), the events waiting to be
+//! handed to CPU simulation, and every GPU hash of the run. It lives outside the `World`'s
+//! entities (a non-send resource): adding it never shifts entity ids, and snapshots do not cover
+//! it. It must never read a clock, and it simulates only queued ticks, in order.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::OnceLock;
+
+use bevy::math::Vec3;
+use bevy::prelude::Entity;
+
+use super::context::GpuContext;
+use super::error::GpuError;
+use super::physics_bodies::{GpuBodyState, GpuCollider};
+use super::physics_commands::GpuCommand;
+use super::physics_events::GpuEvent;
+use super::physics_world::{GpuPhysicsWorld, GpuStepParams};
+
+/// The process's Vulkan device, opened on first use.
+pub fn shared_context() -> Result<&'static GpuContext, GpuError> {
+    static CONTEXT: OnceLock<Result<GpuContext, GpuError>> = OnceLock::new();
+    CONTEXT
+        .get_or_init(GpuContext::new)
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// What one GPU tick needs from the CPU, captured when the CPU tick of the same number ends.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuTickInput {
+    /// The GPU tick (ticks completed before it).
+    pub tick: u64,
+    /// Its commands, in push order.
+    pub commands: Vec<GpuCommand>,
+    /// The CPU bodies' colliders as the CPU tick left them, in body (entity) order.
+    pub colliders: Vec<GpuCollider>,
+    /// Gravity as the CPU tick saw it.
+    pub gravity: Vec3,
+}
+
+/// The GPU physics of one app (a non-send resource).
+pub struct GpuRuntime {
+    world: GpuPhysicsWorld<'static>,
+    /// `(slot, entity)` of every GPU body, sorted by slot.
+    pub(crate) bodies: Vec<(u32, Entity)>,
+    fixed_delta: f32,
+    queued: VecDeque<GpuTickInput>,
+    /// GPU ticks simulated so far.
+    completed: u64,
+    /// Events by the GPU tick that produced them, until CPU simulation takes them.
+    events: BTreeMap<u64, Vec<GpuEvent>>,
+    /// `(tick, hash)` of every GPU tick simulated, in order.
+    hashes: Vec<(u64, u64)>,
+    lost_events: u64,
+}
+
+impl GpuRuntime {
+    /// A runtime over `world`, whose bodies are `bodies` (`(slot, entity)`, sorted by slot).
+    pub fn new(
+        world: GpuPhysicsWorld<'static>,
+        bodies: Vec<(u32, Entity)>,
+        fixed_delta: f32,
+    ) -> Self {
+        GpuRuntime {
+            world,
+            bodies,
+            fixed_delta,
+            queued: VecDeque::new(),
+            completed: 0,
+            events: BTreeMap::new(),
+            hashes: Vec::new(),
+            lost_events: 0,
+        }
+    }
+
+    /// Queues the next GPU tick; ticks must come in order, one after another.
+    pub fn queue(&mut self, input: GpuTickInput) {
+        let expected = self.completed + self.queued.len() as u64;
+        debug_assert_eq!(input.tick, expected, "GPU ticks are queued in order");
+        self.queued.push_back(input);
+    }
+
+    /// Simulates the oldest queued tick; returns its `(tick, hash)`, or `None` with nothing queued.
+    pub fn step_one(&mut self) -> Result<Option<(u64, u64)>, GpuError> {
+        let Some(input) = self.queued.pop_front() else {
+            return Ok(None);
+        };
+        self.world.set_cpu_colliders(&input.colliders)?;
+        let result = self.world.step(
+            &GpuStepParams {
+                tick: input.tick,
+                fixed_delta: self.fixed_delta,
+                gravity: input.gravity,
+            },
+            &input.commands,
+        )?;
+        self.completed = input.tick + 1;
+        self.lost_events += u64::from(result.lost_events);
+        if !result.events.is_empty() {
+            self.events.insert(input.tick, result.events);
+        }
+        self.hashes.push((input.tick, result.hash));
+        Ok(Some((input.tick, result.hash)))
+    }
+
+    /// GPU ticks simulated so far.
+    pub fn completed(&self) -> u64 {
+        self.completed
+    }
+
+    /// GPU ticks queued and not yet simulated.
+    pub fn queued(&self) -> usize {
+        self.queued.len()
+    }
+
+    /// Takes the events GPU tick `tick` produced (empty when it produced none).
+    pub fn take_events(&mut self, tick: u64) -> Vec<GpuEvent> {
+        // Older ticks' events would never be taken (they were delivered, or the app started
+        // later); drop them with these.
+        let newer = self.events.split_off(&(tick + 1));
+        let taken = self.events.remove(&tick).unwrap_or_default();
+        self.events = newer;
+        taken
+    }
+
+    /// `(tick, hash)` of every GPU tick simulated, in order.
+    pub fn hashes(&self) -> &[(u64, u64)] {
+        &self.hashes
+    }
+
+    /// Events lost to a full event buffer so far.
+    pub fn lost_events(&self) -> u64 {
+        self.lost_events
+    }
+
+    /// Every GPU body's state, sorted by slot.
+    pub fn read_bodies(&self) -> Result<Vec<GpuBodyState>, GpuError> {
+        self.world.read_bodies()
+    }
+}
