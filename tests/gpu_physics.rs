@@ -139,8 +139,7 @@ fn run(
 /// hash memory (every body in the fallback list), give the same hash on every one of 150 ticks and
 /// the same final bits. The big box (bounding diameter 8.7 m, cells of 2 m) is always in the
 /// fallback list. Fails when the contact pass looks only at a body's own cell instead of the 27
-/// around it (the grid run then misses pairs across cell borders), or when pushes are summed as
-/// floats in atomic order.
+/// around it (the grid run then misses pairs across cell borders and differs from tick 0).
 #[test]
 fn gpu_bodies_collide_with_each_other_through_grid_and_fallback() {
     let context = gpu();
@@ -380,7 +379,7 @@ fn emit_below_fires_once_per_crossing() {
 /// an impulse after `SetVelocity` adds to it but one before it is overwritten, a teleport then
 /// moves by the new velocity for the whole tick, and the later `SetCustom` wins. Positions are
 /// compared bit for bit with `teleport + velocity * fixed_delta`. Fails when `physics.comp`
-/// applies a slot's commands in reverse order, or after integrating.
+/// applies a slot's commands in reverse order.
 #[test]
 fn commands_apply_in_submission_order_before_their_tick() {
     let context = gpu();
@@ -455,8 +454,8 @@ fn commands_apply_in_submission_order_before_their_tick() {
 }
 
 /// Events past `max_events` are counted, not written: ten bodies timing every tick with room for
-/// four events report four events (sorted by slot) and six lost, every tick. Fails when the shader
-/// writes past `max_events` or stops counting the loss.
+/// four events report four events (sorted by slot) and six lost, every tick. Fails when
+/// `physics.comp` stops counting the loss (its `atomicAdd` on the lost counter removed).
 #[test]
 fn event_overflow_is_counted() {
     let context = gpu();
@@ -495,7 +494,8 @@ fn event_overflow_is_counted() {
 
 /// Bad input is an error, not a panic: a slot past the capacity (for a body or a command), two
 /// bodies in one slot, a half-space GPU body, and a zero period. Fails when any of these panics or
-/// is accepted.
+/// is accepted (without the capacity check in `set_bodies`, the upload fails with `OutOfBounds`
+/// instead of naming the slot).
 #[test]
 fn bad_bodies_and_commands_are_errors() {
     let context = gpu();
