@@ -9,7 +9,7 @@ use std::process::Command;
 use rusting_engine::physics::gpu::compile::{
     ShaderError, compile, compile_options_summary, compile_source,
 };
-use rusting_engine::physics::gpu::{Problem, SIMULATION_SHADERS, check_spirv};
+use rusting_engine::physics::gpu::{Problem, SIMULATION_SHADERS, check_spirv, embedded_spirv};
 
 /// Every simulation shader, compiled with debug information, has `NoContraction` on every float
 /// operation, no `RelaxedPrecision`, and only exact GLSL.std.450 functions.
@@ -191,6 +191,30 @@ fn the_crate_compiles_every_simulation_shader_to_the_same_words_as_glslc() {
             panic!(
                 "{}: word {word} differs: crate {:#010x}, glslc {:#010x}",
                 shader.name, crate_words[word], glslc_words[word]
+            );
+        }
+    }
+}
+
+/// The SPIR-V committed under `src/shaders/spirv/` (and embedded in the library, so games need no
+/// shader compiler) is exactly what the shader sources compile to today, word for word. Fails when
+/// a shader or an include changes without `tools/compile-shaders.sh` being run (edit a comment in
+/// `physics_shapes.glsl`: its line numbers move, and so do the debug words).
+#[test]
+fn committed_spirv_matches_the_shader_sources() {
+    for shader in SIMULATION_SHADERS {
+        let compiled = compile(shader).unwrap_or_else(|err| panic!("{err}"));
+        let committed = embedded_spirv(shader.name).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(
+            compiled.len(),
+            committed.len(),
+            "{}: the committed SPIR-V is stale (run tools/compile-shaders.sh)",
+            shader.name
+        );
+        if let Some(word) = compiled.iter().zip(&committed).position(|(a, b)| a != b) {
+            panic!(
+                "{}: word {word} differs from the committed SPIR-V (run tools/compile-shaders.sh)",
+                shader.name
             );
         }
     }

@@ -1,13 +1,15 @@
 // physics.comp: one GPU physics tick's body work, in two modes (push constant `mode`).
 //
 // MODE_INTEGRATE, before the contact pass: each body applies the tick's commands addressed to its
-// slot, in submission order, then integrates. A dynamic body gains gravity * gravity_scale *
-// fixed_delta of velocity; dynamic and kinematic bodies move by velocity * fixed_delta and turn by
-// their angular velocity (the rotation columns are advanced and re-orthonormalized); static bodies
-// never move.
+// slot, in submission order; then a dynamic body gains gravity * gravity_scale * fixed_delta of
+// velocity.
 //
 // MODE_APPLY, after the contact pass: a dynamic body adds its fixed-point contact sums (position
-// push and velocity change, see physics_contacts.comp) to its pose and velocity. Then every body's
+// push and velocity change, see physics_contacts.comp) to its pose and velocity. Dynamic and
+// kinematic bodies then move by velocity * fixed_delta and turn by their angular velocity (the
+// rotation columns are advanced and re-orthonormalized); static bodies never move. So contacts
+// see the velocity gravity is about to add and cancel it before it moves anything (semi-implicit
+// Euler), which is what lets a stack rest. Then every body's
 // rule runs on its final pose for the tick: EmitEvery emits on the tick during which the GPU clock
 // (tick * fixed_delta, from the push constants, never a frame clock) crosses a multiple of the
 // period; EmitBelow emits when translation.y goes below the height, once per crossing (the edge
@@ -76,20 +78,26 @@ vec3 cross3(vec3 a, vec3 b) {
     return r;
 }
 
-void integrate(uint slot) {
-    uint kind = body_word(slot, BODY_KIND);
-    if (kind == KIND_STATIC) {
+// Gravity: a dynamic body gains gravity * gravity_scale * fixed_delta of velocity.
+void accelerate(uint slot) {
+    if (body_word(slot, BODY_KIND) != KIND_DYNAMIC) {
+        return;
+    }
+    precise float g_scale = body_float(slot, BODY_GRAVITY_SCALE);
+    precise vec3 gravity = vec3(step.gravity_x, step.gravity_y, step.gravity_z);
+    precise float gain = g_scale * step.fixed_delta;
+    precise vec3 v = body_vec3(slot, BODY_LINEAR) + scaled(gravity, gain);
+    set_body_vec3(slot, BODY_LINEAR, v);
+}
+
+// Motion: dynamic and kinematic bodies move by velocity * fixed_delta and turn by their angular
+// velocity.
+void move(uint slot) {
+    if (body_word(slot, BODY_KIND) == KIND_STATIC) {
         return;
     }
     precise float dt = step.fixed_delta;
     precise vec3 v = body_vec3(slot, BODY_LINEAR);
-    if (kind == KIND_DYNAMIC) {
-        precise float g_scale = body_float(slot, BODY_GRAVITY_SCALE);
-        precise vec3 gravity = vec3(step.gravity_x, step.gravity_y, step.gravity_z);
-        precise float gain = g_scale * dt;
-        v = v + scaled(gravity, gain);
-        set_body_vec3(slot, BODY_LINEAR, v);
-    }
     precise vec3 position = body_translation(slot) + scaled(v, dt);
     set_body_vec3(slot, BODY_MATRIX + 12u, position);
     precise vec3 w = body_vec3(slot, BODY_ANGULAR);
@@ -188,9 +196,10 @@ void main() {
     }
     if (step.mode == MODE_INTEGRATE) {
         apply_commands(slot);
-        integrate(slot);
+        accelerate(slot);
     } else if (step.mode == MODE_APPLY) {
         apply_contacts(slot);
+        move(slot);
         run_rule(slot);
     }
 }

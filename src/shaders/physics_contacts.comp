@@ -16,9 +16,11 @@
 // fixed point (roundEven, then sim_to_int) and summed as integers, which gives the same sums in
 // any order: a run with the grid and a run without it give the same bits.
 //
-// Response: a dynamic pair shares the push by mass (each moves mass_other / (mass_a + mass_b) of
-// the overlap beyond CONTACT_SLOP, times CONTACT_RELAXATION); a kinematic or static GPU body and a
-// CPU collider push with share 1 and are never pushed back. The velocity change cancels the
+// Response: a body resting on a dynamic body (the contact normal within 45 degrees of straight up)
+// takes the whole correction and the body below it none, so weight never pushes a support down
+// (shock propagation, in one pass); other dynamic pairs share the push by mass (each moves
+// mass_other / (mass_a + mass_b) of the overlap beyond CONTACT_SLOP, times CONTACT_RELAXATION); a
+// kinematic or static GPU body and a CPU collider push with share 1 and are never pushed back. The velocity change cancels the
 // approaching normal velocity (with the larger restitution of the two when the impact is faster
 // than BOUNCE_THRESHOLD) and applies Coulomb friction (the geometric mean of the two frictions)
 // against the tangential velocity. Sensors neither push nor are pushed.
@@ -43,6 +45,11 @@ const float BOUNCE_THRESHOLD = 1.0;
 // integer sums stay far from overflow.
 const float MAX_PUSH = 1.0;
 const float MAX_VELOCITY_CHANGE = 1000.0;
+// A contact whose normal is within 45 degrees of straight up (against gravity) is a support.
+const float SUPPORT_COSINE = 0.70710677;
+
+// Against gravity, unit length (zero without gravity: then every contact shares by mass).
+vec3 support_up;
 
 uint fallback_base() { return 1u; }
 uint next_base() { return 1u + step.capacity; }
@@ -145,117 +152,185 @@ float mixed_friction(float a, float b) {
     return sim_sqrt(product);
 }
 
-// Body `slot` against GPU body `other`.
-void touch_body(uint slot, uint other) {
-    if (other == slot || !body_occupied(other)) {
-        return;
+// Body `slot` against GPU body `other` (is_collider false) or CPU collider `other`. Everything
+// about the other side is loaded first, so the shape test and the response appear once in the
+// shader (the driver compiles one copy).
+void touch(uint slot, uint other, bool is_collider) {
+    uint shape_b;
+    vec3 params_b;
+    mat3 rot_b;
+    vec3 centre_b;
+    uint memberships_b;
+    uint filters_b;
+    uint flags_b;
+    float friction_b;
+    float restitution_b = 0.0;
+    vec3 velocity_b = vec3(0.0);
+    uint kind_b = KIND_STATIC;
+    float mass_b = 0.0;
+    if (is_collider) {
+        shape_b = collider_word(other, COLLIDER_SHAPE);
+        params_b = collider_vec3(other, COLLIDER_PARAMS);
+        rot_b = mat3(collider_vec3(other, COLLIDER_MATRIX), collider_vec3(other, COLLIDER_MATRIX + 4u),
+                     collider_vec3(other, COLLIDER_MATRIX + 8u));
+        centre_b = collider_vec3(other, COLLIDER_MATRIX + 12u);
+        memberships_b = collider_word(other, COLLIDER_MEMBERSHIPS);
+        filters_b = collider_word(other, COLLIDER_FILTERS);
+        flags_b = collider_word(other, COLLIDER_FLAGS) | FLAG_OCCUPIED;
+        friction_b = collider_float(other, COLLIDER_FRICTION);
+    } else {
+        if (other == slot) {
+            return;
+        }
+        shape_b = body_word(other, BODY_SHAPE);
+        params_b = body_params(other);
+        rot_b = body_rotation(other);
+        centre_b = body_translation(other);
+        memberships_b = body_word(other, BODY_MEMBERSHIPS);
+        filters_b = body_word(other, BODY_FILTERS);
+        flags_b = body_word(other, BODY_FLAGS);
+        friction_b = body_float(other, BODY_FRICTION);
+        restitution_b = body_float(other, BODY_RESTITUTION);
+        kind_b = body_word(other, BODY_KIND);
+        velocity_b = body_vec3(other, BODY_LINEAR);
+        if (kind_b == KIND_DYNAMIC) {
+            // The other body's velocity before this tick's gravity: where it was going once its
+            // own contacts were resolved last tick. A body resting on a support that is held up then
+            // sees it at rest and cancels its own gravity.
+            precise float gain = body_float(other, BODY_GRAVITY_SCALE) * step.fixed_delta;
+            precise vec3 gravity = vec3(step.gravity_x, step.gravity_y, step.gravity_z);
+            precise vec3 before = velocity_b - scaled(gravity, gain);
+            velocity_b = before;
+        }
+        mass_b = body_float(other, BODY_MASS);
     }
-    if ((body_word(other, BODY_FLAGS) & FLAG_SENSOR) != 0u) {
+    if ((flags_b & FLAG_OCCUPIED) == 0u || (flags_b & FLAG_SENSOR) != 0u) {
         return;
     }
     if (!layers_meet(body_word(slot, BODY_MEMBERSHIPS), body_word(slot, BODY_FILTERS),
-                     body_word(other, BODY_MEMBERSHIPS), body_word(other, BODY_FILTERS))) {
+                     memberships_b, filters_b)) {
         return;
     }
     uint shape_a = body_word(slot, BODY_SHAPE);
-    uint shape_b = body_word(other, BODY_SHAPE);
     precise vec3 params_a = body_params(slot);
-    precise vec3 params_b = body_params(other);
     precise vec3 centre_a = body_translation(slot);
-    precise vec3 centre_b = body_translation(other);
-    precise vec3 offset = centre_a - centre_b;
-    precise float reach = shape_bounding_radius(shape_a, params_a) +
-                          shape_bounding_radius(shape_b, params_b);
-    precise float reach2 = reach * reach;
-    precise float dist2 = sim_dot(offset, offset);
-    if (!(dist2 <= reach2)) {
-        return;
+    if (!is_collider) {
+        // Only pairs whose bounding spheres overlap count (the grid finds all of those).
+        precise vec3 offset = centre_a - centre_b;
+        precise float reach = shape_bounding_radius(shape_a, params_a) +
+                              shape_bounding_radius(shape_b, params_b);
+        precise float reach2 = reach * reach;
+        precise float dist2 = sim_dot(offset, offset);
+        if (!(dist2 <= reach2)) {
+            return;
+        }
     }
     precise vec3 normal;
     precise float depth;
     if (!shape_contact(shape_a, params_a, body_rotation(slot), centre_a, shape_b, params_b,
-                       body_rotation(other), centre_b, normal, depth)) {
+                       rot_b, centre_b, normal, depth)) {
         return;
     }
     precise float share = 1.0;
-    if (body_word(other, BODY_KIND) == KIND_DYNAMIC) {
-        precise float mass_a = body_float(slot, BODY_MASS);
-        precise float mass_b = body_float(other, BODY_MASS);
-        precise float total = mass_a + mass_b;
-        share = sim_div(mass_b, total);
+    if (kind_b == KIND_DYNAMIC) {
+        // Shock propagation: a body resting on another takes the whole correction, the one
+        // below takes none, so weight never pushes a support down; side contacts share by mass.
+        precise float up = sim_dot(normal, support_up);
+        if (up < -SUPPORT_COSINE) {
+            return;
+        }
+        if (!(up > SUPPORT_COSINE)) {
+            precise float mass_a = body_float(slot, BODY_MASS);
+            precise float total = mass_a + mass_b;
+            share = sim_div(mass_b, total);
+        }
     }
-    precise float friction = mixed_friction(body_float(slot, BODY_FRICTION),
-                                            body_float(other, BODY_FRICTION));
-    precise float restitution = max(body_float(slot, BODY_RESTITUTION),
-                                    body_float(other, BODY_RESTITUTION));
-    respond(slot, normal, depth, share, body_vec3(other, BODY_LINEAR), friction, restitution);
+    precise float friction = mixed_friction(body_float(slot, BODY_FRICTION), friction_b);
+    precise float restitution = max(body_float(slot, BODY_RESTITUTION), restitution_b);
+    respond(slot, normal, depth, share, velocity_b, friction, restitution);
 }
 
-// Body `slot` against CPU collider `index` (static for the tick, never pushed back).
-void touch_collider(uint slot, uint index) {
-    if ((collider_word(index, COLLIDER_FLAGS) & FLAG_SENSOR) != 0u) {
-        return;
-    }
-    if (!layers_meet(body_word(slot, BODY_MEMBERSHIPS), body_word(slot, BODY_FILTERS),
-                     collider_word(index, COLLIDER_MEMBERSHIPS),
-                     collider_word(index, COLLIDER_FILTERS))) {
-        return;
-    }
-    mat3 rotation = mat3(collider_vec3(index, COLLIDER_MATRIX),
-                         collider_vec3(index, COLLIDER_MATRIX + 4u),
-                         collider_vec3(index, COLLIDER_MATRIX + 8u));
-    precise vec3 normal;
-    precise float depth;
-    if (!shape_contact(body_word(slot, BODY_SHAPE), body_params(slot), body_rotation(slot),
-                       body_translation(slot), collider_word(index, COLLIDER_SHAPE),
-                       collider_vec3(index, COLLIDER_PARAMS), rotation,
-                       collider_vec3(index, COLLIDER_MATRIX + 12u), normal, depth)) {
-        return;
-    }
-    precise float friction = mixed_friction(body_float(slot, BODY_FRICTION),
-                                            collider_float(index, COLLIDER_FRICTION));
-    respond(slot, normal, depth, 1.0, vec3(0.0), friction, body_float(slot, BODY_RESTITUTION));
-}
+const uint PHASE_CELLS = 0u;    // the 27 cells around a grid body's cell
+const uint PHASE_FALLBACK = 1u; // the fallback list, for a grid body
+const uint PHASE_ALL = 2u;      // every slot, for a fallback body
+const uint PHASE_COLLIDERS = 3u;
+const uint PHASE_DONE = 4u;
 
+// Walks every candidate of body `slot` in one loop with one call to `touch`, so the driver
+// compiles the contact code once.
 void collect(uint slot) {
     sum_push = ivec3(0);
     sum_velocity = ivec3(0);
+    precise vec3 gravity = vec3(step.gravity_x, step.gravity_y, step.gravity_z);
+    support_up = -sim_normalize(gravity);
     uint record = slot * BODY_STRIDE;
     uint fallback_count = grid[0];
-    if (bodies[record + BODY_BUCKET] == NO_BODY) {
-        for (uint other = 0u; other < step.capacity; other++) {
-            touch_body(slot, other);
-        }
-    } else {
-        ivec3 cell = ivec3(int(bodies[record + BODY_CELL]), int(bodies[record + BODY_CELL + 1u]),
-                           int(bodies[record + BODY_CELL + 2u]));
-        for (int dz = -1; dz <= 1; dz++) {
-            for (int dy = -1; dy <= 1; dy++) {
-                for (int dx = -1; dx <= 1; dx++) {
-                    ivec3 look = cell + ivec3(dx, dy, dz);
-                    uint other = grid[heads_base() + bucket_of(look)];
-                    // A list never holds more than every slot once.
-                    for (uint guard = 0u; other != NO_BODY && guard < step.capacity; guard++) {
-                        uint other_record = other * BODY_STRIDE;
-                        bool same_cell =
-                            bodies[other_record + BODY_BUCKET] != NO_BODY &&
-                            int(bodies[other_record + BODY_CELL]) == look.x &&
-                            int(bodies[other_record + BODY_CELL + 1u]) == look.y &&
-                            int(bodies[other_record + BODY_CELL + 2u]) == look.z;
-                        if (same_cell) {
-                            touch_body(slot, other);
-                        }
-                        other = grid[next_base() + other];
-                    }
+    ivec3 cell = ivec3(int(bodies[record + BODY_CELL]), int(bodies[record + BODY_CELL + 1u]),
+                       int(bodies[record + BODY_CELL + 2u]));
+    uint phase = bodies[record + BODY_BUCKET] == NO_BODY ? PHASE_ALL : PHASE_CELLS;
+    uint counter = 0u;
+    uint cursor = NO_BODY;
+    uint walked = 0u;
+    ivec3 look = cell;
+    while (phase != PHASE_DONE) {
+        uint candidate = NO_BODY;
+        bool is_collider = false;
+        if (phase == PHASE_CELLS) {
+            if (cursor == NO_BODY) {
+                if (counter < 27u) {
+                    look = cell + ivec3(int(counter % 3u) - 1, int((counter / 3u) % 3u) - 1,
+                                        int(counter / 9u) - 1);
+                    cursor = grid[heads_base() + bucket_of(look)];
+                    walked = 0u;
+                    counter++;
+                } else {
+                    phase = PHASE_FALLBACK;
+                    counter = 0u;
+                }
+            } else {
+                uint other_record = cursor * BODY_STRIDE;
+                bool same_cell = bodies[other_record + BODY_BUCKET] != NO_BODY &&
+                                 int(bodies[other_record + BODY_CELL]) == look.x &&
+                                 int(bodies[other_record + BODY_CELL + 1u]) == look.y &&
+                                 int(bodies[other_record + BODY_CELL + 2u]) == look.z;
+                if (same_cell) {
+                    candidate = cursor;
+                }
+                cursor = grid[next_base() + cursor];
+                walked++;
+                // A list never holds more than every slot once.
+                if (walked >= step.capacity) {
+                    cursor = NO_BODY;
                 }
             }
+        } else if (phase == PHASE_FALLBACK) {
+            if (counter < fallback_count) {
+                candidate = grid[fallback_base() + counter];
+                counter++;
+            } else {
+                phase = PHASE_COLLIDERS;
+                counter = 0u;
+            }
+        } else if (phase == PHASE_ALL) {
+            if (counter < step.capacity) {
+                candidate = counter;
+                counter++;
+            } else {
+                phase = PHASE_COLLIDERS;
+                counter = 0u;
+            }
+        } else {
+            if (counter < step.collider_count) {
+                candidate = counter;
+                is_collider = true;
+                counter++;
+            } else {
+                phase = PHASE_DONE;
+            }
         }
-        for (uint i = 0u; i < fallback_count; i++) {
-            touch_body(slot, grid[fallback_base() + i]);
+        if (candidate != NO_BODY) {
+            touch(slot, candidate, is_collider);
         }
-    }
-    for (uint index = 0u; index < step.collider_count; index++) {
-        touch_collider(slot, index);
     }
     uint base = slot * PUSH_STRIDE;
     pushes[base] = sum_push.x;

@@ -313,24 +313,28 @@ bool shape_contact(uint shape_a, vec3 params_a, mat3 rot_a, vec3 centre_a, uint 
     if (shape_a == SHAPE_BOX && shape_b == SHAPE_BOX) {
         return shape_boxes(params_a, rot_a, centre_a, params_b, rot_b, centre_b, normal, depth);
     }
-    if (shape_a == SHAPE_BOX) {
-        precise vec3 a;
-        precise vec3 b;
-        precise float r;
-        shape_segment(shape_b, params_b, rot_b, centre_b, a, b, r);
-        precise vec3 n;
-        bool hit = shape_segment_box(a, b, r, params_a, rot_a, centre_a, n, depth);
-        precise vec3 flipped = -n;
-        normal = flipped;
-        return hit;
-    }
     precise vec3 a1;
     precise vec3 b1;
     precise float r1;
-    shape_segment(shape_a, params_a, rot_a, centre_a, a1, b1, r1);
-    if (shape_b == SHAPE_BOX) {
-        return shape_segment_box(a1, b1, r1, params_b, rot_b, centre_b, normal, depth);
+    if (shape_a == SHAPE_BOX || shape_b == SHAPE_BOX) {
+        // One box and one sphere or capsule: the segment shape against the box, turned around
+        // when A is the box.
+        bool a_is_box = shape_a == SHAPE_BOX;
+        uint round_shape = a_is_box ? shape_b : shape_a;
+        precise vec3 round_params = a_is_box ? params_b : params_a;
+        mat3 round_rot = a_is_box ? rot_b : rot_a;
+        precise vec3 round_centre = a_is_box ? centre_b : centre_a;
+        precise vec3 box_params = a_is_box ? params_a : params_b;
+        mat3 box_rot = a_is_box ? rot_a : rot_b;
+        precise vec3 box_centre = a_is_box ? centre_a : centre_b;
+        shape_segment(round_shape, round_params, round_rot, round_centre, a1, b1, r1);
+        precise vec3 n;
+        bool hit = shape_segment_box(a1, b1, r1, box_params, box_rot, box_centre, n, depth);
+        precise vec3 flipped = a_is_box ? -n : n;
+        normal = flipped;
+        return hit;
     }
+    shape_segment(shape_a, params_a, rot_a, centre_a, a1, b1, r1);
     precise vec3 a2;
     precise vec3 b2;
     precise float r2;

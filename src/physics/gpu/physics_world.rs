@@ -324,3 +324,19 @@ impl std::fmt::Debug for GpuPhysicsWorld<'_> {
             .finish_non_exhaustive()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The world can move to another thread (a non-send resource is not required for that), and
+    /// the context it borrows can be shared. Fails to compile when a field loses `Send`, or the
+    /// context `Sync`.
+    #[test]
+    fn the_world_is_send_and_the_context_sync() {
+        fn send<T: Send>() {}
+        fn send_sync<T: Send + Sync>() {}
+        send::<GpuPhysicsWorld<'static>>();
+        send_sync::<GpuContext>();
+    }
+}
