@@ -88,13 +88,13 @@ impl<F: FnMut() -> App> SyncTest<F> {
         let step = self.app.fixed_step();
         self.app.update(step);
         if self.frames.len() == self.distance {
-            self.check()?;
+            self.resimulate()?;
         }
         Ok(())
     }
 
     /// Restores the oldest kept snapshot into a new app and re-simulates every kept frame.
-    fn check(&mut self) -> Result<(), SyncTestError> {
+    fn resimulate(&mut self) -> Result<(), SyncTestError> {
         let from = self.frames[0].before.tick();
         let mut replica = (self.make_app)();
         replica.restore(&self.frames[0].before)?;
