@@ -9,7 +9,8 @@ use std::process::Command;
 use rusting_engine::physics::gpu::compile::{
     ShaderError, compile, compile_options_summary, compile_source,
 };
-use rusting_engine::physics::gpu::{Problem, SIMULATION_SHADERS, check_spirv, embedded_spirv};
+use rusting_engine::physics::gpu::{SIMULATION_SHADERS, embedded_spirv};
+use rusting_spirv::{Problem, check_spirv};
 
 /// Every simulation shader, compiled with debug information, has `NoContraction` on every float
 /// operation, no `RelaxedPrecision`, and only exact GLSL.std.450 functions.

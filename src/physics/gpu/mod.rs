@@ -1,5 +1,6 @@
-//! GPU compute on Vulkan (ash): the context, buffers, pipelines, the simulation shaders and the
-//! SPIR-V precision check.
+//! GPU compute on Vulkan (ash): the context, buffers, pipelines, the simulation shaders and GPU
+//! physics. The SPIR-V precision check the shaders pass is the `rusting_spirv` crate, so games
+//! never compile it.
 //!
 //! - [`context`]: [`GpuContext`], one device and one compute queue, no window; dispatch and wait.
 //! - [`device`]: [`DeviceInfo`], the device's name, driver and float controls, and whether it can
@@ -7,8 +8,6 @@
 //! - [`buffer`]: [`GpuBuffer`], host-visible storage buffers read and written as raw bits.
 //! - [`pipeline`]: [`ComputePipeline`], a compute shader over storage buffers and push constants.
 //! - [`shaders`]: the simulation shaders' GLSL, embedded ([`SIMULATION_SHADERS`]).
-//! - [`precision`]: [`check_spirv`], which fails any compiled simulation shader that could fuse,
-//!   relax or call a function devices disagree on. Pure parsing: no GPU needed.
 //! - [`spirv`]: the simulation shaders' committed SPIR-V, embedded ([`EMBEDDED_SPIRV`]).
 //! - [`physics_world`]: [`GpuPhysicsWorld`], GPU bodies stepped one tick at a time, with
 //!   [`physics_bodies`] (bodies, CPU colliders, read-back state), [`physics_commands`]
@@ -39,7 +38,6 @@ pub mod physics_layout;
 pub mod physics_world;
 pub mod pipeline;
 pub mod plugin;
-pub mod precision;
 pub mod runtime;
 pub mod shaders;
 pub mod spirv;
@@ -61,7 +59,6 @@ pub use plugin::{
     GPU_EVENT_LAG, GpuBehaviour, GpuEvents, GpuPhysicsPlugin, GpuPhysicsStatus,
     MAX_GPU_TICKS_PER_FRAME, finish_gpu_ticks, gpu_hashes,
 };
-pub use precision::{PrecisionError, PrecisionViolation, Problem, SourceLocation, check_spirv};
 pub use runtime::{GpuRuntime, GpuTickInput, shared_context};
 pub use shaders::{SHADER_INCLUDES, SIMULATION_SHADERS, ShaderSource};
 pub use spirv::{EMBEDDED_SPIRV, EmbeddedSpirv, embedded_spirv};

@@ -2,7 +2,7 @@
 //!
 //! This module owns the list of simulation shaders ([`SIMULATION_SHADERS`]) and the files they may
 //! `#include` ([`SHADER_INCLUDES`]), all under `src/shaders/`. Everything in these lists must pass
-//! [`super::precision::check_spirv`] once compiled; rendering shaders never belong here. It must
+//! `rusting_spirv::check_spirv` once compiled; rendering shaders never belong here. It must
 //! never read shader files at run time: the sources are compiled into the library, so a game finds
 //! the same shaders wherever it runs.
 

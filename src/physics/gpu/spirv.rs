@@ -6,7 +6,7 @@
 //! It must never drift from the GLSL in [`super::shaders`]: the gpu-tests test
 //! `committed_spirv_matches_the_shader_sources` recompiles every simulation shader and compares the
 //! words, and `embedded_spirv_passes_the_precision_check` (default build) runs
-//! [`super::check_spirv`] on each.
+//! `rusting_spirv::check_spirv` (the test `embedded_spirv_passes_the_precision_check`) on each.
 
 use super::error::GpuError;
 
@@ -73,26 +73,4 @@ pub fn embedded_spirv(shader: &str) -> Result<Vec<u32>, GpuError> {
             shader: shader.to_owned(),
         })?
         .words()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::{SIMULATION_SHADERS, check_spirv};
-    use super::*;
-
-    /// Every simulation shader has committed SPIR-V, and every committed module passes the
-    /// precision check. Fails when a `.spv` file is missing from `EMBEDDED_SPIRV` or was compiled
-    /// from a shader with a value that is not `precise` (remove one `precise` in
-    /// `physics_shapes.glsl` and run `tools/compile-shaders.sh`).
-    #[test]
-    fn embedded_spirv_passes_the_precision_check() {
-        assert_eq!(EMBEDDED_SPIRV.len(), SIMULATION_SHADERS.len());
-        for shader in SIMULATION_SHADERS {
-            let words =
-                embedded_spirv(shader.name).unwrap_or_else(|err| panic!("{}: {err}", shader.name));
-            if let Err(err) = check_spirv(shader.name, &words) {
-                panic!("{err}");
-            }
-        }
-    }
 }

@@ -14,8 +14,9 @@
 
 use std::path::{Path, PathBuf};
 
-use rusting_engine::physics::gpu::{PrecisionError, SHADER_INCLUDES, check_spirv};
+use rusting_engine::physics::gpu::SHADER_INCLUDES;
 use rusting_engine::runtime::DeterminismMode;
+use rusting_spirv::{PrecisionError, check_spirv};
 
 use super::finding::{Finding, Place};
 

@@ -1,11 +1,12 @@
-//! The SPIR-V precision check: proves a compiled simulation shader cannot fuse, relax or call a
-//! function whose result differs between devices.
+//! The SPIR-V precision check of Rusting's simulation shaders: proves a compiled shader cannot
+//! fuse, relax or call a function whose result differs between devices.
 //!
-//! This module owns [`check_spirv`] and its findings ([`PrecisionViolation`]). It is pure SPIR-V
-//! parsing (rspirv), needs no GPU and no shader compiler, so the tests, `rusting validate` and a
-//! game's own build can all run it on any SPIR-V they have. It must never compile or run a shader,
-//! and never accept an instruction it does not understand as "probably fine": every rule below is
-//! an allow-list or a must-have.
+//! This crate owns [`check_spirv`] and its findings ([`PrecisionViolation`]). It is pure SPIR-V
+//! parsing (rspirv), needs no GPU, no shader compiler and no engine, so the engine's tests and
+//! `rusting validate` run it on any SPIR-V they have, and games, which embed SPIR-V that already
+//! passed it, never compile it. It must never compile or run a shader, and never accept an
+//! instruction it does not understand as "probably fine": every rule below is an allow-list or a
+//! must-have.
 //!
 //! # The rules
 //!
