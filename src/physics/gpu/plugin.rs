@@ -306,22 +306,32 @@ fn step_gpu_frame(
     }
 }
 
-/// Copies every GPU body's pose into its `Transform` (presentation).
-fn write_back(runtime: &GpuRuntime, transforms: &mut Query<&mut Transform, With<PhysicsId>>) {
+/// Every GPU body's entity and pose as read back; panics on a device error, which the engine
+/// cannot recover from mid-run (the message names it).
+fn poses(runtime: &GpuRuntime) -> Vec<(Entity, Transform)> {
     let states = match runtime.read_bodies() {
         Ok(states) => states,
         Err(error) => panic!("GPU physics read-back failed: {error}"),
     };
-    for state in states {
-        let Ok(index) = runtime
-            .bodies
-            .binary_search_by_key(&state.slot, |(slot, _)| *slot)
-        else {
-            continue;
-        };
-        if let Ok(mut transform) = transforms.get_mut(runtime.bodies[index].1) {
-            transform.translation = state.translation;
-            transform.rotation = state.rotation;
+    states
+        .into_iter()
+        .filter_map(|state| {
+            let index = runtime
+                .bodies
+                .binary_search_by_key(&state.slot, |(slot, _)| *slot)
+                .ok()?;
+            let pose = Transform::from_translation(state.translation).with_rotation(state.rotation);
+            Some((runtime.bodies[index].1, pose))
+        })
+        .collect()
+}
+
+/// Copies every GPU body's pose into its `Transform` (presentation; the scale is left alone).
+fn write_back(runtime: &GpuRuntime, transforms: &mut Query<&mut Transform, With<PhysicsId>>) {
+    for (entity, pose) in poses(runtime) {
+        if let Ok(mut transform) = transforms.get_mut(entity) {
+            transform.translation = pose.translation;
+            transform.rotation = pose.rotation;
         }
     }
 }
@@ -329,27 +339,18 @@ fn write_back(runtime: &GpuRuntime, transforms: &mut Query<&mut Transform, With<
 /// Simulates every queued GPU tick and copies the poses back: the end of a headless run, so its
 /// report has a GPU hash for every tick. Does nothing in an app without GPU bodies.
 pub fn finish_gpu_ticks(world: &mut World) {
-    world.resource_scope(|world, mut hashes: Mut<StateHashes>| {
-        let Some(mut runtime) = world.get_non_send_mut::<GpuRuntime>() else {
-            return;
-        };
+    let poses = world.resource_scope(|world, mut hashes: Mut<StateHashes>| {
+        let mut runtime = world.get_non_send_mut::<GpuRuntime>()?;
         while step(&mut runtime, &mut hashes) {}
+        Some(poses(&runtime))
     });
-    let mut query = world.query_filtered::<&mut Transform, With<PhysicsId>>();
-    let Some(runtime) = world.remove_non_send::<GpuRuntime>() else {
-        return;
-    };
-    let states = runtime.read_bodies();
-    for (slot, entity) in &runtime.bodies {
-        let Ok(states) = &states else { break };
-        if let Some(state) = states.iter().find(|s| s.slot == *slot)
-            && let Ok(mut transform) = query.get_mut(world, *entity)
-        {
-            transform.translation = state.translation;
-            transform.rotation = state.rotation;
+    let mut transforms = world.query_filtered::<&mut Transform, With<PhysicsId>>();
+    for (entity, pose) in poses.unwrap_or_default() {
+        if let Ok(mut transform) = transforms.get_mut(world, entity) {
+            transform.translation = pose.translation;
+            transform.rotation = pose.rotation;
         }
     }
-    world.insert_non_send(runtime);
 }
 
 /// `(tick, hash)` of every GPU tick the app has simulated (empty without GPU bodies).
