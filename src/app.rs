@@ -272,11 +272,19 @@ impl App {
         self.recorder.take().map(Recorder::finish)
     }
 
-    /// Snapshots copy `T` (a component or resource) with `Clone` from now on.
+    /// Snapshots copy `T` (a component or resource) with `Clone` from now on. A component type
+    /// becomes a simulation type: every entity holding it gets a `SimId`.
     pub fn register_snapshot_component<T: Component<Mutability = Mutable> + Clone>(
         &mut self,
     ) -> &mut Self {
         self.bevy.register_snapshot_component::<T>();
+        self
+    }
+
+    /// Snapshots copy `T` where it sits on a simulation entity, without making its holders
+    /// simulation entities (see [`SnapshotAppExt::copy_in_snapshots`]).
+    pub fn copy_in_snapshots<T: Component<Mutability = Mutable> + Clone>(&mut self) -> &mut Self {
+        self.bevy.copy_in_snapshots::<T>();
         self
     }
 
@@ -286,8 +294,8 @@ impl App {
         self
     }
 
-    /// Copies every entity, resources included, and the entity allocator (see
-    /// [`WorldSnapshot`]). The app is left as it was.
+    /// Copies the simulation state: every simulation entity (by `SimId`) and every registered
+    /// resource (see [`WorldSnapshot`]). The app is left as it was.
     ///
     /// # Panics
     ///
@@ -299,10 +307,12 @@ impl App {
         WorldSnapshot::capture(self.world_mut())
     }
 
-    /// Puts `snapshot` back: the same entities at the same ids and generations, the registered
-    /// values and the allocator, so later spawns get the same ids and hashes continue unchanged.
-    /// The app must be built the same way as the one the snapshot came from and must not have run
-    /// past it (a new app from the same builder always qualifies).
+    /// Puts `snapshot` back: the same simulation entities with the same `SimId`s and values, and
+    /// the registered resources (the `SimIdAllocator` among them), so later spawns get the same
+    /// ids and hashes continue unchanged. Works in place, into the app the snapshot came from
+    /// after it ran past the snapshot (rollback), and into any app built the same way. Entities
+    /// without a `SimId` (windows, cameras, UI) are left alone. A running recording is rewound to
+    /// the snapshot's tick.
     ///
     /// # Panics
     ///
@@ -311,7 +321,11 @@ impl App {
         if let Err(error) = self.setup() {
             panic!("the Rusting app cannot start: {error}");
         }
-        snapshot.restore(self.world_mut())
+        snapshot.restore(self.world_mut())?;
+        if let Some(recorder) = &mut self.recorder {
+            recorder.rewind(snapshot.tick());
+        }
+        Ok(())
     }
 
     /// The fixed ticks completed so far.

@@ -83,6 +83,6 @@ pub mod prelude {
     pub use crate::runtime::sim_math;
     pub use crate::runtime::{
         DeterminismMode, DeterminismSupport, FrameTime, RandomSeed, RuntimeInput, RuntimeSettings,
-        SimSet, TimeControl,
+        SimId, SimSet, TimeControl,
     };
 }

@@ -3,9 +3,7 @@
 
 use bevy::math::Vec3;
 use bevy::prelude::*;
-use rusting_engine::physics::{
-    CollisionEventKind, CollisionEvents, PhysicsId, PhysicsSettings, SLEEP_STEPS,
-};
+use rusting_engine::physics::{CollisionEventKind, CollisionEvents, PhysicsSettings, SLEEP_STEPS};
 use rusting_engine::prelude::*;
 
 const G: f32 = 9.81;
@@ -356,7 +354,7 @@ fn collision_events_arrive_in_order() {
     for pair in all.windows(2) {
         assert!(pair[0].tick <= pair[1].tick);
     }
-    let mut open: std::collections::BTreeSet<(PhysicsId, PhysicsId)> = Default::default();
+    let mut open: std::collections::BTreeSet<(SimId, SimId)> = Default::default();
     for event in &all {
         match event.kind {
             CollisionEventKind::Started => assert!(open.insert((event.a, event.b))),

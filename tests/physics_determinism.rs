@@ -8,6 +8,7 @@ use rusting_engine::physics::cpu::{self, SolverBody, StepParams, StepScratch};
 use rusting_engine::physics::{
     BodyKind, Collider, CollisionLayers, PhysicsId, PhysicsSettings, PhysicsWorld,
 };
+use rusting_engine::runtime::SimId;
 
 /// A SplitMix64 step, for scene layouts.
 fn mix(mut z: u64) -> u64 {
@@ -23,6 +24,7 @@ fn unit(seed: u64) -> f32 {
 
 fn body(index: u32, kind: BodyKind, position: Vec3, collider: Collider) -> SolverBody {
     SolverBody {
+        sim_id: SimId(index as u64),
         entity: Entity::from_raw_u32(index + 1).unwrap(),
         id: PhysicsId(index),
         kind,
@@ -38,7 +40,7 @@ fn body(index: u32, kind: BodyKind, position: Vec3, collider: Collider) -> Solve
     }
 }
 
-/// A ground and a heap of spheres, boxes and capsules falling onto it, sorted by entity.
+/// A ground and a heap of spheres, boxes and capsules falling onto it, sorted by `SimId`.
 fn heap(count: u32) -> Vec<SolverBody> {
     let mut bodies = vec![body(
         0,
@@ -63,7 +65,7 @@ fn heap(count: u32) -> Vec<SolverBody> {
         b.angular_velocity = Vec3::new(unit(s + 7), 0.0, unit(s + 8));
         bodies.push(b);
     }
-    bodies.sort_by_key(|b| b.entity);
+    bodies.sort_by_key(|b| b.sim_id);
     bodies
 }
 
@@ -205,7 +207,7 @@ fn broad_phase_prunes_a_tall_column_without_changing_pair_order() {
                 )
             })
             .collect();
-        bodies.sort_by_key(|b| b.entity);
+        bodies.sort_by_key(|b| b.sim_id);
         bodies
     };
     let column = make(Vec3::Y);

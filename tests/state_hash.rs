@@ -186,6 +186,7 @@ fn non_finite_simulation_values_are_reported_where_they_are() {
         .iter(world)
         .next()
         .unwrap();
+    let tweened_id = *world.get::<SimId>(tweened).unwrap();
     world.get_mut::<Tween>(tweened).unwrap().played = f32::NAN;
     s.app.update(step);
     let report = s
@@ -198,7 +199,7 @@ fn non_finite_simulation_values_are_reported_where_they_are() {
     assert_eq!(report.tick, 2);
     assert_eq!(report.component, "Transform");
     assert_eq!(report.field, "translation");
-    assert_eq!(report.entity, Some(tweened));
+    assert_eq!(report.entity, Some(tweened_id));
 }
 
 /// The per-tick pass (one sweep over the archetypes) and the per-entity states that reports and

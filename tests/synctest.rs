@@ -39,6 +39,49 @@ fn the_starter_game_passes_a_synctest() {
     assert_eq!(synctest.app().ticks(), 150);
 }
 
+/// SyncTest over 600 ticks of the starter's walkthrough rolls back inside the one app it builds: `make_app` is
+/// called once, every frame from the fourth on is a rollback, and the walkthrough's collected
+/// pickups are not cued again after a rollback. Fails if SyncTest builds a new app per rollback
+/// (more than one call), or if the pickups' sound-cue bookkeeping goes back to a system `Local`
+/// (the restored tick cues the pickup twice, and the sound resource's hash in the snapshot no
+/// longer matches).
+#[test]
+fn synctest_rolls_back_in_place() {
+    let builds = std::cell::Cell::new(0);
+    let make = || {
+        builds.set(builds.get() + 1);
+        starter_app()
+    };
+    let script = rusting_engine::runtime::InputScript::load(
+        &Path::new(STARTER).join("input/walkthrough.json"),
+    )
+    .unwrap();
+    let inputs: Vec<RuntimeInput> = script.frames().map(|(_, input)| input.clone()).collect();
+    let mut synctest = SyncTest::new(make, 4);
+    let mut cues = Vec::new();
+    for k in 0..600 {
+        let input = inputs.get(k).or(inputs.last()).cloned().unwrap_or_default();
+        synctest
+            .advance(input)
+            .unwrap_or_else(|e| panic!("frame {k}: {e}"));
+        let sounds = synctest
+            .app()
+            .world()
+            .resource::<rusting_engine::gameplay::SoundEvents>();
+        cues.extend(sounds.events.iter().filter(|e| e.cue == "pickup").cloned());
+    }
+    assert_eq!(synctest.app().ticks(), 600);
+    assert_eq!(synctest.rollbacks(), 597);
+    drop(synctest);
+    assert_eq!(builds.get(), 1, "one app for the whole synctest");
+    assert!(!cues.is_empty(), "the run should collect a pickup");
+    let mut sources: Vec<_> = cues.iter().map(|e| e.source).collect();
+    sources.sort_unstable();
+    let before = sources.len();
+    sources.dedup();
+    assert_eq!(sources.len(), before, "a pickup was cued twice: {cues:?}");
+}
+
 /// Nudges the platformer hero by a counter kept in a system's `Local`: state no snapshot sees.
 fn drift_by_local_counter(
     mut calls: Local<u32>,
@@ -53,8 +96,10 @@ fn drift_by_local_counter(
 }
 
 /// A system that keeps a counter in a `Local` is caught on the first tick it matters, with the
-/// entity and component it changed. Fails if the synctest re-simulates in the app it checks
-/// (whose `Local` then carries on) instead of a restored new one.
+/// entity and component it changed. The counter runs on through every re-simulation in the same
+/// app (one call per first-run tick and three per rollback), so it passes 20 during frame 7's
+/// rollback, on the re-simulation of tick 6, which the first run computed with the counter at 15.
+/// Fails if the synctest stops re-simulating or stops comparing the re-simulated hashes.
 #[test]
 fn synctest_catches_a_counter_kept_in_a_local() {
     let make = || {
@@ -76,8 +121,11 @@ fn synctest_catches_a_counter_kept_in_a_local() {
     else {
         panic!("expected a mismatch, got {failure:?}");
     };
-    assert_eq!(tick, 21, "the first tick the counter moves the hero");
-    assert_eq!(from, 18, "three ticks back");
+    assert_eq!(
+        tick, 6,
+        "the first re-simulated tick the counter moves the hero"
+    );
+    assert_eq!(from, 4, "three ticks back from tick 7");
     let where_ = where_.unwrap();
     assert!(where_.contains("Transform"), "{where_}");
 }

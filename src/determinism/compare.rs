@@ -1,23 +1,26 @@
 //! [`compare_runs`]: two apps built the same way, stepped in lockstep, compared after every tick.
 //!
-//! At the first tick whose world-state hash differs, it reports the tick, the first entity in
-//! entity order whose own hash differs (with its `Name` and `SceneId`; none when only resources
-//! differ), the first of its components that differs, and the first field of that component that
-//! differs with both values, found by walking the two values' serialized trees. Contacts can spread
-//! a change to several bodies within one tick, so the entity named is the first in entity order,
-//! not always the one where the change began. This module must never change either app's state.
+//! At the first tick whose world-state hash differs, it reports the tick, the first simulation
+//! entity in `SimId` order whose own hash differs (with its `Name` and `SceneId`; none when only
+//! resources differ), the first of its components that differs, and the first field of that
+//! component that differs with both values, found by walking the two values' serialized trees.
+//! Entities are paired across the two worlds by `SimId`, never by `Entity`, so presentation
+//! spawned in one world only cannot shift the pairing. Contacts can spread a change to several
+//! bodies within one tick, so the entity named is the first in `SimId` order, not always the one
+//! where the change began. This module must never change either app's state.
 
 use bevy::ecs::world::EntityRef;
 use bevy::prelude::{Component, Name, Transform, World};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::hash::{StateHashes, entity_state, entity_states};
+use super::hash::{EntityState, StateHashes, entity_states};
 use crate::app::App;
 use crate::gameplay::{
     BurstEmitter, Counter, Pickup, PlatformerController, PlayerController, Tween,
 };
 use crate::physics::{Collider, CollisionLayers, PhysicsBody, PhysicsId, RigidBody, Sleeping};
+use crate::runtime::SimId;
 use crate::scene::SceneId;
 
 /// The first differing field of a component.
@@ -36,8 +39,9 @@ pub struct FieldDifference {
 pub struct Divergence {
     /// The first tick (ticks completed) whose hash differs.
     pub tick: u64,
-    /// The first entity in entity order whose hash differs; `None` when only resources differ.
-    pub entity: Option<bevy::prelude::Entity>,
+    /// The simulation id of the first entity in `SimId` order whose hash differs; `None` when
+    /// only resources differ.
+    pub entity: Option<SimId>,
     /// Its `Name`.
     pub name: Option<String>,
     /// Its `SceneId`.
@@ -175,20 +179,30 @@ pub fn explain(a: &mut World, b: &mut World, tick: u64) -> Divergence {
         field: None,
     };
     let states_b = entity_states(b);
-    let mut entities: Vec<_> = states_a.iter().map(|s| s.entity).collect();
-    entities.extend(states_b.iter().map(|s| s.entity));
-    entities.sort_unstable();
-    entities.dedup();
-    for entity in entities {
-        let (sa, sb) = (entity_state(a, entity), entity_state(b, entity));
+    let find = |states: &[EntityState], id: SimId| {
+        states
+            .binary_search_by_key(&id, |s| s.sim_id)
+            .ok()
+            .map(|i| states[i].clone())
+    };
+    let mut ids: Vec<SimId> = states_a.iter().map(|s| s.sim_id).collect();
+    ids.extend(states_b.iter().map(|s| s.sim_id));
+    ids.sort_unstable();
+    ids.dedup();
+    for id in ids {
+        let (sa, sb) = (find(&states_a, id), find(&states_b, id));
         if sa.as_ref().map(|s| s.hash) == sb.as_ref().map(|s| s.hash) {
             continue;
         }
-        divergence.entity = Some(entity);
-        let owner = if sa.is_some() { &*a } else { &*b };
-        let entity_ref = owner.entity(entity);
+        divergence.entity = Some(id);
+        let entity_ref = match (&sa, &sb) {
+            (Some(s), _) => a.entity(s.entity),
+            (None, Some(s)) => b.entity(s.entity),
+            (None, None) => unreachable!("an id comes from one of the two lists"),
+        };
         divergence.name = entity_ref.get::<Name>().map(|n| n.as_str().to_owned());
         divergence.scene_id = entity_ref.get::<SceneId>().map(|id| id.0);
+        let (entity_a, entity_b) = (sa.as_ref().map(|s| s.entity), sb.as_ref().map(|s| s.entity));
         let components_a = sa.map(|s| s.components).unwrap_or_default();
         let components_b = sb.map(|s| s.components).unwrap_or_default();
         let differing = components_a
@@ -198,13 +212,11 @@ pub fn explain(a: &mut World, b: &mut World, tick: u64) -> Divergence {
             .map(|(name, _)| *name);
         divergence.component = differing;
         if let Some(component) = differing {
-            let va = a
-                .get_entity(entity)
-                .ok()
+            let va = entity_a
+                .and_then(|e| a.get_entity(e).ok())
                 .and_then(|e| component_value(&e, component));
-            let vb = b
-                .get_entity(entity)
-                .ok()
+            let vb = entity_b
+                .and_then(|e| b.get_entity(e).ok())
                 .and_then(|e| component_value(&e, component));
             divergence.field = match (va, vb) {
                 (Some(va), Some(vb)) => first_difference(&va, &vb, ""),

@@ -2,20 +2,26 @@
 //!
 //! The hash covers exactly the specification's simulation state:
 //!
-//! - per entity, in `Entity` order: `Transform` of every CPU-simulated body (an entity with a
+//! - per simulation entity (one holding a [`SimId`]), in `SimId` order, tagged by its `SimId`:
+//!   `Transform` of every CPU-simulated body (an entity with a
 //!   `Collider` that is not GPU-class) and of every entity a fixed system moves (`Tween`,
 //!   `PlayerController`, `PlatformerController`); `RigidBody`, `Collider`, `CollisionLayers`,
 //!   `PhysicsBody`, the `Sleeping` marker, `PhysicsId`, `PlayerController`, `PlatformerController`,
 //!   `Tween`, `Pickup`, `Counter`, `BurstEmitter`;
 //! - resources: `PhysicsWorld`, `PhysicsSettings`, `FrameTime::fixed_tick` and `fixed_delta`,
-//!   `RandomSeed`, `DeterminismMode`, `PhysicsIdRegistry`, `GpuPhysicsCommands` as queued.
+//!   `RandomSeed`, `DeterminismMode`, `PhysicsIdRegistry`, `GpuPhysicsCommands` as queued, and
+//!   `SimIdAllocator` (the next id a spawn gets).
+//!
+//! No `Entity` goes into the hash or decides its order: bevy hands out entity ids to resources,
+//! windows, cameras and meshes too, so presentation would move them, and a restored entity gets
+//! another one. Entities without a `SimId` (presentation, resources) are not simulation state.
 //!
 //! GPU bodies are hashed on the device, per GPU tick, into `StateHashes::gpu`.
 //!
 //! Presentation never counts: `FrameTime::frame` and the frame deltas, `HudElement`, burst
 //! particles, sound cues, names, and a GPU-class body's `Transform` (a readback copy). Entities are
-//! hashed in parallel (each alone) and combined in entity order, so the thread count cannot change
-//! the result. This module must never write to the world it hashes.
+//! hashed each alone and combined in `SimId` order, so neither the thread count nor the table order
+//! can change the result. This module must never write to the world it hashes.
 
 use std::collections::VecDeque;
 
@@ -36,7 +42,7 @@ use crate::physics::{
     BodyClass, Collider, CollisionLayers, PhysicsBody, PhysicsId, PhysicsIdRegistry,
     PhysicsSettings, RigidBody, Sleeping,
 };
-use crate::runtime::{DeterminismMode, FrameTime, RandomSeed};
+use crate::runtime::{DeterminismMode, FrameTime, RandomSeed, SimId, SimIdAllocator};
 
 /// How many ticks of hashes [`StateHashes`] keeps.
 pub const STATE_HASH_HISTORY: usize = 1024;
@@ -46,8 +52,8 @@ pub const STATE_HASH_HISTORY: usize = 1024;
 pub struct NonFiniteValue {
     /// The tick after which it was found (ticks completed).
     pub tick: u64,
-    /// The entity holding it (`None` for a resource).
-    pub entity: Option<Entity>,
+    /// The simulation entity holding it (`None` for a resource).
+    pub entity: Option<SimId>,
     /// The component or resource.
     pub component: &'static str,
     /// The field.
@@ -101,7 +107,9 @@ impl StateHashes {
 /// One entity's part of the hash.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EntityState {
-    /// The entity.
+    /// Its simulation id: what pairs it across runs and orders it in the hash.
+    pub sim_id: SimId,
+    /// Its entity in this world (a handle, e.g. for reading its `Name`).
     pub entity: Entity,
     /// The hash of all its simulation components.
     pub hash: u64,
@@ -159,12 +167,13 @@ const COMPONENTS: [(&str, Hashes); 13] = [
     ("BurstEmitter", component::<BurstEmitter>),
 ];
 
-/// The simulation state of one entity, or `None` when it has none (a presentation entity).
+/// The simulation state of one entity, or `None` when it has none (a presentation entity, or one
+/// without a `SimId`).
 pub fn entity_state(world: &World, entity: Entity) -> Option<EntityState> {
     let entity_ref = world.get_entity(entity).ok()?;
+    let sim_id = *entity_ref.get::<SimId>()?;
     let mut part = StateHasher::new();
-    // The entity's own hash covers its values only (the world hash adds the entity ids), so
-    // reports can pair entities across runs whose ids differ.
+    // The entity's own hash covers its values only (the world hash adds the `SimId`s).
     let mut whole = StateHasher::new();
     let mut components = Vec::new();
     for (name, hashes) in COMPONENTS {
@@ -180,6 +189,7 @@ pub fn entity_state(world: &World, entity: Entity) -> Option<EntityState> {
         return None;
     }
     Some(EntityState {
+        sim_id,
         entity,
         hash: whole.finish(),
         components,
@@ -189,7 +199,7 @@ pub fn entity_state(world: &World, entity: Entity) -> Option<EntityState> {
 
 /// What the fast hash pass asks of each entity.
 type RowQuery = (
-    Entity,
+    &'static SimId,
     Option<&'static Transform>,
     Option<&'static RigidBody>,
     Option<&'static Collider>,
@@ -264,10 +274,10 @@ fn hash_row(row: &Row, h: &mut StateHasher) -> bool {
     any
 }
 
-/// An entity, its hash, and its first non-finite `(component, field)`.
-type EntityHash = (Entity, u64, Option<(&'static str, &'static str)>);
+/// An entity's `SimId`, its hash, and its first non-finite `(component, field)`.
+type EntityHash = (SimId, u64, Option<(&'static str, &'static str)>);
 
-/// `(entity, hash, first non-finite field)` of every simulation entity, in entity order, from one
+/// `(sim id, hash, first non-finite field)` of every simulation entity, in `SimId` order, from one
 /// pass over the archetypes.
 fn entity_hashes(world: &mut World) -> Vec<EntityHash> {
     let mut query = world.query_filtered::<RowQuery, Without<IsResource>>();
@@ -276,24 +286,24 @@ fn entity_hashes(world: &mut World) -> Vec<EntityHash> {
     for row in query.iter(world) {
         hasher.clear();
         if hash_row(&row, &mut hasher) {
-            hashes.push((row.0, hasher.finish(), hasher.non_finite));
+            hashes.push((*row.0, hasher.finish(), hasher.non_finite));
         }
     }
-    hashes.sort_unstable_by_key(|(entity, ..)| *entity);
+    hashes.sort_unstable_by_key(|(sim_id, ..)| *sim_id);
     hashes
 }
 
-/// Every entity's simulation state with per-component hashes, in entity order (for reports and
+/// Every simulation entity's state with per-component hashes, in `SimId` order (for reports and
 /// explanations; the per-tick hash uses the one-pass `entity_hashes`).
 pub fn entity_states(world: &mut World) -> Vec<EntityState> {
-    let mut query = world.query_filtered::<Entity, Without<IsResource>>();
-    let mut entities: Vec<Entity> = query.iter(world).collect();
+    let mut query = world.query_filtered::<(&SimId, Entity), Without<IsResource>>();
+    let mut entities: Vec<(SimId, Entity)> = query.iter(world).map(|(&id, e)| (id, e)).collect();
     entities.sort_unstable();
     let world: &World = world;
     entities
         .par_iter()
         .with_min_len(256)
-        .filter_map(|&e| entity_state(world, e))
+        .filter_map(|&(_, e)| entity_state(world, e))
         .collect()
 }
 
@@ -314,10 +324,12 @@ pub fn resources_hash(world: &World) -> (u64, Option<(&'static str, &'static str
     feed::<DeterminismMode>(world, "DeterminismMode", &mut h);
     feed::<PhysicsIdRegistry>(world, "PhysicsIdRegistry", &mut h);
     feed::<GpuPhysicsCommands>(world, "GpuPhysicsCommands", &mut h);
+    feed::<SimIdAllocator>(world, "SimIdAllocator", &mut h);
     (h.finish(), h.non_finite)
 }
 
-/// The hash of the whole simulation state: every entity's hash in entity order, then the resources.
+/// The hash of the whole simulation state: every simulation entity's `SimId` and hash in `SimId`
+/// order, then the resources.
 pub fn world_state_hash(world: &mut World) -> u64 {
     let hashes = entity_hashes(world);
     combine(&hashes, resources_hash(world).0)
@@ -325,8 +337,8 @@ pub fn world_state_hash(world: &mut World) -> u64 {
 
 fn combine(hashes: &[EntityHash], resources: u64) -> u64 {
     let mut bytes = Vec::with_capacity(hashes.len() * 16 + 8);
-    for (entity, hash, _) in hashes {
-        bytes.extend_from_slice(&entity.to_bits().to_le_bytes());
+    for (sim_id, hash, _) in hashes {
+        bytes.extend_from_slice(&sim_id.0.to_le_bytes());
         bytes.extend_from_slice(&hash.to_le_bytes());
     }
     bytes.extend_from_slice(&resources.to_le_bytes());
@@ -336,7 +348,7 @@ fn combine(hashes: &[EntityHash], resources: u64) -> u64 {
 /// The world hash computed from per-entity [`EntityState`]s (as reports and explanations use):
 /// the same value as [`world_state_hash`] when both entity paths feed the same bytes.
 pub fn combine_states(states: &[EntityState], world: &World) -> u64 {
-    let hashes: Vec<EntityHash> = states.iter().map(|s| (s.entity, s.hash, None)).collect();
+    let hashes: Vec<EntityHash> = states.iter().map(|s| (s.sim_id, s.hash, None)).collect();
     combine(&hashes, resources_hash(world).0)
 }
 
@@ -386,6 +398,7 @@ mod tests {
             "RandomSeed",
             "DeterminismMode",
             "PhysicsIdRegistry",
+            "SimIdAllocator",
         ]);
         let mut tags: Vec<(usize, u8)> = names.iter().map(|n| (n.len(), n.as_bytes()[0])).collect();
         tags.sort();

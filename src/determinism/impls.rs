@@ -16,7 +16,7 @@ use crate::physics::{
     BodyClass, BodyKind, Collider, CollisionLayers, PhysicsBody, PhysicsId, PhysicsIdRegistry,
     PhysicsSettings, RigidBody, Shape,
 };
-use crate::runtime::{DeterminismMode, FrameTime, RandomSeed};
+use crate::runtime::{DeterminismMode, FrameTime, RandomSeed, SimId, SimIdAllocator};
 
 impl StateHash for Transform {
     fn hash_state(&self, h: &mut StateHasher) {
@@ -187,8 +187,8 @@ impl StateHash for PhysicsIdRegistry {
     fn hash_state(&self, h: &mut StateHasher) {
         let (assigned, free, next) = self.state();
         h.u64(assigned.len() as u64);
-        for (entity, id) in assigned {
-            h.u64(entity.to_bits());
+        for (body, id) in assigned {
+            h.u64(body.0);
             h.u32(id.0);
         }
         h.u64(free.len() as u64);
@@ -200,31 +200,41 @@ impl StateHash for PhysicsIdRegistry {
 }
 
 impl StateHash for PhysicsWorld {
-    /// Warm starts and sleep counters sorted by entity (they are kept sorted), touching pairs and
+    /// Warm starts and sleep counters sorted by `SimId` (they are kept sorted), touching pairs and
     /// the event counter.
     fn hash_state(&self, h: &mut StateHasher) {
         h.u64(self.warm_starts.len() as u64);
         for w in &self.warm_starts {
-            h.u64(w.a.to_bits());
-            h.u64(w.b.to_bits());
+            h.u64(w.a.0);
+            h.u64(w.b.0);
             h.u32(w.feature);
             h.f32("warm_starts.normal", w.normal);
             h.f32("warm_starts.tangent", w.tangent[0]);
             h.f32("warm_starts.tangent", w.tangent[1]);
         }
         h.u64(self.sleep_counters.len() as u64);
-        for (entity, count) in &self.sleep_counters {
-            h.u64(entity.to_bits());
+        for (body, count) in &self.sleep_counters {
+            h.u64(body.0);
             h.u32(*count);
         }
         h.u64(self.touching.len() as u64);
         for t in &self.touching {
-            h.u64(t.a.to_bits());
-            h.u64(t.b.to_bits());
-            h.u32(t.id_a.0);
-            h.u32(t.id_b.0);
+            h.u64(t.a.0);
+            h.u64(t.b.0);
         }
         h.u64(self.next_event_id);
+    }
+}
+
+impl StateHash for SimId {
+    fn hash_state(&self, h: &mut StateHasher) {
+        h.u64(self.0);
+    }
+}
+
+impl StateHash for SimIdAllocator {
+    fn hash_state(&self, h: &mut StateHasher) {
+        h.u64(self.next);
     }
 }
 

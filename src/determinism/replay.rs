@@ -172,6 +172,19 @@ impl Recorder {
         self.replay.hashes.push((tick, hex(hash)));
     }
 
+    /// Forgets every frame that started at or after `tick` and every hash after it: the app was
+    /// rolled back to `tick`, and what it runs next replaces them.
+    pub fn rewind(&mut self, tick: u64) {
+        self.replay.frames.retain(|frame| frame.start_tick < tick);
+        self.replay.hashes.retain(|&(t, _)| t <= tick);
+        self.last_input = self
+            .replay
+            .frames
+            .iter()
+            .rev()
+            .find_map(|frame| frame.input.clone());
+    }
+
     /// The replay so far.
     pub fn replay(&self) -> &Replay {
         &self.replay

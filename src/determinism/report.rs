@@ -1,11 +1,12 @@
 //! [`StateHashReport`]: a run's hashes on disk, and comparing two of them.
 //!
 //! A report holds every tick's world-state hash and, after the last tick, each simulation entity's
-//! hash, `Name`, `SceneId` and per-component hashes. Hashes are written as 16-digit hex strings so
+//! `SimId`, hash, `Name`, `SceneId` and per-component hashes. Hashes are written as 16-digit hex strings so
 //! that every JSON reader keeps all 64 bits. Reports are written atomically (a temporary file in the
 //! same directory, then a rename), so a crash never leaves half a report where a good one was.
-//! Comparing two reports pairs entities by `SceneId` (then by name and position in the list for
-//! entities without one), so an entity added in one run does not make every later entity differ.
+//! Comparing two reports pairs entities by `SimId`, which is the same in every run of the same
+//! scene and input whatever presentation either run had, so an entity added in one run does not
+//! make every later entity differ.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -17,8 +18,9 @@ use super::hash::{EntityState, entity_states};
 use crate::json_file;
 use crate::scene::SceneId;
 
-/// The report format version this engine writes and reads.
-pub const REPORT_FORMAT_VERSION: u32 = 1;
+/// The report format version this engine writes and reads. Version 2 names entities by their
+/// `SimId` (version 1 held `Entity` bits, which presentation could shift).
+pub const REPORT_FORMAT_VERSION: u32 = 2;
 
 /// One tick's hash.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,8 +37,8 @@ pub struct TickHash {
 /// One entity's state after the last tick.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EntityReport {
-    /// The entity's bits (`Entity::to_bits`).
-    pub entity: u64,
+    /// The entity's simulation id (`SimId`).
+    pub sim_id: u64,
     /// Its `Name`, if it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -57,7 +59,7 @@ pub struct StateHashReport {
     pub format_version: u32,
     /// Every tick's hash, in order.
     pub ticks: Vec<TickHash>,
-    /// Every simulation entity after the last tick, in entity order.
+    /// Every simulation entity after the last tick, in `SimId` order.
     pub entities: Vec<EntityReport>,
 }
 
@@ -105,7 +107,7 @@ pub fn hex(hash: u64) -> String {
 fn entity_report(world: &World, state: &EntityState) -> EntityReport {
     let entity = world.entity(state.entity);
     EntityReport {
-        entity: state.entity.to_bits(),
+        sim_id: state.sim_id.0,
         name: entity.get::<Name>().map(|n| n.as_str().to_owned()),
         scene_id: entity.get::<SceneId>().map(|id| id.0),
         hash: hex(state.hash),
@@ -155,6 +157,20 @@ impl StateHashReport {
     /// Reads the report at `path`.
     pub fn load(path: &Path) -> Result<StateHashReport, ReportError> {
         let report: StateHashReport = json_file::read(path).map_err(|e| {
+            // A report of another version fails to parse as this one: name the version instead.
+            #[derive(Deserialize)]
+            struct Version {
+                format_version: u32,
+            }
+            if let Ok(Version { format_version }) = json_file::read::<Version>(path)
+                && format_version != REPORT_FORMAT_VERSION
+            {
+                return ReportError::Version {
+                    file: path.to_owned(),
+                    found: format_version,
+                    supported: REPORT_FORMAT_VERSION,
+                };
+            }
             e.into(
                 |message| ReportError::Io {
                     file: path.to_owned(),
@@ -192,14 +208,6 @@ pub struct ReportDifference {
     pub component: Option<String>,
 }
 
-/// The key an entity is paired by across reports.
-fn pairing_key(report: &EntityReport, position: usize) -> (u8, u64, String, usize) {
-    match report.scene_id {
-        Some(id) => (0, id, String::new(), 0),
-        None => (1, 0, report.name.clone().unwrap_or_default(), position),
-    }
-}
-
 /// The first difference between two reports, or `None` when they match.
 pub fn compare_reports(a: &StateHashReport, b: &StateHashReport) -> Option<ReportDifference> {
     let tick = a
@@ -208,31 +216,13 @@ pub fn compare_reports(a: &StateHashReport, b: &StateHashReport) -> Option<Repor
         .zip(&b.ticks)
         .find(|(x, y)| x != y)
         .map(|(x, _)| x.tick);
-    fn index(report: &StateHashReport) -> BTreeMap<(u8, u64, String, usize), &EntityReport> {
-        let mut unnamed = BTreeMap::<String, usize>::new();
-        report
-            .entities
-            .iter()
-            .map(|e| {
-                let position = if e.scene_id.is_none() {
-                    let n = unnamed
-                        .entry(e.name.clone().unwrap_or_default())
-                        .or_default();
-                    *n += 1;
-                    *n
-                } else {
-                    0
-                };
-                (pairing_key(e, position), e)
-            })
-            .collect()
+    fn index(report: &StateHashReport) -> BTreeMap<u64, &EntityReport> {
+        report.entities.iter().map(|e| (e.sim_id, e)).collect()
     }
     let (ia, ib) = (index(a), index(b));
-    let mut order: Vec<_> = ia.iter().collect();
-    order.sort_by_key(|(_, e)| e.entity);
     let mut entity_difference = None;
-    for (key, ea) in order {
-        match ib.get(key) {
+    for (id, ea) in &ia {
+        match ib.get(id) {
             Some(eb) if eb.hash == ea.hash => continue,
             Some(eb) => {
                 let component = ea
@@ -255,10 +245,10 @@ pub fn compare_reports(a: &StateHashReport, b: &StateHashReport) -> Option<Repor
             }
         }
     }
-    if entity_difference.is_none() && ib.keys().any(|k| !ia.contains_key(k)) {
+    if entity_difference.is_none() {
         let extra = ib
             .iter()
-            .find(|(k, _)| !ia.contains_key(*k))
+            .find(|(id, _)| !ia.contains_key(*id))
             .map(|(_, e)| (*e).clone());
         entity_difference = extra.map(|e| (e, None));
     }

@@ -3,7 +3,7 @@
 //! The seeker plays its replay forward as far as it has been asked to go, checking every recorded
 //! hash, and takes a [`WorldSnapshot`] at the first frame boundary of every `interval` ticks. A
 //! seek backward, or forward past a later snapshot, restores the nearest snapshot at or before the
-//! target into a new app from `make_app` and plays on from there; the re-simulated ticks are
+//! target in place, into the seeker's one app, and plays on from there; the re-simulated ticks are
 //! checked against the recording too, so a seek can never silently show a state the recording
 //! did not have.
 //!
@@ -25,7 +25,8 @@ struct Checkpoint {
 pub struct ReplaySeeker<F: FnMut() -> App> {
     replay: Replay,
     interval: u64,
-    make_app: F,
+    /// Kept for API compatibility: the app is built once and every seek restores in place.
+    _make_app: F,
     app: App,
     cursor: PlaybackCursor,
     /// The tick the seeker left `app` at (an app run further by hand is restored on the next seek).
@@ -44,7 +45,7 @@ impl<F: FnMut() -> App> ReplaySeeker<F> {
         Ok(ReplaySeeker {
             replay,
             interval: interval.max(1),
-            make_app,
+            _make_app: make_app,
             position: app.ticks(),
             app,
             cursor: PlaybackCursor::default(),
@@ -69,9 +70,7 @@ impl<F: FnMut() -> App> ReplaySeeker<F> {
         let nearest_tick = self.checkpoints[nearest].snapshot.tick();
         if here != self.position || here > target || nearest_tick > here {
             let checkpoint = &self.checkpoints[nearest];
-            let mut app = (self.make_app)();
-            app.restore(&checkpoint.snapshot)?;
-            self.app = app;
+            self.app.restore(&checkpoint.snapshot)?;
             self.cursor = checkpoint.cursor;
         }
         while self.app.ticks() < target && self.cursor.frame < self.replay.frames.len() {

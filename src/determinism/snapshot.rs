@@ -1,26 +1,29 @@
-//! [`WorldSnapshot`]: a copy of every entity, resources included, and of the entity allocator,
-//! that can be put back into an app built the same way.
+//! [`WorldSnapshot`]: a copy of the simulation state that can be put back into the app it came
+//! from (rolling back in place) or into another app built the same way.
 //!
 //! What a snapshot holds:
-//! - every spawned entity, at its id and generation, with a `Clone` of each component whose type
-//!   is registered with [`SnapshotRegistry::register`] (resources are components of resource
-//!   entities in bevy 0.19, so they are covered the same way);
-//! - the generation of every entity index ever handed out, so that an id freed before the
-//!   snapshot comes back with the same generation;
-//! - the allocator's free lists and fresh cursor ([`AllocatorState`]), so that later spawns get the
-//!   same ids, and with them the same hashes.
+//! - every simulation entity (one holding a [`SimId`]), keyed by its `SimId`, with a `Clone` of
+//!   each component whose type is registered with [`SnapshotRegistry::register`];
+//! - every registered resource's value, keyed by its type.
 //!
-//! Every component type in the world must be either registered (copied with `Clone`) or ignored
-//! (the restored app keeps what it has: caches, handles to outside state, values fixed at setup).
-//! Any other type fails the snapshot with [`SnapshotError::Unregistered`], because silently leaving
-//! state behind is how a rollback or a seek diverges without a clue.
+//! What it leaves alone: every entity without a `SimId` (windows, cameras, UI, meshes, observers,
+//! presentation a game spawns) and every resource that is not registered. Their types need not be
+//! registered, and a restore neither reads nor changes them. On a simulation entity, every
+//! component type must be registered (copied) or ignored (kept as the restored app has it); any
+//! other fails with [`SnapshotError::Unregistered`], because silently leaving simulation state
+//! behind is how a rollback or a seek diverges without a clue.
 //!
-//! Restoring works on an app "built the same way" that has not run past the snapshot: its entity
-//! generations may only be behind the snapshot's (bevy can only move a generation forward, one
-//! despawn at a time), and it must hold the same resource entities at the same ids. Restored
-//! values count as unchanged for change detection, and restored entities sit in a different table
-//! order than the original ones, so game systems that depend on query order rather than sorting by
-//! `Entity` can diverge after a restore (the per-tick hash check reports it).
+//! Restoring matches entities by `SimId`, never by `Entity`: a simulation entity the world holds
+//! and the snapshot does not is despawned, one the snapshot holds and the world does not is
+//! spawned (with its `SimId` given, so the allocator is not asked), and every matched entity gets
+//! the snapshot's values and loses the registered components the snapshot did not have. Then the
+//! resources are written, the `SimIdAllocator` among them, so later spawns get the same ids
+//! again. An `Entity` held inside a restored value (a component or resource whose type maps its
+//! entities, `#[entities]` or `Component::map_entities`) is mapped to the entity now holding the
+//! same `SimId`. A restored entity may have another `Entity` than before; nothing the simulation
+//! orders or hashes depends on it. Restored values count as changed for change detection, and
+//! respawned entities sit elsewhere in their tables, so systems must order by `SimId`, never by
+//! query order.
 //!
 //! This module must never register types on its own initiative or touch the schedules.
 
@@ -29,28 +32,42 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use bevy::ecs::component::{Component, ComponentId, Mutable};
-use bevy::ecs::entity::{Entity, EntityGeneration, EntityIndex};
+use bevy::ecs::entity::{Entity, EntityHashMap};
 use bevy::ecs::resource::IsResource;
 use bevy::ecs::world::{EntityRef, EntityWorldMut};
 use bevy::prelude::{Resource, World};
 
-use super::allocator::AllocatorState;
-use crate::runtime::FrameTime;
+use crate::runtime::{FrameTime, SimId};
 
 /// Why a snapshot cannot be taken or restored.
 #[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SnapshotError {
-    /// The world holds a component or resource type that is neither registered nor ignored.
+    /// A simulation entity holds a component type that is neither registered nor ignored.
     #[error(
-        "`{type_name}` is not registered for snapshots: call `register_snapshot_component` (copied \
-         with Clone) or `ignore_in_snapshots` for it"
+        "`{type_name}` on simulation entity {entity} is not registered for snapshots: call \
+         `register_snapshot_component` (copied with Clone) or `ignore_in_snapshots` for it"
     )]
     Unregistered {
         /// The type's name.
         type_name: String,
+        /// The entity holding it.
+        entity: SimId,
     },
-    /// The app to restore into was not built the same way, or ran past the snapshot.
+    /// Two entities hold the same `SimId` (one was copied or given an id by hand).
+    #[error(
+        "entities {first} and {second} both hold simulation id {id}: a `SimId` must never be \
+         copied or written by hand"
+    )]
+    DuplicateSimId {
+        /// The id.
+        id: SimId,
+        /// One entity holding it.
+        first: Entity,
+        /// The other.
+        second: Entity,
+    },
+    /// The app to restore into was not built the same way.
     #[error("cannot restore the snapshot of tick {tick} into this app: {reason}")]
     Incompatible {
         /// The snapshot's tick.
@@ -89,16 +106,17 @@ impl Default for SnapshotRegistry {
             rules: Arc::new(BTreeMap::new()),
             ignored_names: Arc::new(Vec::new()),
         };
-        // The registry itself, and bevy's marker of resource entities (the same in an app built
-        // the same way).
+        // The registry itself, bevy's marker of resource entities, and the key of every record.
         registry.ignore::<SnapshotRegistry>();
         registry.ignore::<IsResource>();
+        registry.ignore::<SimId>();
         registry
     }
 }
 
 impl SnapshotRegistry {
-    /// Snapshots copy `T` with `Clone` and write it back in place.
+    /// Snapshots copy `T` with `Clone` (on simulation entities, or as a resource) and write it
+    /// back in place.
     pub fn register<T: Component<Mutability = Mutable> + Clone>(&mut self) {
         Arc::make_mut(&mut self.rules).insert(TypeId::of::<T>(), Rule::Copy(capture::<T>));
     }
@@ -110,7 +128,7 @@ impl SnapshotRegistry {
 
     /// Snapshots leave the type called `type_name` (its full path, as `std::any::type_name`
     /// writes it) as the restored app has it. Only for types that cannot be named in Rust, such as
-    /// bevy's private message types.
+    /// another crate's private components.
     pub fn ignore_by_name(&mut self, type_name: impl Into<String>) {
         Arc::make_mut(&mut self.ignored_names).push(type_name.into());
     }
@@ -120,27 +138,38 @@ impl SnapshotRegistry {
         self.rules.contains_key(&TypeId::of::<T>())
     }
 
-    /// The rule for the component `id` of `world`.
-    fn rule(&self, world: &World, id: ComponentId) -> Result<(TypeId, Rule), SnapshotError> {
-        let info = world
-            .components()
-            .get_info(id)
-            .expect("an archetype's components are registered in its world");
-        let unregistered = || SnapshotError::Unregistered {
-            type_name: info.name().to_string(),
-        };
-        let type_id = info.type_id().ok_or_else(unregistered)?;
+    /// The rule for the component `id` of `world`, `None` when it has none.
+    fn rule(&self, world: &World, id: ComponentId) -> Option<(TypeId, Rule)> {
+        let info = world.components().get_info(id)?;
+        let type_id = info.type_id()?;
         match self.rules.get(&type_id) {
-            Some(rule) => Ok((type_id, *rule)),
+            Some(rule) => Some((type_id, *rule)),
             None if self
                 .ignored_names
                 .iter()
                 .any(|name| info.name().to_string() == *name) =>
             {
-                Ok((type_id, Rule::Ignore))
+                Some((type_id, Rule::Ignore))
             }
-            None => Err(unregistered()),
+            None => None,
         }
+    }
+
+    /// The rule for component `id` on simulation entity `entity`, which must have one.
+    fn entity_rule(
+        &self,
+        world: &World,
+        id: ComponentId,
+        entity: SimId,
+    ) -> Result<(TypeId, Rule), SnapshotError> {
+        self.rule(world, id)
+            .ok_or_else(|| SnapshotError::Unregistered {
+                type_name: world
+                    .components()
+                    .get_info(id)
+                    .map_or_else(|| format!("{id:?}"), |info| info.name().to_string()),
+                entity,
+            })
     }
 }
 
@@ -148,8 +177,9 @@ impl SnapshotRegistry {
 trait StoredValue: Send + Sync + 'static {
     /// The component's type.
     fn component_type(&self) -> TypeId;
-    /// Writes the value into `entity`: in place when it has the component, else by inserting it.
-    fn write(&self, entity: &mut EntityWorldMut);
+    /// Writes the value, its entities mapped through `mapper`, into `entity`: in place when it
+    /// has the component, else by inserting it.
+    fn write(&self, entity: &mut EntityWorldMut, mapper: &mut EntityHashMap<Entity>);
 }
 
 struct Stored<T>(T);
@@ -159,11 +189,13 @@ impl<T: Component<Mutability = Mutable> + Clone> StoredValue for Stored<T> {
         TypeId::of::<T>()
     }
 
-    fn write(&self, entity: &mut EntityWorldMut) {
+    fn write(&self, entity: &mut EntityWorldMut, mapper: &mut EntityHashMap<Entity>) {
+        let mut value = self.0.clone();
+        T::map_entities(&mut value, mapper);
         match entity.get_mut::<T>() {
-            Some(mut value) => *value = self.0.clone(),
+            Some(mut slot) => *slot = value,
             None => {
-                entity.insert(self.0.clone());
+                entity.insert(value);
             }
         }
     }
@@ -177,20 +209,20 @@ fn capture<T: Component<Mutability = Mutable> + Clone>(
         .map(|value| Box::new(Stored(value.clone())) as Box<dyn StoredValue>)
 }
 
-/// One entity in a snapshot.
+/// One simulation entity in a snapshot.
 struct EntityRecord {
+    sim_id: SimId,
+    /// The entity it had when the snapshot was taken: the key for mapping entities held in values.
     entity: Entity,
-    resource: bool,
     values: Vec<Box<dyn StoredValue>>,
 }
 
-/// A copy of a world: entities with their registered component values, entity generations and
-/// the allocator's state. Take one with `App::snapshot`, put it back with `App::restore`.
+/// A copy of the simulation state: every simulation entity's registered components by `SimId`,
+/// and every registered resource. Take one with `App::snapshot`, put it back with `App::restore`.
 pub struct WorldSnapshot {
     tick: u64,
     entities: Vec<EntityRecord>,
-    generations: Vec<u32>,
-    allocator: AllocatorState,
+    resources: Vec<Box<dyn StoredValue>>,
 }
 
 impl std::fmt::Debug for WorldSnapshot {
@@ -198,53 +230,123 @@ impl std::fmt::Debug for WorldSnapshot {
         f.debug_struct("WorldSnapshot")
             .field("tick", &self.tick)
             .field("entities", &self.entities.len())
-            .field("allocator", &self.allocator)
+            .field("resources", &self.resources.len())
             .finish()
     }
 }
 
+/// What an archetype is to a snapshot.
+enum Kind {
+    /// Resource entities: their registered resources are copied.
+    Resource,
+    /// Simulation entities: every component must be known.
+    Simulation,
+    /// Anything else: left alone.
+    Other,
+}
+
+fn kind_of(world: &World, components: &[ComponentId]) -> Kind {
+    let has = |id: Option<ComponentId>| id.is_some_and(|id| components.contains(&id));
+    if has(world.component_id::<IsResource>()) {
+        Kind::Resource
+    } else if has(world.component_id::<SimId>()) {
+        Kind::Simulation
+    } else {
+        Kind::Other
+    }
+}
+
+fn registry_of(world: &World) -> SnapshotRegistry {
+    world
+        .get_resource::<SnapshotRegistry>()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Every simulation entity of `world` by `SimId`.
+fn simulation_entities(world: &World) -> Result<BTreeMap<SimId, Entity>, SnapshotError> {
+    let mut found = BTreeMap::new();
+    for archetype in world.archetypes().iter() {
+        if archetype.is_empty()
+            || !matches!(kind_of(world, archetype.components()), Kind::Simulation)
+        {
+            continue;
+        }
+        for row in archetype.entities() {
+            let entity = row.id();
+            let id = *world
+                .entity(entity)
+                .get::<SimId>()
+                .expect("a simulation archetype");
+            if let Some(first) = found.insert(id, entity) {
+                return Err(SnapshotError::DuplicateSimId {
+                    id,
+                    first,
+                    second: entity,
+                });
+            }
+        }
+    }
+    Ok(found)
+}
+
 impl WorldSnapshot {
-    /// Copies `world` (reading the allocator needs `&mut`; the world is left as it was).
+    /// Copies the simulation state of `world`, which is left as it was.
     pub fn capture(world: &mut World) -> Result<WorldSnapshot, SnapshotError> {
-        let registry = world
-            .get_resource::<SnapshotRegistry>()
-            .cloned()
-            .unwrap_or_default();
+        let world: &World = world;
+        let registry = registry_of(world);
         let mut entities = Vec::new();
+        let mut resources = Vec::new();
         for archetype in world.archetypes().iter() {
             if archetype.is_empty() {
                 continue;
             }
+            let kind = kind_of(world, archetype.components());
+            if matches!(kind, Kind::Other) {
+                continue;
+            }
             let mut captures = Vec::new();
-            let mut resource = false;
             for &id in archetype.components() {
-                let (type_id, rule) = registry.rule(world, id)?;
-                resource |= type_id == TypeId::of::<IsResource>();
-                if let Rule::Copy(capture) = rule {
+                let rule = match kind {
+                    Kind::Resource => registry.rule(world, id).map(|(_, rule)| rule),
+                    _ => {
+                        let first = archetype.entities()[0].id();
+                        let sim_id = world.entity(first).get::<SimId>().copied();
+                        let sim_id = sim_id.expect("a simulation archetype");
+                        Some(registry.entity_rule(world, id, sim_id)?.1)
+                    }
+                };
+                if let Some(Rule::Copy(capture)) = rule {
                     captures.push(capture);
                 }
             }
             for row in archetype.entities() {
                 let entity = world.entity(row.id());
-                entities.push(EntityRecord {
-                    entity: row.id(),
-                    resource,
-                    values: captures.iter().filter_map(|c| c(&entity)).collect(),
-                });
+                let values = captures.iter().filter_map(|c| c(&entity));
+                match kind {
+                    Kind::Resource => resources.extend(values),
+                    _ => entities.push(EntityRecord {
+                        sim_id: *entity.get::<SimId>().expect("a simulation archetype"),
+                        entity: row.id(),
+                        values: values.collect(),
+                    }),
+                }
             }
         }
-        entities.sort_unstable_by_key(|record| record.entity.index_u32());
-        let allocator = AllocatorState::read(world);
-        let generations = (0..allocator.fresh_cursor)
-            .map(|index| generation_at(world, index).to_bits())
-            .collect();
+        entities.sort_unstable_by_key(|record| record.sim_id);
+        if let Some(pair) = entities.windows(2).find(|w| w[0].sim_id == w[1].sim_id) {
+            return Err(SnapshotError::DuplicateSimId {
+                id: pair[0].sim_id,
+                first: pair[0].entity,
+                second: pair[1].entity,
+            });
+        }
         Ok(WorldSnapshot {
             tick: world
                 .get_resource::<FrameTime>()
                 .map_or(0, |t| t.fixed_tick),
             entities,
-            generations,
-            allocator,
+            resources,
         })
     }
 
@@ -253,151 +355,119 @@ impl WorldSnapshot {
         self.tick
     }
 
-    /// The spawned entities it holds, resource entities included, in index order.
-    pub fn entities(&self) -> impl Iterator<Item = Entity> + '_ {
-        self.entities.iter().map(|record| record.entity)
+    /// The simulation entities it holds, in `SimId` order.
+    pub fn entities(&self) -> impl Iterator<Item = SimId> + '_ {
+        self.entities.iter().map(|record| record.sim_id)
     }
 
-    /// The allocator state it restores.
-    pub fn allocator(&self) -> &AllocatorState {
-        &self.allocator
-    }
-
-    /// Puts the snapshot back into `world`: same entities at the same ids and generations, the
-    /// registered values, the generations of freed ids and the allocator.
+    /// Puts the snapshot back into `world`: the same simulation entities (by `SimId`) with the
+    /// registered values, and the registered resources. Everything else is left alone.
     ///
-    /// Checks everything it can before it changes anything; an `Incompatible` error from the
-    /// later steps (a component hook that spawns or despawns) can leave the world half restored.
+    /// Checks everything it can before it changes anything: unregistered types on the world's
+    /// simulation entities, duplicate ids, and the resources the snapshot needs.
     pub fn restore(&self, world: &mut World) -> Result<(), SnapshotError> {
-        let registry = world
-            .get_resource::<SnapshotRegistry>()
-            .cloned()
-            .unwrap_or_default();
-        for archetype in world.archetypes().iter() {
-            for &id in archetype.components() {
-                registry.rule(world, id)?;
+        let registry = registry_of(world);
+        let current = simulation_entities(world)?;
+        for (&sim_id, &entity) in &current {
+            for &id in world.entity(entity).archetype().components() {
+                registry.entity_rule(world, id, sim_id)?;
             }
         }
-        let fresh = self.allocator.fresh_cursor;
-        let declared = world.entities().len();
-        let mut wanted: Vec<Option<&EntityRecord>> = vec![None; fresh.max(declared) as usize];
+        let resource_entities = self.resource_entities(world, &registry)?;
+
+        // Despawn what the snapshot does not hold, spawn what it holds and the world does not.
+        let mut wanted = self.entities.iter().map(|r| r.sim_id).peekable();
+        for (&sim_id, &entity) in &current {
+            while wanted.next_if(|id| *id < sim_id).is_some() {}
+            if wanted.peek() != Some(&sim_id) {
+                world.despawn(entity);
+            }
+        }
+        let mut mapper = EntityHashMap::<Entity>::default();
+        let mut targets = Vec::with_capacity(self.entities.len());
         for record in &self.entities {
-            wanted[record.entity.index_u32() as usize] = Some(record);
-        }
-
-        // Check, then despawn what the snapshot does not hold at the same id.
-        let mut despawn = Vec::new();
-        for index in 0..declared {
-            let current = entity_at(world, index);
-            let spawned = world.entities().contains_spawned(current);
-            let keep = spawned && wanted[index as usize].is_some_and(|r| r.entity == current);
-            if index >= fresh {
-                if spawned || current.generation() != EntityGeneration::FIRST {
-                    return Err(self.incompatible(format!(
-                        "it has used entity index {index}, which was never handed out when the \
-                         snapshot was taken (it ran past the snapshot)"
-                    )));
-                }
-                continue;
-            }
-            let after = if spawned && !keep {
-                current.generation().after_versions(1)
-            } else {
-                current.generation()
+            // A matched entity may have gone with a despawned parent.
+            let target = match current.get(&record.sim_id) {
+                Some(&entity) if world.get_entity(entity).is_ok() => entity,
+                _ => world.spawn(record.sim_id).id(),
             };
-            let wanted_generation = EntityGeneration::from_bits(self.generations[index as usize]);
-            if generations_between(after, wanted_generation).is_none() {
-                return Err(self.incompatible(format!(
-                    "entity index {index} is at generation {} and the snapshot wants {} (the app \
-                     ran past the snapshot)",
-                    after.to_bits(),
-                    wanted_generation.to_bits()
-                )));
-            }
-            if spawned && !keep {
-                if world.entity(current).contains::<IsResource>() {
-                    return Err(self.incompatible(format!(
-                        "it holds resource entity {current}, which the snapshot does not"
-                    )));
-                }
-                despawn.push(current);
-            }
-        }
-        for record in self.entities.iter().filter(|r| r.resource) {
-            let held = world.get_entity(record.entity).ok();
-            if !held.is_some_and(|e| e.contains::<IsResource>()) {
-                return Err(self.incompatible(format!(
-                    "it does not hold resource entity {} as the snapshot does",
-                    record.entity
-                )));
-            }
-        }
-        for entity in despawn {
-            world.despawn_no_free(entity);
-        }
-
-        // Move every generation forward to the snapshot's.
-        for (index, &bits) in self.generations.iter().enumerate() {
-            let mut current = entity_at(world, index as u32);
-            if world.entities().contains_spawned(current) {
-                continue;
-            }
-            let steps =
-                generations_between(current.generation(), EntityGeneration::from_bits(bits))
-                    .ok_or_else(|| {
-                        self.incompatible(format!("entity index {index} moved past the snapshot"))
-                    })?;
-            for _ in 0..steps {
-                let spawned = world
-                    .spawn_empty_at(current)
-                    .map_err(|e| self.incompatible(format!("{current} cannot be reused: {e}")))?;
-                current = Entity::from_index_and_generation(
-                    current.index(),
-                    current.generation().after_versions(1),
-                );
-                spawned.despawn_no_free();
-            }
+            mapper.insert(record.entity, target);
+            targets.push(target);
         }
 
         // Entities first, then resources, so a resource value written by a component hook on the
         // way is overwritten by the snapshot's.
-        let (resources, others): (Vec<&EntityRecord>, Vec<&EntityRecord>) =
-            self.entities.iter().partition(|r| r.resource);
-        for record in others.into_iter().chain(resources) {
-            self.write_record(world, &registry, record)?;
+        for (record, &target) in self.entities.iter().zip(&targets) {
+            self.write_record(world, &registry, record, target, &mut mapper)?;
         }
-        self.allocator.install(world);
+        for (value, &entity) in self.resources.iter().zip(&resource_entities) {
+            value.write(&mut world.entity_mut(entity), &mut mapper);
+        }
         Ok(())
     }
 
-    /// Spawns `record`'s entity if needed, removes registered components it does not hold, and
-    /// writes its values.
+    /// The resource entity that holds each of the snapshot's resources, in order.
+    fn resource_entities(
+        &self,
+        world: &World,
+        registry: &SnapshotRegistry,
+    ) -> Result<Vec<Entity>, SnapshotError> {
+        let mut by_type: BTreeMap<TypeId, Entity> = BTreeMap::new();
+        for archetype in world.archetypes().iter() {
+            if archetype.is_empty()
+                || !matches!(kind_of(world, archetype.components()), Kind::Resource)
+            {
+                continue;
+            }
+            for &id in archetype.components() {
+                if let Some((type_id, Rule::Copy(_))) = registry.rule(world, id) {
+                    for row in archetype.entities() {
+                        by_type.insert(type_id, row.id());
+                    }
+                }
+            }
+        }
+        self.resources
+            .iter()
+            .map(|value| {
+                by_type
+                    .get(&value.component_type())
+                    .copied()
+                    .ok_or_else(|| {
+                        self.incompatible(
+                        "it lacks a resource the snapshot holds (it was not built the same way)"
+                            .to_owned(),
+                    )
+                    })
+            })
+            .collect()
+    }
+
+    /// Removes the registered components `record` does not hold from `target`, then writes its
+    /// values.
     fn write_record(
         &self,
         world: &mut World,
         registry: &SnapshotRegistry,
         record: &EntityRecord,
+        target: Entity,
+        mapper: &mut EntityHashMap<Entity>,
     ) -> Result<(), SnapshotError> {
-        if !world.entities().contains_spawned(record.entity) {
-            world.spawn_empty_at(record.entity).map_err(|e| {
-                self.incompatible(format!("{} cannot be spawned again: {e}", record.entity))
-            })?;
-        }
         let mut extra: Vec<ComponentId> = Vec::new();
-        for &id in world.entity(record.entity).archetype().components() {
-            let (type_id, rule) = registry.rule(world, id)?;
+        for &id in world.entity(target).archetype().components() {
+            let (type_id, rule) = registry.entity_rule(world, id, record.sim_id)?;
             if matches!(rule, Rule::Copy(_))
                 && !record.values.iter().any(|v| v.component_type() == type_id)
             {
                 extra.push(id);
             }
         }
-        let mut entity = world.entity_mut(record.entity);
+        let mut entity = world.entity_mut(target);
         for id in extra {
             entity.remove_by_id(id);
         }
         for value in &record.values {
-            value.write(&mut entity);
+            value.write(&mut entity, mapper);
         }
         Ok(())
     }
@@ -410,28 +480,17 @@ impl WorldSnapshot {
     }
 }
 
-/// The entity that index `index` resolves to now (spawned or not).
-fn entity_at(world: &World, index: u32) -> Entity {
-    let index = EntityIndex::from_raw_u32(index).expect("entity indices are below u32::MAX");
-    world.entities().resolve_from_index(index)
-}
-
-fn generation_at(world: &World, index: u32) -> EntityGeneration {
-    entity_at(world, index).generation()
-}
-
-/// How many despawns take generation `from` to `to`, or `None` when `to` is behind `from`.
-fn generations_between(from: EntityGeneration, to: EntityGeneration) -> Option<u32> {
-    let steps = to.to_bits().wrapping_sub(from.to_bits());
-    (steps < 1 << 31).then_some(steps)
-}
-
 /// Registration from `Plugin::build`, where only bevy's `App` is at hand.
 pub trait SnapshotAppExt {
-    /// Snapshots copy `T` with `Clone`.
+    /// Snapshots copy `T` with `Clone`. A component type also becomes a simulation type: every
+    /// entity holding it gets a [`SimId`] (a resource type is copied as a resource).
     fn register_snapshot_component<T: Component<Mutability = Mutable> + Clone>(
         &mut self,
     ) -> &mut Self;
+    /// Snapshots copy `T` with `Clone` where it sits on a simulation entity, without making the
+    /// entities that hold it simulation entities: for types that presentation shares (`Transform`,
+    /// `Name`) and presentation that must roll back with its entity.
+    fn copy_in_snapshots<T: Component<Mutability = Mutable> + Clone>(&mut self) -> &mut Self;
     /// Snapshots leave `T` as the restored app has it.
     fn ignore_in_snapshots<T: Component>(&mut self) -> &mut Self;
 }
@@ -441,12 +500,45 @@ impl SnapshotAppExt for bevy::app::App {
         &mut self,
     ) -> &mut Self {
         registry_mut(self.world_mut()).register::<T>();
+        require_sim_id::<T>(self.world_mut());
+        self
+    }
+
+    fn copy_in_snapshots<T: Component<Mutability = Mutable> + Clone>(&mut self) -> &mut Self {
+        registry_mut(self.world_mut()).register::<T>();
         self
     }
 
     fn ignore_in_snapshots<T: Component>(&mut self) -> &mut Self {
         registry_mut(self.world_mut()).ignore::<T>();
         self
+    }
+}
+
+/// Makes `SimId` a required component of `T`, unless `T` is a resource or requires it already.
+///
+/// # Panics
+///
+/// If entities holding `T` were spawned before the registration: they would have no `SimId`.
+fn require_sim_id<T: Component>(world: &mut World) {
+    let id = world.register_component::<T>();
+    let is_resource = world.register_component::<IsResource>();
+    let sim_id = world.register_component::<SimId>();
+    let requires = |required: ComponentId| {
+        world
+            .components()
+            .get_info(id)
+            .is_some_and(|info| info.required_components().iter_ids().any(|r| r == required))
+    };
+    if requires(is_resource) || requires(sim_id) {
+        return;
+    }
+    if let Err(error) = world.try_register_required_components::<T, SimId>() {
+        panic!(
+            "`{}` cannot be registered for snapshots: {error} (register simulation types when the \
+             app is built, before anything holding them is spawned)",
+            std::any::type_name::<T>()
+        );
     }
 }
 

@@ -2,15 +2,16 @@
 //! the hash.
 //!
 //! Rollback networking restores the world a few ticks back and re-simulates it with corrected
-//! input. That only works if everything a tick reads is in the snapshot: a counter kept in a
-//! system's `Local`, a value in a `static`, a type ignored in snapshots that the simulation
-//! writes, a resource that game code changes from outside the fixed schedule. A synctest finds
-//! such state before a network session does: every frame runs one tick and takes a snapshot
-//! first; once `distance` frames have run, a new app from `make_app` restores the snapshot from
-//! `distance` ticks back, re-simulates the same frames with the same input, and compares each
-//! tick's hash with the first run's. The first mismatch fails with the tick, and the entity and
-//! component that differ (found by restoring the first run's snapshot of that tick next to the
-//! re-simulated world and comparing their per-component hashes).
+//! input, inside the running app, several times a second. That only works if everything a tick
+//! reads is in the snapshot: a counter kept in a system's `Local`, a value in a `static`, a type
+//! ignored in snapshots that the simulation writes, a resource that game code changes from outside
+//! the fixed schedule. A synctest finds such state before a network session does: every frame runs
+//! one tick; once `distance` frames have run, the same app restores the snapshot from `distance`
+//! ticks back in place, re-simulates the same frames with the same input, and compares each tick's
+//! hash with the first run's. The game then goes on from the re-simulated world, as a rollback
+//! session would. The first mismatch fails with the tick, and the entity and component that
+//! differ (found by putting the first run's snapshot of that tick back next to a snapshot of the
+//! re-simulated world and comparing their per-component hashes, in the same app).
 //!
 //! This module must never read a clock; its frames are exactly one fixed step long.
 
@@ -19,7 +20,7 @@ use std::collections::VecDeque;
 use super::hash::{StateHashes, entity_states, resources_hash};
 use super::snapshot::{SnapshotError, WorldSnapshot};
 use crate::app::App;
-use crate::runtime::RuntimeInput;
+use crate::runtime::{RuntimeInput, SimId};
 
 /// Why a synctest failed.
 #[derive(thiserror::Error, Debug, Clone, PartialEq)]
@@ -54,29 +55,39 @@ struct Frame {
     input: RuntimeInput,
 }
 
-/// Runs an app one tick a frame and re-simulates the last `distance` ticks after every frame.
+/// Runs an app one tick a frame and re-simulates the last `distance` ticks after every frame, in
+/// place.
 pub struct SyncTest<F: FnMut() -> App> {
     app: App,
-    make_app: F,
+    /// Kept for API compatibility: the app is built once, and every rollback happens inside it.
+    _make_app: F,
     distance: usize,
     frames: VecDeque<Frame>,
+    /// The snapshot of the state after the last frame, the next frame's `before`.
+    latest: Option<WorldSnapshot>,
+    rollbacks: u64,
 }
 
 impl<F: FnMut() -> App> SyncTest<F> {
-    /// A synctest of apps from `make_app` that rolls back `distance` ticks (at least 1).
+    /// A synctest of the app from `make_app` that rolls back `distance` ticks (at least 1).
     pub fn new(mut make_app: F, distance: usize) -> Self {
         let app = make_app();
         SyncTest {
             app,
-            make_app,
+            _make_app: make_app,
             distance: distance.max(1),
             frames: VecDeque::new(),
+            latest: None,
+            rollbacks: 0,
         }
     }
 
     /// Runs one frame of one tick with `input`, then rolls back and re-simulates.
     pub fn advance(&mut self, input: RuntimeInput) -> Result<(), SyncTestError> {
-        let before = self.app.snapshot()?;
+        let before = match self.latest.take() {
+            Some(snapshot) => snapshot,
+            None => self.app.snapshot()?,
+        };
         self.frames.push_back(Frame {
             before,
             input: input.clone(),
@@ -87,98 +98,105 @@ impl<F: FnMut() -> App> SyncTest<F> {
         self.app.set_input(input);
         let step = self.app.fixed_step();
         self.app.update(step);
+        let now = self.app.snapshot()?;
         if self.frames.len() == self.distance {
-            self.resimulate()?;
+            self.resimulate(&now)?;
         }
+        self.latest = Some(now);
         Ok(())
     }
 
-    /// Restores the oldest kept snapshot into a new app and re-simulates every kept frame.
-    fn resimulate(&mut self) -> Result<(), SyncTestError> {
+    /// Restores the oldest kept snapshot in place and re-simulates every kept frame, comparing
+    /// each tick's hash with the first run's.
+    fn resimulate(&mut self, now: &WorldSnapshot) -> Result<(), SyncTestError> {
         let from = self.frames[0].before.tick();
-        let mut replica = (self.make_app)();
-        replica.restore(&self.frames[0].before)?;
-        let step = replica.fixed_step();
-        for (k, frame) in self.frames.iter().enumerate() {
-            replica.set_input(frame.input.clone());
-            replica.update(step);
-            let tick = replica.ticks();
-            let original = self.app.world().resource::<StateHashes>().get(tick);
-            let resimulated = replica.world().resource::<StateHashes>().get(tick);
+        let first_run: Vec<Option<u64>> = {
+            let hashes = self.app.world().resource::<StateHashes>();
+            (1..=self.frames.len() as u64)
+                .map(|k| hashes.get(from + k))
+                .collect()
+        };
+        self.app.restore(&self.frames[0].before)?;
+        self.rollbacks += 1;
+        let step = self.app.fixed_step();
+        for (k, &original) in first_run.iter().enumerate() {
+            self.app.set_input(self.frames[k].input.clone());
+            self.app.update(step);
+            let tick = self.app.ticks();
+            let resimulated = self.app.world().resource::<StateHashes>().get(tick);
             if original != resimulated {
-                let after = self.frames.get(k + 1).map(|f| &f.before);
+                let first_run_state = self.frames.get(k + 1).map_or(now, |f| &f.before);
                 return Err(SyncTestError::Mismatch {
                     tick,
                     from,
                     original: original.unwrap_or_default(),
                     resimulated: resimulated.unwrap_or_default(),
-                    where_: locate(&mut self.app, &mut self.make_app, &mut replica, after),
+                    where_: locate(&mut self.app, first_run_state),
                 });
             }
         }
         Ok(())
     }
 
-    /// The app of the first run.
+    /// How many times the app has been rolled back so far.
+    pub fn rollbacks(&self) -> u64 {
+        self.rollbacks
+    }
+
+    /// The app (first run and re-simulations alike).
     pub fn app(&self) -> &App {
         &self.app
     }
 
-    /// The app of the first run, mutably.
+    /// The app, mutably.
     pub fn app_mut(&mut self) -> &mut App {
         &mut self.app
     }
 }
 
-/// The first entity and component where `replica` differs from the first run at the same
-/// tick: `first_run` is the first run's snapshot of that tick (none when it is the current
-/// tick, whose world is the app itself).
-fn locate(
-    app: &mut App,
-    make_app: &mut impl FnMut() -> App,
-    replica: &mut App,
-    first_run: Option<&WorldSnapshot>,
-) -> Option<String> {
-    let mut restored;
-    let original = match first_run {
-        Some(snapshot) => {
-            restored = make_app();
-            restored.restore(snapshot).ok()?;
-            &mut restored
-        }
-        None => app,
-    };
-    let expected = entity_states(original.world_mut());
-    let got = entity_states(replica.world_mut());
-    let name = |app: &App, entity| {
-        app.world()
-            .get::<bevy::prelude::Name>(entity)
-            .map(|n| format!("{entity} `{n}`"))
-            .unwrap_or_else(|| entity.to_string())
-    };
+/// A simulation entity as a mismatch report names it: its id, its name and per-component hashes.
+type Described = (SimId, String, Vec<(&'static str, u64)>);
+
+/// The simulation entities of `app` by `SimId`, and the hash of its simulation resources.
+fn described(app: &mut App) -> (Vec<Described>, u64) {
+    let states = entity_states(app.world_mut());
+    let world = app.world();
+    let entities = states
+        .into_iter()
+        .map(|s| {
+            let name = world
+                .get::<bevy::prelude::Name>(s.entity)
+                .map(|n| format!("{} `{n}`", s.sim_id))
+                .unwrap_or_else(|| s.sim_id.to_string());
+            (s.sim_id, name, s.components)
+        })
+        .collect();
+    (entities, resources_hash(world).0)
+}
+
+/// The first entity and component where the re-simulated `app` differs from `first_run`, the
+/// first run's snapshot of the same tick. Leaves `app` as it found it.
+fn locate(app: &mut App, first_run: &WorldSnapshot) -> Option<String> {
+    let resimulated = app.snapshot().ok()?;
+    let (got, got_resources) = described(app);
+    app.restore(first_run).ok()?;
+    let (expected, expected_resources) = described(app);
+    app.restore(&resimulated).ok()?;
     for (a, b) in expected.iter().zip(&got) {
-        if a.entity != b.entity {
-            return Some(format!(
-                "entity {} exists in only one run",
-                a.entity.min(b.entity)
-            ));
+        if a.0 != b.0 {
+            return Some(format!("entity {} exists in only one run", a.0.min(b.0)));
         }
-        if a.components != b.components {
-            let component = a
-                .components
-                .iter()
-                .zip(&b.components)
-                .find(|(x, y)| x != y)
-                .map_or("its component set", |((name, _), _)| *name);
-            return Some(format!(
-                "entity {}, component {component}",
-                name(original, a.entity)
-            ));
+        if a.2 != b.2 {
+            let component =
+                a.2.iter()
+                    .zip(&b.2)
+                    .find(|(x, y)| x != y)
+                    .map_or("its component set", |((name, _), _)| *name);
+            return Some(format!("entity {}, component {component}", a.1));
         }
     }
     if expected.len() != got.len() {
         return Some("the runs hold different entities".to_owned());
     }
-    (resources_hash(original.world()).0 != resources_hash(replica.world()).0)
-        .then(|| "the simulation resources".to_owned())
+    (expected_resources != got_resources).then(|| "the simulation resources".to_owned())
 }

@@ -2,22 +2,23 @@
 //!
 //! An emitter fires when its `fire` flag is set (by gameplay, or on landing when `fire_on_landing`
 //! is set and the entity has a platformer controller). Each particle's direction comes from
-//! `RandomSeed::value(tick, RandomSeed::stream("bursts", key))`, keyed by the emitter's `SceneId`,
-//! or by its entity when it has none, so two emitters never share a sequence and a replay draws the
-//! same particles. Particles are presentation: they fly, age and are despawned when their lifetime
-//! runs out, all on the fixed clock. This module must never use a stateful random generator.
+//! `RandomSeed::value(tick, RandomSeed::stream("bursts", key))`, keyed by the emitter's `SimId`, so
+//! two emitters never share a sequence and a replay draws the same particles. Particles are
+//! presentation that snapshots copy: they fly, age and are despawned when their lifetime runs out,
+//! all on the fixed clock, and they carry a `SimId` (spawned in emitter order) so a rollback finds
+//! them again. This module must never use a stateful random generator.
 
 use bevy::math::Vec3;
 use bevy::prelude::{Commands, Component, Entity, Query, Res, Transform};
 use serde::{Deserialize, Serialize};
 
 use super::platformer::PlatformerController;
-use crate::runtime::{FrameTime, RandomSeed, sim_math};
-use crate::scene::SceneId;
+use crate::runtime::{FrameTime, RandomSeed, SimId, sim_math};
 
 /// Fires bursts of particles (its trigger flags are simulation state).
 #[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[require(crate::runtime::SimId)]
 pub struct BurstEmitter {
     /// Particles per burst.
     pub particles: u32,
@@ -48,6 +49,7 @@ impl Default for BurstEmitter {
 
 /// One particle of a burst (presentation).
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[require(crate::runtime::SimId)]
 pub struct BurstParticle {
     /// m/s.
     pub velocity: Vec3,
@@ -57,12 +59,9 @@ pub struct BurstParticle {
     pub lifetime: f32,
 }
 
-/// The random-stream key of an emitter: its `SceneId`, else its entity's bits.
-pub fn burst_key(entity: Entity, scene_id: Option<&SceneId>) -> u64 {
-    match scene_id {
-        Some(id) => id.0,
-        None => entity.to_bits() | (1 << 63),
-    }
+/// The random-stream key of an emitter: its `SimId`.
+pub fn burst_key(emitter: SimId) -> u64 {
+    emitter.0
 }
 
 /// Moves and ages particles, and despawns those past their lifetime (runs in
@@ -70,31 +69,30 @@ pub fn burst_key(entity: Entity, scene_id: Option<&SceneId>) -> u64 {
 pub fn update_burst_particles(
     mut commands: Commands,
     time: Res<FrameTime>,
-    mut particles: Query<(Entity, &mut BurstParticle, &mut Transform)>,
+    mut particles: Query<(Entity, &SimId, &mut BurstParticle, &mut Transform)>,
 ) {
     let dt = time.fixed_delta;
-    let mut expired: Vec<Entity> = Vec::new();
-    for (entity, mut particle, mut transform) in &mut particles {
+    let mut expired: Vec<(SimId, Entity)> = Vec::new();
+    for (entity, &sim_id, mut particle, mut transform) in &mut particles {
         particle.age += dt;
         if particle.age >= particle.lifetime {
-            expired.push(entity);
+            expired.push((sim_id, entity));
             continue;
         }
         transform.translation += particle.velocity * dt;
     }
-    // Despawn in entity order: the freed ids are reused in that order.
-    expired.sort();
-    for entity in expired {
+    // Despawn in `SimId` order, whatever order the query visited them in.
+    expired.sort_unstable();
+    for (_, entity) in expired {
         commands.entity(entity).despawn();
     }
 }
 
 /// What `spawn_bursts` reads of an emitter.
 type EmitterRow = (
-    Entity,
+    &'static SimId,
     &'static mut BurstEmitter,
     &'static Transform,
-    Option<&'static SceneId>,
     Option<&'static PlatformerController>,
 );
 
@@ -106,22 +104,18 @@ pub fn spawn_bursts(
     seed: Res<RandomSeed>,
     mut emitters: Query<EmitterRow>,
 ) {
-    let mut firing: Vec<(Entity, BurstEmitter, Vec3, u64)> = Vec::new();
-    for (entity, mut emitter, transform, scene_id, platformer) in &mut emitters {
+    let mut firing: Vec<(SimId, BurstEmitter, Vec3, u64)> = Vec::new();
+    for (&sim_id, mut emitter, transform, platformer) in &mut emitters {
         let landed = emitter.fire_on_landing && platformer.is_some_and(|p| p.landed);
         if emitter.fire || landed {
             emitter.fire = false;
             emitter.fired += 1;
-            firing.push((
-                entity,
-                *emitter,
-                transform.translation,
-                burst_key(entity, scene_id),
-            ));
+            firing.push((sim_id, *emitter, transform.translation, burst_key(sim_id)));
         }
     }
     // Spawn in a fixed order, whatever order the query visited the emitters in.
-    firing.sort_by_key(|(entity, ..)| *entity);
+    // The particles' `SimId`s follow the order they are spawned in.
+    firing.sort_by_key(|(sim_id, ..)| *sim_id);
     for (_, emitter, origin, key) in firing {
         let stream = RandomSeed::stream("bursts", key);
         for k in 0..emitter.particles as u64 {

@@ -41,7 +41,7 @@ impl Plugin for GameplayPlugin {
             .register_snapshot_component::<Counter>()
             .register_snapshot_component::<BurstEmitter>()
             .register_snapshot_component::<BurstParticle>()
-            .register_snapshot_component::<HudElement>()
+            .copy_in_snapshots::<HudElement>()
             .add_systems(
                 FixedUpdate,
                 (

@@ -15,6 +15,7 @@ use crate::physics::{CollisionEventKind, CollisionEvents, CollisionLayers};
 /// Something to collect (simulation state).
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[require(crate::runtime::SimId)]
 pub struct Pickup {
     /// What collecting it adds to the collector's counter.
     pub value: i64,
@@ -25,6 +26,7 @@ pub struct Pickup {
 /// A tally, kept by whatever collects pickups (simulation state).
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[require(crate::runtime::SimId)]
 pub struct Counter {
     /// The current count.
     pub value: i64,

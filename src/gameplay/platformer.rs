@@ -10,11 +10,11 @@
 
 use bevy::input::keyboard::KeyCode;
 use bevy::math::Vec3;
-use bevy::prelude::{Component, Entity, Query, Res};
+use bevy::prelude::{Component, Query, Res};
 use serde::{Deserialize, Serialize};
 
 use crate::physics::{CollisionEvents, RigidBody};
-use crate::runtime::{FrameTime, RuntimeInput, sim_math};
+use crate::runtime::{FrameTime, RuntimeInput, SimId, sim_math};
 
 /// Steepest ground that still counts as standing: the cosine of about 45 degrees.
 const GROUND_COSINE: f32 = 0.7;
@@ -22,6 +22,7 @@ const GROUND_COSINE: f32 = 0.7;
 /// Moves a dynamic body like a platformer hero (simulation state).
 #[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[require(crate::runtime::SimId)]
 pub struct PlatformerController {
     /// Running speed, m/s.
     pub move_speed: f32,
@@ -80,7 +81,7 @@ pub fn platformer_move(
     time: Res<FrameTime>,
     input: Res<RuntimeInput>,
     contacts: Res<CollisionEvents>,
-    mut players: Query<(Entity, &mut PlatformerController, &mut RigidBody)>,
+    mut players: Query<(&SimId, &mut PlatformerController, &mut RigidBody)>,
 ) {
     let dt = time.fixed_delta;
     let key = |k: KeyCode| if input.is_pressed(k) { 1.0 } else { 0.0 };
@@ -88,9 +89,9 @@ pub fn platformer_move(
         .clamp(-1.0, 1.0);
     let run_z =
         (key(KeyCode::ArrowDown) - key(KeyCode::ArrowUp) - input.axis("move_y")).clamp(-1.0, 1.0);
-    for (entity, mut player, mut body) in &mut players {
+    for (&sim_id, mut player, mut body) in &mut players {
         let grounded =
-            contacts.is_supported(entity, GROUND_COSINE) && body.linear_velocity.y <= 0.5;
+            contacts.is_supported(sim_id, GROUND_COSINE) && body.linear_velocity.y <= 0.5;
         player.landed = grounded && !player.grounded;
         player.grounded = grounded;
         player.air_time = if grounded { 0.0 } else { player.air_time + dt };

@@ -17,6 +17,7 @@ use crate::runtime::{RuntimeInput, sim_math};
 /// Walks a dynamic body with input (simulation state).
 #[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[require(crate::runtime::SimId)]
 pub struct PlayerController {
     /// Walking speed, m/s.
     pub speed: f32,

@@ -74,6 +74,7 @@ pub enum TweenMode {
 /// Moves an entity's translation from `from` to `to` over `duration` seconds (simulation state).
 #[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[require(crate::runtime::SimId)]
 pub struct Tween {
     /// Start position.
     pub from: Vec3,

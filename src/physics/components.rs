@@ -22,7 +22,7 @@ pub enum BodyKind {
 
 /// Mass and motion of a body (simulation state).
 #[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[require(Transform, PhysicsBody)]
+#[require(crate::runtime::SimId, Transform, PhysicsBody)]
 #[serde(default, deny_unknown_fields)]
 pub struct RigidBody {
     /// How the body moves.
@@ -114,6 +114,7 @@ pub enum Shape {
 /// What a body collides as (simulation state).
 #[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[require(crate::runtime::SimId)]
 pub struct Collider {
     /// The shape.
     pub shape: Shape,
@@ -188,6 +189,7 @@ impl Collider {
 /// `filters` (simulation state).
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[require(crate::runtime::SimId)]
 pub struct CollisionLayers {
     /// The layers this body is on.
     pub memberships: u32,
@@ -224,6 +226,7 @@ pub enum BodyClass {
 /// The solver a body belongs to (simulation state).
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[require(crate::runtime::SimId)]
 pub struct PhysicsBody {
     /// CPU or GPU.
     pub class: BodyClass,
@@ -232,6 +235,7 @@ pub struct PhysicsBody {
 /// Marks a body the solver has put to sleep (simulation state). Remove it, or give the body a
 /// velocity, to wake it.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[require(crate::runtime::SimId)]
 pub struct Sleeping;
 
 /// A body's stable slot id, assigned by the solver when the body first simulates and reused only
@@ -239,4 +243,5 @@ pub struct Sleeping;
 #[derive(
     Component, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
+#[require(crate::runtime::SimId)]
 pub struct PhysicsId(pub u32);

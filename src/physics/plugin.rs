@@ -3,7 +3,7 @@
 //!
 //! [`cpu_physics_step`] is the first system of the engine's fixed chain (`SimSet::Physics`). It
 //! gathers every CPU body (an entity with a `Transform` and a `Collider`, whose `PhysicsBody` class
-//! is not `Gpu`) sorted by `Entity`, runs [`cpu::step`] with `FrameTime::fixed_delta`, and writes
+//! is not `Gpu`) sorted by `SimId`, runs [`cpu::step`] with `FrameTime::fixed_delta`, and writes
 //! positions, rotations and velocities back; `Sleeping` and `PhysicsId` changes go through
 //! commands, applied before the next set of the chain runs. It is an ordinary system, so game
 //! systems that touch none of its data need no order against it. This module must never do
@@ -21,7 +21,7 @@ use super::cpu::{self, SolverBody, StepParams, StepScratch};
 use super::resources::{CollisionEvents, PhysicsIdRegistry, PhysicsSettings};
 use super::world::PhysicsWorld;
 use crate::determinism::SnapshotAppExt;
-use crate::runtime::{DeterminismMode, DeterminismSupport, FrameTime, SimSet};
+use crate::runtime::{DeterminismMode, DeterminismSupport, FrameTime, SimId, SimSet};
 
 /// The name the CPU solver declares its determinism under.
 pub const CPU_SOLVER_PART: &str = "physics.cpu";
@@ -62,8 +62,8 @@ impl Plugin for PhysicsPlugin {
 #[derive(Default)]
 pub struct CpuStepBuffers {
     bodies: Vec<SolverBody>,
-    entities: Vec<Entity>,
-    all_entities: Vec<Entity>,
+    sim_ids: Vec<SimId>,
+    all_bodies: Vec<SimId>,
     had_id: Vec<Option<PhysicsId>>,
     was_sleeping: Vec<bool>,
     scratch: StepScratch,
@@ -75,6 +75,7 @@ type BodyQuery<'w, 's> = Query<
     's,
     (
         Entity,
+        &'static SimId,
         &'static mut Transform,
         &'static Collider,
         Option<&'static mut RigidBody>,
@@ -100,13 +101,13 @@ pub fn cpu_physics_step(
     let buffers = &mut *buffers;
     gather(&query, buffers);
     // Slots go to every collider body, GPU ones included (their slot is their place in the GPU
-    // buffers), in entity order.
-    buffers.all_entities.clear();
-    buffers.all_entities.extend(query.iter().map(|row| row.0));
-    buffers.all_entities.sort_unstable();
-    let ids = registry.sync(&buffers.all_entities);
-    for (body, entity) in buffers.bodies.iter_mut().zip(&buffers.entities) {
-        if let Ok(index) = buffers.all_entities.binary_search(entity) {
+    // buffers), in `SimId` order.
+    buffers.all_bodies.clear();
+    buffers.all_bodies.extend(query.iter().map(|row| *row.1));
+    buffers.all_bodies.sort_unstable();
+    let ids = registry.sync(&buffers.all_bodies);
+    for (body, sim_id) in buffers.bodies.iter_mut().zip(&buffers.sim_ids) {
+        if let Ok(index) = buffers.all_bodies.binary_search(sim_id) {
             body.id = ids[index];
         }
     }
@@ -129,13 +130,14 @@ pub fn cpu_physics_step(
 fn gather(query: &BodyQuery, buffers: &mut CpuStepBuffers) {
     let mut gathered: Vec<(SolverBody, Option<PhysicsId>, bool)> = query
         .iter()
-        .filter(|row| row.4.is_none_or(|b| b.class == BodyClass::Cpu))
+        .filter(|row| row.5.is_none_or(|b| b.class == BodyClass::Cpu))
         .map(
-            |(entity, transform, collider, rigid, _, layers, id, sleeping)| {
+            |(entity, &sim_id, transform, collider, rigid, _, layers, id, sleeping)| {
                 let rigid = rigid.copied().unwrap_or_else(RigidBody::fixed);
                 let at_rest =
                     rigid.linear_velocity == Vec3::ZERO && rigid.angular_velocity == Vec3::ZERO;
                 let body = SolverBody {
+                    sim_id,
                     entity,
                     id: PhysicsId(0),
                     kind: rigid.kind,
@@ -154,13 +156,13 @@ fn gather(query: &BodyQuery, buffers: &mut CpuStepBuffers) {
             },
         )
         .collect();
-    gathered.sort_unstable_by_key(|(body, _, _)| body.entity);
+    gathered.sort_unstable_by_key(|(body, _, _)| body.sim_id);
     buffers.bodies.clear();
-    buffers.entities.clear();
+    buffers.sim_ids.clear();
     buffers.had_id.clear();
     buffers.was_sleeping.clear();
     for (body, id, sleeping) in gathered {
-        buffers.entities.push(body.entity);
+        buffers.sim_ids.push(body.sim_id);
         buffers.bodies.push(body);
         buffers.had_id.push(id);
         buffers.was_sleeping.push(sleeping);
@@ -182,7 +184,7 @@ fn write_back(commands: &mut Commands, query: &mut BodyQuery, buffers: &CpuStepB
         if body.kind == BodyKind::Static {
             continue;
         }
-        let Ok((_, mut transform, _, rigid, ..)) = query.get_mut(body.entity) else {
+        let Ok((_, _, mut transform, _, rigid, ..)) = query.get_mut(body.entity) else {
             continue;
         };
         if transform.translation != body.position || transform.rotation != body.rotation {

@@ -5,11 +5,13 @@
 
 use std::collections::BTreeSet;
 
+use bevy::ecs::entity::{EntityMapper, MapEntities};
 use bevy::math::Vec3;
 use bevy::prelude::{Entity, Resource};
 use serde::{Deserialize, Serialize};
 
 use super::components::PhysicsId;
+use crate::runtime::SimId;
 
 /// Velocity passes per tick: one biased and one relaxing pass in each of the `SOLVER_SUBSTEPS`
 /// substeps. Fixed, with no early exit, so every run does the same work.
@@ -55,14 +57,15 @@ impl Default for PhysicsSettings {
     }
 }
 
-/// Stable slot ids for physics bodies (simulation state).
+/// Stable slot ids for physics bodies (simulation state): a GPU body's place in the device's
+/// buffers.
 ///
-/// New bodies get the lowest free slot, in entity order; a despawned body's slot is free again from
-/// the next tick.
+/// New bodies get the lowest free slot, in `SimId` order; a despawned body's slot is free again
+/// from the next tick.
 #[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
 pub struct PhysicsIdRegistry {
-    /// `(entity, slot)`, sorted by entity.
-    assigned: Vec<(Entity, PhysicsId)>,
+    /// `(body, slot)`, sorted by body.
+    assigned: Vec<(SimId, PhysicsId)>,
     /// Slots below `next` that are free.
     free: BTreeSet<u32>,
     /// The lowest slot never handed out.
@@ -70,10 +73,10 @@ pub struct PhysicsIdRegistry {
 }
 
 impl PhysicsIdRegistry {
-    /// The slot of `entity`, if it has one.
-    pub fn get(&self, entity: Entity) -> Option<PhysicsId> {
+    /// The slot of `body`, if it has one.
+    pub fn get(&self, body: SimId) -> Option<PhysicsId> {
         self.assigned
-            .binary_search_by_key(&entity, |(e, _)| *e)
+            .binary_search_by_key(&body, |(id, _)| *id)
             .ok()
             .map(|i| self.assigned[i].1)
     }
@@ -88,15 +91,15 @@ impl PhysicsIdRegistry {
         self.assigned.is_empty()
     }
 
-    /// The registry's whole state: assigned slots by entity, free slots, and the next fresh slot.
-    pub fn state(&self) -> (&[(Entity, PhysicsId)], &BTreeSet<u32>, u32) {
+    /// The registry's whole state: assigned slots by body, free slots, and the next fresh slot.
+    pub fn state(&self) -> (&[(SimId, PhysicsId)], &BTreeSet<u32>, u32) {
         (&self.assigned, &self.free, self.next)
     }
 
-    /// Brings the registry up to `present`, the bodies simulating now, sorted by entity: frees the
-    /// slots of bodies no longer present, then gives each new body the lowest free slot. Returns
-    /// each present body's slot, in the same order.
-    pub fn sync(&mut self, present: &[Entity]) -> Vec<PhysicsId> {
+    /// Brings the registry up to `present`, the bodies simulating now, sorted by `SimId`: frees
+    /// the slots of bodies no longer present, then gives each new body the lowest free slot.
+    /// Returns each present body's slot, in the same order.
+    pub fn sync(&mut self, present: &[SimId]) -> Vec<PhysicsId> {
         let mut kept = Vec::with_capacity(present.len());
         let mut old = self.assigned.iter().peekable();
         let mut fresh = Vec::new();
@@ -154,13 +157,14 @@ pub enum CollisionEventKind {
 pub struct CollisionEvent {
     /// The tick the change happened on (ticks completed before it).
     pub tick: u64,
-    /// The body with the lower slot id.
-    pub a: PhysicsId,
-    /// The body with the higher slot id.
-    pub b: PhysicsId,
-    /// The first entity's entity.
+    /// The body with the lower simulation id.
+    pub a: SimId,
+    /// The body with the higher simulation id.
+    pub b: SimId,
+    /// `a`'s entity this tick (`Entity::PLACEHOLDER` when the body is gone): a handle for
+    /// queries, never an order.
     pub entity_a: Entity,
-    /// The second body's entity.
+    /// `b`'s entity this tick (`Entity::PLACEHOLDER` when the body is gone).
     pub entity_b: Entity,
     /// Started or ended.
     pub kind: CollisionEventKind,
@@ -168,11 +172,19 @@ pub struct CollisionEvent {
     pub id: u64,
 }
 
+impl MapEntities for CollisionEvent {
+    fn map_entities<M: EntityMapper>(&mut self, mapper: &mut M) {
+        self.entity_a = mapper.get_mapped(self.entity_a);
+        self.entity_b = mapper.get_mapped(self.entity_b);
+    }
+}
+
 /// The collision events of the latest physics tick, ordered by `(a, b, id)`.
 ///
 /// Fixed systems after `SimSet::Physics` read the current tick's events here. The list is replaced
 /// every tick, so a presentation system that needs every event should read it from a tick hook.
 #[derive(Resource, Clone, Debug, Default, PartialEq)]
+#[component(map_entities)]
 pub struct CollisionEvents {
     /// This tick's events.
     pub events: Vec<CollisionEvent>,
@@ -184,21 +196,40 @@ pub struct CollisionEvents {
 /// Two bodies touching during a tick.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ContactReport {
-    /// The lower entity.
-    pub a: Entity,
-    /// The higher entity.
-    pub b: Entity,
+    /// The body with the lower simulation id.
+    pub a: SimId,
+    /// The body with the higher simulation id.
+    pub b: SimId,
+    /// `a`'s entity (a handle for queries).
+    pub entity_a: Entity,
+    /// `b`'s entity.
+    pub entity_b: Entity,
     /// Unit contact normal from `a` towards `b`.
     pub normal: Vec3,
 }
 
+impl MapEntities for ContactReport {
+    fn map_entities<M: EntityMapper>(&mut self, mapper: &mut M) {
+        self.entity_a = mapper.get_mapped(self.entity_a);
+        self.entity_b = mapper.get_mapped(self.entity_b);
+    }
+}
+
+impl MapEntities for CollisionEvents {
+    fn map_entities<M: EntityMapper>(&mut self, mapper: &mut M) {
+        self.events.map_entities(mapper);
+        self.contacts.map_entities(mapper);
+    }
+}
+
 impl CollisionEvents {
-    /// Whether `entity` rests on something this tick: it touches a body whose contact normal points
-    /// up into it by more than `min_up` (the cosine of the steepest slope that still counts).
-    pub fn is_supported(&self, entity: Entity, min_up: f32) -> bool {
-        self.contacts.iter().any(|c| {
-            (c.b == entity && c.normal.y > min_up) || (c.a == entity && -c.normal.y > min_up)
-        })
+    /// Whether body `body` rests on something this tick: it touches a body whose contact normal
+    /// points up into it by more than `min_up` (the cosine of the steepest slope that still
+    /// counts).
+    pub fn is_supported(&self, body: SimId, min_up: f32) -> bool {
+        self.contacts
+            .iter()
+            .any(|c| (c.b == body && c.normal.y > min_up) || (c.a == body && -c.normal.y > min_up))
     }
 }
 
@@ -208,17 +239,8 @@ mod tests {
 
     #[test]
     fn slots_are_stable_and_the_lowest_free_one_is_reused() {
-        // `Entity`'s order is a fixed order of its bits, not of the index: sort as the solver does.
-        let sorted = |indices: &[u32]| {
-            let mut v: Vec<Entity> = indices
-                .iter()
-                .map(|&i| Entity::from_raw_u32(i).unwrap())
-                .collect();
-            v.sort();
-            v
-        };
-        let slot_of =
-            |registry: &PhysicsIdRegistry, i: u32| registry.get(Entity::from_raw_u32(i).unwrap());
+        let sorted = |ids: &[u64]| ids.iter().map(|&i| SimId(i)).collect::<Vec<_>>();
+        let slot_of = |registry: &PhysicsIdRegistry, i: u64| registry.get(SimId(i));
         let mut registry = PhysicsIdRegistry::default();
         let first = sorted(&[3, 5, 9]);
         let ids = registry.sync(&first);
@@ -239,7 +261,7 @@ mod tests {
         let expected: Vec<PhysicsId> = second.iter().map(|&e| registry.get(e).unwrap()).collect();
         assert_eq!(ids, expected);
 
-        // Two leave, two arrive: the two freed slots are reused, lowest first in entity order.
+        // Two leave, two arrive: the two freed slots are reused, lowest first in `SimId` order.
         let third = sorted(&[1, 11, 12]);
         registry.sync(&third);
         let mut slots: Vec<u32> = third.iter().map(|&e| registry.get(e).unwrap().0).collect();

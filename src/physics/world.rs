@@ -1,21 +1,21 @@
 //! [`PhysicsWorld`]: what the CPU solver carries from one tick to the next.
 //!
 //! Only persistent state lives here (warm-start impulses, sleep counters, which pairs touch, the
-//! event counter), all in vectors sorted by entity, so that it hashes, snapshots and iterates the
+//! event counter), all in vectors sorted by `SimId`, so that it hashes, snapshots and iterates the
 //! same way every run. Per-tick scratch (contacts, constraints, broad-phase lists) lives in
 //! `cpu::StepScratch` and is never part of the state.
 
-use bevy::prelude::{Entity, Resource};
+use bevy::prelude::Resource;
 
-use super::components::PhysicsId;
+use crate::runtime::SimId;
 
 /// Accumulated impulses of one contact point, kept for warm-starting the next tick.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WarmStart {
-    /// The lower entity of the pair.
-    pub a: Entity,
-    /// The higher entity of the pair.
-    pub b: Entity,
+    /// The lower body of the pair.
+    pub a: SimId,
+    /// The higher body of the pair.
+    pub b: SimId,
     /// Which features of the two shapes made the point (stable while the contact persists).
     pub feature: u32,
     /// Normal impulse (N·s).
@@ -27,14 +27,10 @@ pub struct WarmStart {
 /// A pair of bodies in contact after a tick.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Touching {
-    /// The lower entity.
-    pub a: Entity,
-    /// The higher entity.
-    pub b: Entity,
-    /// `a`'s slot id, kept so an event can name it after `a` is gone.
-    pub id_a: PhysicsId,
-    /// `b`'s slot id.
-    pub id_b: PhysicsId,
+    /// The lower body.
+    pub a: SimId,
+    /// The higher body.
+    pub b: SimId,
 }
 
 /// The CPU solver's persistent state (simulation state).
@@ -42,8 +38,8 @@ pub struct Touching {
 pub struct PhysicsWorld {
     /// Last tick's contact impulses, sorted by `(a, b, feature)`.
     pub warm_starts: Vec<WarmStart>,
-    /// Ticks each dynamic body has spent below the sleep thresholds, sorted by entity.
-    pub sleep_counters: Vec<(Entity, u32)>,
+    /// Ticks each dynamic body has spent below the sleep thresholds, sorted by body.
+    pub sleep_counters: Vec<(SimId, u32)>,
     /// Pairs touching after the last tick, sorted by `(a, b)`.
     pub touching: Vec<Touching>,
     /// The id the next collision event gets.
@@ -52,7 +48,7 @@ pub struct PhysicsWorld {
 
 impl PhysicsWorld {
     /// The stored impulses of pair `(a, b)`, sorted by feature.
-    pub fn warm_starts_of(&self, a: Entity, b: Entity) -> &[WarmStart] {
+    pub fn warm_starts_of(&self, a: SimId, b: SimId) -> &[WarmStart] {
         let start = self.warm_starts.partition_point(|w| (w.a, w.b) < (a, b));
         let end = start
             + self.warm_starts[start..]
@@ -62,10 +58,10 @@ impl PhysicsWorld {
         &self.warm_starts[start..end]
     }
 
-    /// The sleep counter of `entity` (0 when it has none).
-    pub fn sleep_counter(&self, entity: Entity) -> u32 {
+    /// The sleep counter of `body` (0 when it has none).
+    pub fn sleep_counter(&self, body: SimId) -> u32 {
         self.sleep_counters
-            .binary_search_by_key(&entity, |(e, _)| *e)
+            .binary_search_by_key(&body, |(id, _)| *id)
             .map(|i| self.sleep_counters[i].1)
             .unwrap_or(0)
     }

@@ -10,6 +10,7 @@ pub mod input_script;
 pub mod mode;
 pub mod random;
 pub mod schedule;
+pub mod sim_id;
 pub mod sim_math;
 pub mod time;
 
@@ -24,6 +25,7 @@ pub use mode::{
 };
 pub use random::RandomSeed;
 pub use schedule::SimSet;
+pub use sim_id::{SimId, SimIdAllocator};
 pub use time::{FrameTime, TickAccumulator, TimeControl};
 
 /// The settings a run starts from: tick rate, seed and determinism mode.
@@ -64,13 +66,15 @@ impl Plugin for RuntimePlugin {
             .insert_resource(RuntimeInput::default())
             .insert_resource(settings.mode)
             .insert_resource(DeterminismSupport::default())
+            .insert_resource(SimIdAllocator::default())
             .register_snapshot_component::<FrameTime>()
             .register_snapshot_component::<TimeControl>()
             .register_snapshot_component::<TickAccumulator>()
             .register_snapshot_component::<RandomSeed>()
             .register_snapshot_component::<RuntimeInput>()
             .register_snapshot_component::<DeterminismMode>()
-            .register_snapshot_component::<DeterminismSupport>();
+            .register_snapshot_component::<DeterminismSupport>()
+            .register_snapshot_component::<SimIdAllocator>();
         schedule::configure_fixed_schedules(app);
     }
 }

@@ -70,4 +70,5 @@ impl SceneIdentity {
 #[derive(
     Component, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
+#[require(crate::runtime::SimId)]
 pub struct SceneId(pub u64);

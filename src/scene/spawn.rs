@@ -1,9 +1,10 @@
 //! Loading: a cooked scene into a `World`.
 //!
-//! Entities are spawned in `SceneId` order, so the same scene gives the same entity ids on every
-//! load (the CPU solver orders bodies by `Entity`, so this matters for the bits). This module must
-//! never insert a resource: resources are entities in bevy 0.19, and one inserted here would shift
-//! every id after it. Scene settings are written into resources the engine inserted at setup.
+//! Entities are spawned in `SceneId` order, and every scene entity holds a `SimId` (`SceneId`
+//! requires one), so a scene's entities take simulation ids `0, 1, 2, ...` in cooked order on every
+//! load, whatever entity ids bevy hands out. This module must never insert a resource: resources
+//! are set up with the app, and scene settings are written into resources the engine inserted at
+//! setup.
 
 use bevy::prelude::{Entity, Name, Transform, World};
 

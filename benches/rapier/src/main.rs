@@ -15,6 +15,7 @@ use std::time::Instant;
 use bevy::math::{Quat, Vec3};
 use bevy::prelude::Entity;
 use rapier3d::prelude as rp;
+use rusting_engine::runtime::SimId;
 use rusting_engine::physics::cpu::{self, SolverBody, StepParams, StepScratch};
 use rusting_engine::physics::{
     BodyKind, Collider, CollisionLayers, PhysicsId, PhysicsSettings, PhysicsWorld,
@@ -123,6 +124,7 @@ struct Outcome {
 
 fn run_rusting(scene: &Scene) -> Outcome {
     let mut bodies = vec![SolverBody {
+        sim_id: SimId(0),
         entity: Entity::from_raw_u32(1).unwrap(),
         id: PhysicsId(0),
         kind: BodyKind::Static,
@@ -143,6 +145,7 @@ fn run_rusting(scene: &Scene) -> Outcome {
             Kind::Capsule(h, r) => Collider::capsule(h, r),
         };
         bodies.push(SolverBody {
+            sim_id: SimId(k as u64 + 1),
             entity: Entity::from_raw_u32(k as u32 + 2).unwrap(),
             id: PhysicsId(k as u32 + 1),
             kind: BodyKind::Dynamic,
@@ -152,9 +155,9 @@ fn run_rusting(scene: &Scene) -> Outcome {
             ..bodies[0]
         });
     }
-    // The solver takes bodies in entity order; remember where each scene body went.
+    // The solver takes bodies in `SimId` order; remember where each scene body went.
     let mut order: Vec<usize> = (0..bodies.len()).collect();
-    order.sort_by_key(|&i| bodies[i].entity);
+    order.sort_by_key(|&i| bodies[i].sim_id);
     let mut sorted: Vec<SolverBody> = order.iter().map(|&i| bodies[i]).collect();
     let mut slot = vec![0; order.len()];
     for (position, &original) in order.iter().enumerate() {

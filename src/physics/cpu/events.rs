@@ -2,8 +2,10 @@
 //!
 //! A pair touches when one of its points is within `linear_slop` of contact. Pairs the narrow
 //! phase skipped this tick (both bodies asleep or unmovable) keep what they had, as long as both
-//! bodies still exist. Events are ordered by the pair's `PhysicsId`s and numbered from
-//! `PhysicsWorld::next_event_id`, so their order never depends on iteration order.
+//! bodies still exist. Events are ordered by the pair's `SimId`s and numbered from
+//! `PhysicsWorld::next_event_id`, so their order never depends on iteration order or on which
+//! `Entity` a body happens to have. An event's entities are handles resolved from this tick's
+//! bodies (`Entity::PLACEHOLDER` for a body that is gone).
 //!
 //! This module must never change bodies.
 
@@ -12,9 +14,9 @@ use bevy::prelude::Entity;
 use super::contacts::Manifold;
 use super::solver::ContactConstraint;
 use super::{SolverBody, StepParams};
-use crate::physics::components::PhysicsId;
 use crate::physics::resources::{CollisionEvent, CollisionEventKind, ContactReport};
 use crate::physics::world::{PhysicsWorld, Touching, WarmStart};
+use crate::runtime::SimId;
 
 /// Answers "did the narrow phase look at pair `(a, b)` this tick?" for pairs asked in ascending
 /// order, walking the manifolds (which are in the same order) once.
@@ -33,15 +35,15 @@ impl<'a> Evaluated<'a> {
         }
     }
 
-    fn pair(&self, m: &Manifold) -> (Entity, Entity) {
+    fn pair(&self, m: &Manifold) -> (SimId, SimId) {
         (
-            self.bodies[m.a as usize].entity,
-            self.bodies[m.b as usize].entity,
+            self.bodies[m.a as usize].sim_id,
+            self.bodies[m.b as usize].sim_id,
         )
     }
 
     /// Whether pair `(a, b)` was evaluated; `(a, b)` must not be below the previous question.
-    fn contains(&mut self, a: Entity, b: Entity) -> bool {
+    fn contains(&mut self, a: SimId, b: SimId) -> bool {
         while self.next < self.manifolds.len() && self.pair(&self.manifolds[self.next]) < (a, b) {
             self.next += 1;
         }
@@ -52,9 +54,16 @@ impl<'a> Evaluated<'a> {
 }
 
 /// Whether both bodies are still simulating.
-fn present(bodies: &[SolverBody], a: Entity, b: Entity) -> bool {
-    let has = |e: Entity| bodies.binary_search_by_key(&e, |body| body.entity).is_ok();
+fn present(bodies: &[SolverBody], a: SimId, b: SimId) -> bool {
+    let has = |id: SimId| bodies.binary_search_by_key(&id, |body| body.sim_id).is_ok();
     has(a) && has(b)
+}
+
+/// The entity of body `id` this tick, or `Entity::PLACEHOLDER` when it is gone.
+fn entity_of(bodies: &[SolverBody], id: SimId) -> Entity {
+    bodies
+        .binary_search_by_key(&id, |body| body.sim_id)
+        .map_or(Entity::PLACEHOLDER, |i| bodies[i].entity)
 }
 
 /// Updates `world.touching`, `world.warm_starts` and `world.next_event_id`; writes this tick's
@@ -83,19 +92,19 @@ pub fn update(
         if m.evaluated && touches {
             let (a, b) = (&bodies[m.a as usize], &bodies[m.b as usize]);
             reports.push(ContactReport {
-                a: a.entity,
-                b: b.entity,
+                a: a.sim_id,
+                b: b.sim_id,
+                entity_a: a.entity,
+                entity_b: b.entity,
                 normal: m.points[0].normal,
             });
             touching.push(Touching {
-                a: a.entity,
-                b: b.entity,
-                id_a: a.id,
-                id_b: b.id,
+                a: a.sim_id,
+                b: b.sim_id,
             });
         }
     }
-    let mut changes: Vec<(PhysicsId, PhysicsId, Entity, Entity, CollisionEventKind)> = Vec::new();
+    let mut changes: Vec<(SimId, SimId, CollisionEventKind)> = Vec::new();
     let mut evaluated = Evaluated::new(bodies, manifolds);
     let kept_from_before = world
         .touching
@@ -111,7 +120,7 @@ pub fn update(
                 .binary_search_by_key(&(t.a, t.b), |n| (n.a, n.b))
                 .is_ok();
         if !still {
-            changes.push(ordered(t, CollisionEventKind::Ended));
+            changes.push((t.a, t.b, CollisionEventKind::Ended));
         }
     }
     for t in &touching {
@@ -120,22 +129,22 @@ pub fn update(
             .binary_search_by_key(&(t.a, t.b), |n| (n.a, n.b))
             .is_err()
         {
-            changes.push(ordered(t, CollisionEventKind::Started));
+            changes.push((t.a, t.b, CollisionEventKind::Started));
         }
     }
     touching.extend(kept_from_before);
     touching.sort_unstable_by_key(|t| (t.a, t.b));
     world.touching = touching;
 
-    changes.sort_unstable_by_key(|c| (c.0, c.1, c.4));
+    changes.sort_unstable();
     events.clear();
-    for (id_a, id_b, entity_a, entity_b, kind) in changes {
+    for (a, b, kind) in changes {
         events.push(CollisionEvent {
             tick: params.tick,
-            a: id_a,
-            b: id_b,
-            entity_a,
-            entity_b,
+            a,
+            b,
+            entity_a: entity_of(bodies, a),
+            entity_b: entity_of(bodies, b),
             kind,
             id: world.next_event_id,
         });
@@ -143,18 +152,6 @@ pub fn update(
     }
 
     store_warm_starts(bodies, manifolds, constraints, world);
-}
-
-/// The pair as an event: lower `PhysicsId` first.
-fn ordered(
-    t: &Touching,
-    kind: CollisionEventKind,
-) -> (PhysicsId, PhysicsId, Entity, Entity, CollisionEventKind) {
-    if t.id_a <= t.id_b {
-        (t.id_a, t.id_b, t.a, t.b, kind)
-    } else {
-        (t.id_b, t.id_a, t.b, t.a, kind)
-    }
 }
 
 /// Keeps this tick's impulses, plus the stored ones of pairs the narrow phase skipped.
@@ -167,8 +164,8 @@ fn store_warm_starts(
     let mut next: Vec<WarmStart> = constraints
         .iter()
         .map(|c| WarmStart {
-            a: bodies[c.a as usize].entity,
-            b: bodies[c.b as usize].entity,
+            a: bodies[c.a as usize].sim_id,
+            b: bodies[c.b as usize].sim_id,
             feature: c.feature,
             normal: c.normal_impulse,
             tangent: c.tangent_impulse,

@@ -1,6 +1,6 @@
 //! The CPU rigid-body solver: plain Rust over slices, one stage a file.
 //!
-//! [`step`] advances a set of bodies, sorted by `Entity`, by one fixed tick:
+//! [`step`] advances a set of bodies, sorted by `SimId`, by one fixed tick:
 //!
 //! 1. [`broad_phase::find_pairs`]: sweep and prune on the axis of greatest spread, pairs sorted
 //!    into body order.
@@ -40,12 +40,15 @@ use bevy::prelude::Entity;
 use super::components::{BodyKind, Collider, CollisionLayers, PhysicsId, Shape};
 use super::resources::{CollisionEvent, ContactReport, PhysicsSettings};
 use super::world::PhysicsWorld;
-use crate::runtime::sim_math;
+use crate::runtime::{SimId, sim_math};
 
 /// One body as the solver sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SolverBody {
-    /// The body's entity; bodies are passed sorted by it.
+    /// The body's simulation id; bodies are passed sorted by it, and every order and key the
+    /// solver keeps is by it.
+    pub sim_id: SimId,
+    /// The body's entity: a handle for copying results back and for events, never an order.
     pub entity: Entity,
     /// Its stable slot id.
     pub id: PhysicsId,
@@ -131,7 +134,7 @@ pub struct StepScratch {
     pub contacts: Vec<ContactReport>,
 }
 
-/// Advances `bodies` (sorted by entity) by one tick.
+/// Advances `bodies` (sorted by `sim_id`) by one tick.
 pub fn step(
     params: &StepParams,
     bodies: &mut [SolverBody],

@@ -14,7 +14,7 @@ use super::contacts::{self, Manifold, Placed};
 use super::{SolverBody, StepParams, broad_phase};
 use crate::physics::components::{BodyKind, Collider, CollisionLayers, PhysicsId, RigidBody};
 use crate::physics::resources::PhysicsSettings;
-use crate::runtime::sim_math;
+use crate::runtime::{SimId, sim_math};
 
 /// A body as a scene places it, before any tick.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -47,7 +47,8 @@ pub struct Overlap {
 pub fn overlaps_at_start(bodies: &[StartBody], settings: &PhysicsSettings) -> Vec<Overlap> {
     let solver_bodies: Vec<SolverBody> = bodies
         .iter()
-        .map(|body| {
+        .enumerate()
+        .map(|(index, body)| {
             let rigid = body.rigid_body.unwrap_or_else(RigidBody::fixed);
             let mut kind = rigid.kind;
             // As `cpu::step` does: a dynamic body without a usable mass is static.
@@ -55,6 +56,7 @@ pub fn overlaps_at_start(bodies: &[StartBody], settings: &PhysicsSettings) -> Ve
                 kind = BodyKind::Static;
             }
             SolverBody {
+                sim_id: SimId(index as u64),
                 entity: Entity::PLACEHOLDER,
                 id: PhysicsId(0),
                 kind,

@@ -16,6 +16,7 @@ use super::{SolverBody, StepParams};
 use crate::physics::components::BodyKind;
 use crate::physics::resources::SLEEP_STEPS;
 use crate::physics::world::PhysicsWorld;
+use crate::runtime::SimId;
 use crate::runtime::sim_math::dot3;
 
 fn find(parent: &mut [u32], mut i: u32) -> u32 {
@@ -79,22 +80,22 @@ pub fn wake_touched(
         }
     }
     for &i in woken.iter() {
-        set_counter(world, bodies[i as usize].entity, 0);
+        set_counter(world, bodies[i as usize].sim_id, 0);
     }
 }
 
-fn set_counter(world: &mut PhysicsWorld, entity: bevy::prelude::Entity, value: u32) {
+fn set_counter(world: &mut PhysicsWorld, body: SimId, value: u32) {
     match world
         .sleep_counters
-        .binary_search_by_key(&entity, |(e, _)| *e)
+        .binary_search_by_key(&body, |(id, _)| *id)
     {
         Ok(i) => world.sleep_counters[i].1 = value,
-        Err(i) => world.sleep_counters.insert(i, (entity, value)),
+        Err(i) => world.sleep_counters.insert(i, (body, value)),
     }
 }
 
 /// Counts resting ticks and puts islands to sleep. Rebuilds `world.sleep_counters` for the dynamic
-/// bodies present, in entity order.
+/// bodies present, in `SimId` order.
 pub fn update(
     params: &StepParams,
     bodies: &mut [SolverBody],
@@ -109,11 +110,11 @@ pub fn update(
     let mut stored = world.sleep_counters.iter().peekable();
     let mut counts = vec![0u32; bodies.len()];
     for (index, body) in bodies.iter().enumerate() {
-        while stored.peek().is_some_and(|(e, _)| *e < body.entity) {
+        while stored.peek().is_some_and(|(id, _)| *id < body.sim_id) {
             stored.next();
         }
         let previous = match stored.peek() {
-            Some(&&(e, count)) if e == body.entity => count,
+            Some(&&(id, count)) if id == body.sim_id => count,
             _ => 0,
         };
         if body.kind != BodyKind::Dynamic {
@@ -129,7 +130,7 @@ pub fn update(
             0
         };
         counts[index] = count;
-        counters.push((body.entity, count));
+        counters.push((body.sim_id, count));
     }
     world.sleep_counters = counters;
     if !settings.sleep_enabled {

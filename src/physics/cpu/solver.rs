@@ -266,7 +266,7 @@ pub fn prepare(
             let restitution = body_a.collider.restitution.max(body_b.collider.restitution);
             let against_fixed = ma.inv_mass == 0.0 || mb.inv_mass == 0.0;
             let sensor = body_a.collider.sensor || body_b.collider.sensor;
-            let stored = world.warm_starts_of(body_a.entity, body_b.entity);
+            let stored = world.warm_starts_of(body_a.sim_id, body_b.sim_id);
             for (slot, point) in out.iter_mut().zip(m.points()) {
                 let ra = point.point - body_a.position;
                 let rb = point.point - body_b.position;
@@ -377,7 +377,9 @@ fn solve_contacts(
 ) {
     let max_push = params.settings.max_correction_speed;
     let slop = params.settings.linear_slop;
-    for c in constraints.iter_mut() {
+    // Last pair first: bodies come in `SimId` (spawn) order, so a stack built from the ground up
+    // is solved from the top down, which carries its weight down the stack within one pass.
+    for c in constraints.iter_mut().rev() {
         // The current gap, from how far the anchors moved since the start of the tick.
         let (da, db) = (&displacements[c.a as usize], &displacements[c.b as usize]);
         let normal = c.rows[0];

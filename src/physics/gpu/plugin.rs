@@ -40,7 +40,7 @@ use crate::physics::components::{
     BodyClass, Collider, CollisionLayers, PhysicsBody, PhysicsId, RigidBody,
 };
 use crate::physics::resources::{PhysicsIdRegistry, PhysicsSettings};
-use crate::runtime::{DeterminismSupport, FrameTime, SimSet};
+use crate::runtime::{DeterminismSupport, FrameTime, SimId, SimSet};
 
 /// Fixed ticks between a GPU tick and the CPU tick that receives its events: events of GPU tick
 /// `n` reach CPU systems during fixed tick `n + GPU_EVENT_LAG`. Two ticks leave the GPU a frame
@@ -111,12 +111,12 @@ impl Plugin for GpuPhysicsPlugin {
 
 /// Uploads the GPU bodies, if there are any, and declares the device's mode.
 fn start(world: &mut World) {
-    let mut query = world.query::<(Entity, &PhysicsBody, &Collider)>();
-    let mut colliders: Vec<(Entity, bool)> = query
+    let mut query = world.query::<(&SimId, Entity, &PhysicsBody, &Collider)>();
+    let mut colliders: Vec<(SimId, Entity, bool)> = query
         .iter(world)
-        .map(|(entity, body, _)| (entity, body.class == BodyClass::Gpu))
+        .map(|(&sim_id, entity, body, _)| (sim_id, entity, body.class == BodyClass::Gpu))
         .collect();
-    if !colliders.iter().any(|(_, gpu)| *gpu) {
+    if !colliders.iter().any(|(.., gpu)| *gpu) {
         return;
     }
     colliders.sort_unstable();
@@ -132,13 +132,13 @@ fn start(world: &mut World) {
     context
         .info()
         .declare_support(&mut world.resource_mut::<DeterminismSupport>());
-    // Every collider body gets its PhysicsId now, in entity order, as the CPU solver would; GPU
+    // Every collider body gets its PhysicsId now, in `SimId` order, as the CPU solver would; GPU
     // bodies use theirs as their slot.
-    let entities: Vec<Entity> = colliders.iter().map(|(e, _)| *e).collect();
-    let ids = world.resource_mut::<PhysicsIdRegistry>().sync(&entities);
+    let sim_ids: Vec<SimId> = colliders.iter().map(|(id, ..)| *id).collect();
+    let ids = world.resource_mut::<PhysicsIdRegistry>().sync(&sim_ids);
     let mut bodies = Vec::new();
     let mut slots = Vec::new();
-    for ((entity, gpu), id) in colliders.iter().zip(ids) {
+    for ((_, entity, gpu), id) in colliders.iter().zip(ids) {
         world.entity_mut(*entity).insert(id);
         if !gpu {
             continue;
@@ -164,7 +164,7 @@ fn start(world: &mut World) {
         });
         slots.push((id.0, *entity));
     }
-    let capacity = (entities.len() as u32).next_power_of_two().max(16);
+    let capacity = (sim_ids.len() as u32).next_power_of_two().max(16);
     let fixed_delta = world.resource::<FrameTime>().fixed_delta;
     let runtime = GpuPhysicsWorld::new(
         context,
@@ -191,12 +191,12 @@ fn start(world: &mut World) {
     }
 }
 
-/// The CPU bodies' colliders as this tick leaves them, in entity order.
+/// The CPU bodies' colliders as this tick leaves them, in `SimId` order.
 type CpuColliderQuery<'w, 's> = Query<
     'w,
     's,
     (
-        Entity,
+        &'static SimId,
         &'static Collider,
         &'static Transform,
         Option<&'static PhysicsBody>,
@@ -220,7 +220,7 @@ fn queue_gpu_tick(
         .iter()
         .filter(|(.., body, _)| body.is_none_or(|b| b.class == BodyClass::Cpu))
         .collect();
-    cpu.sort_unstable_by_key(|(entity, ..)| *entity);
+    cpu.sort_unstable_by_key(|(sim_id, ..)| **sim_id);
     runtime.queue(GpuTickInput {
         tick: time.fixed_tick,
         commands: commands.take_through(time.fixed_tick),
