@@ -31,6 +31,7 @@ use std::any::TypeId;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use bevy::ecs::archetype::ArchetypeId;
 use bevy::ecs::component::{Component, ComponentId, Mutable};
 use bevy::ecs::entity::{Entity, EntityHashMap};
 use bevy::ecs::resource::IsResource;
@@ -214,6 +215,9 @@ struct EntityRecord {
     sim_id: SimId,
     /// The entity it had when the snapshot was taken: the key for mapping entities held in values.
     entity: Entity,
+    /// Which of the snapshot's `shapes` its values have (the same for every entity of one
+    /// archetype), so a restore works out what to remove once per shape and archetype.
+    shape: usize,
     values: Vec<Box<dyn StoredValue>>,
 }
 
@@ -222,6 +226,8 @@ struct EntityRecord {
 pub struct WorldSnapshot {
     tick: u64,
     entities: Vec<EntityRecord>,
+    /// The copied types of each captured archetype, in capture order.
+    shapes: Vec<Vec<TypeId>>,
     resources: Vec<Box<dyn StoredValue>>,
 }
 
@@ -296,6 +302,7 @@ impl WorldSnapshot {
         let world: &World = world;
         let registry = registry_of(world);
         let mut entities = Vec::new();
+        let mut shapes = Vec::new();
         let mut resources = Vec::new();
         for archetype in world.archetypes().iter() {
             if archetype.is_empty() {
@@ -306,6 +313,7 @@ impl WorldSnapshot {
                 continue;
             }
             let mut captures = Vec::new();
+            let mut types = Vec::new();
             for &id in archetype.components() {
                 let rule = match kind {
                     Kind::Resource => registry.rule(world, id).map(|(_, rule)| rule),
@@ -318,8 +326,11 @@ impl WorldSnapshot {
                 };
                 if let Some(Rule::Copy(capture)) = rule {
                     captures.push(capture);
+                    types.extend(world.components().get_info(id).and_then(|i| i.type_id()));
                 }
             }
+            let shape = shapes.len();
+            shapes.push(types);
             for row in archetype.entities() {
                 let entity = world.entity(row.id());
                 let values = captures.iter().filter_map(|c| c(&entity));
@@ -328,6 +339,7 @@ impl WorldSnapshot {
                     _ => entities.push(EntityRecord {
                         sim_id: *entity.get::<SimId>().expect("a simulation archetype"),
                         entity: row.id(),
+                        shape,
                         values: values.collect(),
                     }),
                 }
@@ -346,6 +358,7 @@ impl WorldSnapshot {
                 .get_resource::<FrameTime>()
                 .map_or(0, |t| t.fixed_tick),
             entities,
+            shapes,
             resources,
         })
     }
@@ -368,8 +381,18 @@ impl WorldSnapshot {
     pub fn restore(&self, world: &mut World) -> Result<(), SnapshotError> {
         let registry = registry_of(world);
         let current = simulation_entities(world)?;
-        for (&sim_id, &entity) in &current {
-            for &id in world.entity(entity).archetype().components() {
+        for archetype in world.archetypes().iter() {
+            if archetype.is_empty()
+                || !matches!(kind_of(world, archetype.components()), Kind::Simulation)
+            {
+                continue;
+            }
+            let first = archetype.entities()[0].id();
+            let sim_id = *world
+                .entity(first)
+                .get::<SimId>()
+                .expect("a simulation archetype");
+            for &id in archetype.components() {
                 registry.entity_rule(world, id, sim_id)?;
             }
         }
@@ -397,8 +420,9 @@ impl WorldSnapshot {
 
         // Entities first, then resources, so a resource value written by a component hook on the
         // way is overwritten by the snapshot's.
+        let mut removals = BTreeMap::new();
         for (record, &target) in self.entities.iter().zip(&targets) {
-            self.write_record(world, &registry, record, target, &mut mapper)?;
+            self.write_record(world, &registry, record, target, &mut mapper, &mut removals)?;
         }
         for (value, &entity) in self.resources.iter().zip(&resource_entities) {
             value.write(&mut world.entity_mut(entity), &mut mapper);
@@ -444,7 +468,7 @@ impl WorldSnapshot {
     }
 
     /// Removes the registered components `record` does not hold from `target`, then writes its
-    /// values.
+    /// values. What to remove is worked out once per target archetype and record shape.
     fn write_record(
         &self,
         world: &mut World,
@@ -452,18 +476,24 @@ impl WorldSnapshot {
         record: &EntityRecord,
         target: Entity,
         mapper: &mut EntityHashMap<Entity>,
+        removals: &mut BTreeMap<(ArchetypeId, usize), Vec<ComponentId>>,
     ) -> Result<(), SnapshotError> {
-        let mut extra: Vec<ComponentId> = Vec::new();
-        for &id in world.entity(target).archetype().components() {
-            let (type_id, rule) = registry.entity_rule(world, id, record.sim_id)?;
-            if matches!(rule, Rule::Copy(_))
-                && !record.values.iter().any(|v| v.component_type() == type_id)
-            {
-                extra.push(id);
+        let target_ref = world.entity(target);
+        let archetype = target_ref.archetype();
+        let key = (archetype.id(), record.shape);
+        if let std::collections::btree_map::Entry::Vacant(slot) = removals.entry(key) {
+            let kept = &self.shapes[record.shape];
+            let mut extra = Vec::new();
+            for &id in archetype.components() {
+                let (type_id, rule) = registry.entity_rule(world, id, record.sim_id)?;
+                if matches!(rule, Rule::Copy(_)) && !kept.contains(&type_id) {
+                    extra.push(id);
+                }
             }
+            slot.insert(extra);
         }
         let mut entity = world.entity_mut(target);
-        for id in extra {
+        for &id in &removals[&key] {
             entity.remove_by_id(id);
         }
         for value in &record.values {

@@ -321,6 +321,7 @@ fn check_in(request: &Request, project: &Project, work: &Path) -> Result<String,
                 "configuration": configuration.name,
                 "entity": entity.as_ref().and_then(|e| e.name.clone()),
                 "scene_id": entity.as_ref().and_then(|e| e.scene_id),
+                "sim_id": entity.as_ref().map(|e| e.sim_id),
                 "component": component,
             })
             .to_string();

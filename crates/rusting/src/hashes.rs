@@ -47,6 +47,7 @@ pub fn diff(a: &Path, b: &Path, json: bool) -> Result<String, Failure> {
                     "tick": difference.tick,
                     "entity": difference.entity.as_ref().and_then(|e| e.name.clone()),
                     "scene_id": difference.entity.as_ref().and_then(|e| e.scene_id),
+                    "sim_id": difference.entity.as_ref().map(|e| e.sim_id),
                     "component": difference.component,
                 })
                 .to_string();
