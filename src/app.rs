@@ -22,8 +22,11 @@ use bevy::ecs::system::ScheduleSystem;
 use bevy::prelude::{IntoScheduleConfigs, World};
 
 use crate::RustingPlugins;
+use crate::determinism::registry::SimStateAppExt;
 use crate::determinism::replay::{Recorder, Replay};
+use crate::determinism::sim_state::SimState;
 use crate::determinism::snapshot::{SnapshotAppExt, SnapshotError, WorldSnapshot};
+use crate::determinism::undeclared::{UndeclaredCheck, UndeclaredState, find_undeclared};
 use crate::runtime::schedule::build_fixed_schedules;
 use crate::runtime::{
     DeterminismError, DeterminismMode, DeterminismSupport, FrameTime, PartUsers, RuntimeInput,
@@ -63,6 +66,18 @@ pub enum AppError {
     /// The fixed tick rate is not a positive, finite number of ticks per second.
     #[error("the fixed tick rate must be a positive number of ticks per second, not {0}")]
     TickRate(f32),
+    /// Two types are registered as simulation state under one name.
+    #[error("{0}")]
+    SimState(String),
+    /// bevy's `TimePlugin` is in the app: it runs the fixed schedules a second time, from the
+    /// wall clock, with no tick counted and no hash recorded.
+    #[error(
+        "bevy's TimePlugin is in the app: it runs `FixedMain` a second time from the wall clock, \
+         outside the engine's ticks (no tick counted, no hash recorded). Leave it out: add \
+         `MinimalPlugins` or `DefaultPlugins` with `.build().disable::<TimePlugin>()`; the engine \
+         runs every fixed tick itself"
+    )]
+    SecondFixedLoop,
 }
 
 /// What one call of [`App::update`] did.
@@ -81,6 +96,8 @@ pub struct App {
     recorder: Option<Recorder>,
     part_users: PartUsers,
     ready: bool,
+    undeclared: UndeclaredCheck,
+    first_undeclared: Option<UndeclaredState>,
 }
 
 impl Default for App {
@@ -100,6 +117,8 @@ impl App {
             recorder: None,
             part_users: PartUsers::new(),
             ready: false,
+            undeclared: UndeclaredCheck::from_environment(),
+            first_undeclared: None,
         }
     }
 
@@ -162,7 +181,16 @@ impl App {
         }
         self.bevy.finish();
         self.bevy.cleanup();
+        if self.bevy.is_plugin_added::<bevy::time::TimePlugin>() {
+            return Err(AppError::SecondFixedLoop);
+        }
         let world = self.bevy.world_mut();
+        if let Some(conflict) = world
+            .get_resource::<crate::determinism::SimRegistry>()
+            .and_then(|registry| registry.conflicts().first().cloned())
+        {
+            return Err(AppError::SimState(conflict));
+        }
         let fixed_delta = world.resource::<FrameTime>().fixed_delta;
         if !(fixed_delta.is_finite() && fixed_delta > 0.0) {
             return Err(AppError::TickRate(1.0 / fixed_delta));
@@ -229,12 +257,22 @@ impl App {
     /// Runs one fixed tick and the hooks after it.
     fn run_tick(&mut self) {
         let world = self.bevy.world_mut();
+        let start = world.change_tick();
+        world.increment_change_tick();
         world.run_schedule(FixedMain);
+        let end = world.change_tick();
         let tick = {
             let mut time = world.resource_mut::<FrameTime>();
             time.fixed_tick += 1;
             time.fixed_tick
         };
+        if self.undeclared.enabled
+            && self.first_undeclared.is_none()
+            && let Some(found) = find_undeclared(world, start, end, tick)
+        {
+            bevy::log::error!("{found}");
+            self.first_undeclared = Some(found);
+        }
         let hash = crate::determinism::hash::record_state_hash(world, tick);
         if let Some(recorder) = &mut self.recorder {
             recorder.tick(tick, hash);
@@ -272,12 +310,41 @@ impl App {
         self.recorder.take().map(Recorder::finish)
     }
 
-    /// Snapshots copy `T` (a component or resource) with `Clone` from now on. A component type
-    /// becomes a simulation type: every entity holding it gets a `SimId`.
-    pub fn register_snapshot_component<T: Component<Mutability = Mutable> + Clone>(
+    /// `T` (a component or resource) is simulation state: hashed, copied by snapshots, compared
+    /// (the same registration as [`App::register_sim_component`] and
+    /// [`App::register_sim_resource`]).
+    pub fn register_snapshot_component<T: Component<Mutability = Mutable> + Clone + SimState>(
         &mut self,
     ) -> &mut Self {
         self.bevy.register_snapshot_component::<T>();
+        self
+    }
+
+    /// `T` is a simulation component (see [`SimStateAppExt::register_sim_component`]).
+    pub fn register_sim_component<T: Component<Mutability = Mutable> + Clone + SimState>(
+        &mut self,
+    ) -> &mut Self {
+        self.bevy.register_sim_component::<T>();
+        self
+    }
+
+    /// `T` is a simulation resource (see [`SimStateAppExt::register_sim_resource`]).
+    pub fn register_sim_resource<
+        T: bevy::prelude::Resource<Mutability = Mutable> + Clone + SimState,
+    >(
+        &mut self,
+    ) -> &mut Self {
+        self.bevy.register_sim_resource::<T>();
+        self
+    }
+
+    /// `T` is presentation that snapshots copy and the hash never sees (see
+    /// [`SimStateAppExt::register_presentation_component`]).
+    pub fn register_presentation_component<T: Component<Mutability = Mutable> + Clone>(
+        &mut self,
+        name: &'static str,
+    ) -> &mut Self {
+        self.bevy.register_presentation_component::<T>(name);
         self
     }
 
@@ -326,6 +393,23 @@ impl App {
             recorder.rewind(snapshot.tick());
         }
         Ok(())
+    }
+
+    /// Turns the check for state a tick changed that nobody declared on or off (see
+    /// [`UndeclaredCheck`] for the default).
+    pub fn check_undeclared_state(&mut self, enabled: bool) -> &mut Self {
+        self.undeclared.enabled = enabled;
+        self
+    }
+
+    /// Whether the undeclared-state check runs.
+    pub fn checks_undeclared_state(&self) -> bool {
+        self.undeclared.enabled
+    }
+
+    /// The first state a tick changed that nobody declared, if the check found any.
+    pub fn undeclared_state(&self) -> Option<&UndeclaredState> {
+        self.first_undeclared.as_ref()
     }
 
     /// The fixed ticks completed so far.

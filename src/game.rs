@@ -57,6 +57,10 @@ pub enum GameError {
     /// A synctest found state outside the snapshot (`RUSTING_SYNCTEST`).
     #[error(transparent)]
     SyncTest(#[from] crate::determinism::SyncTestError),
+    /// A tick changed state nobody declared (the check runs in debug builds, and wherever
+    /// `RUSTING_CHECK_UNDECLARED=1` asks for it).
+    #[error(transparent)]
+    Undeclared(#[from] crate::determinism::UndeclaredState),
     /// An environment variable has a value the game cannot use.
     #[error("{name}={value}: {reason}")]
     Environment {
@@ -82,7 +86,7 @@ impl Plugin for SimpleGamePlugin {
     fn build(&self, app: &mut BevyApp) {
         use crate::determinism::SnapshotAppExt;
         app.insert_resource(self.identity.clone())
-            .register_snapshot_component::<scene::SceneIdentity>();
+            .copy_in_snapshots::<scene::SceneIdentity>();
         scene::spawn_scene(app.world_mut(), &self.scene);
     }
 }
@@ -327,6 +331,9 @@ fn finish_run(
     report_path: Option<&Path>,
     hashes: &std::sync::Mutex<Vec<(u64, u64)>>,
 ) -> Result<Option<String>, GameError> {
+    if let Some(found) = app.undeclared_state() {
+        return Err(found.clone().into());
+    }
     if let Some(path) = report_path {
         let hashes = hashes.lock().map(|h| h.clone()).unwrap_or_default();
         crate::determinism::StateHashReport::capture(app.world_mut(), &hashes).write(path)?;

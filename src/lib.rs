@@ -11,7 +11,8 @@
 //! use bevy::prelude::*;
 //! use rusting_engine::prelude::*;
 //!
-//! #[derive(Component)]
+//! /// Simulation state of the game's own: declared once, then hashed, rolled back and compared.
+//! #[derive(Component, Clone, SimState)]
 //! struct Spin(f32);
 //!
 //! fn spin(time: Res<FrameTime>, mut bodies: Query<(&mut Transform, &Spin)>) {
@@ -22,11 +23,16 @@
 //! }
 //!
 //! let mut app = rusting_engine::App::new(RuntimeSettings { fixed_rate_hz: 60.0, seed: 7, ..default() });
+//! app.register_sim_component::<Spin>();
 //! app.world_mut().spawn((Transform::default(), Spin(1.5)));
 //! app.add_systems(FixedUpdate, spin.after(SimSet::Tweens));
 //! let frame = app.update(app.fixed_step() * 3); // three fixed ticks, then Update
 //! assert_eq!(frame.ticks, 3);
+//! assert!(app.undeclared_state().is_none()); // every state the ticks changed is declared
 //! ```
+
+// The derive macros name the engine as `::rusting_engine`, inside the engine too.
+extern crate self as rusting_engine;
 
 pub mod app;
 pub mod determinism;
@@ -72,6 +78,7 @@ impl PluginGroup for RustingPlugins {
 /// The names game code needs most.
 pub mod prelude {
     pub use crate::app::{App, TickHook};
+    pub use crate::determinism::{SimState, SimStateAppExt, Simulated, SnapshotAppExt};
     pub use crate::gameplay::{
         BurstEmitter, BurstParticle, Counter, Easing, HudElement, Pickup, PlatformerController,
         PlayerController, SoundEvents, Tween, TweenMode,
@@ -85,4 +92,5 @@ pub mod prelude {
         DeterminismMode, DeterminismSupport, FrameTime, RandomSeed, RuntimeInput, RuntimeSettings,
         SimId, SimSet, TimeControl,
     };
+    pub use rusting_macros::SimState;
 }

@@ -37,8 +37,8 @@ fn record() -> (Replay, usize) {
 }
 
 /// The JSON form of a 90-frame recording plays back to the same 140 hashes; with the jump press
-/// removed, playback reports the tick after the press frame (the press is buffered in `Update`, so
-/// it first counts on the next frame's first tick). Fails if the recorder keeps one input per tick
+/// removed, playback reports the press frame's first tick (the input as sampled for a tick is part
+/// of the hash, so the edit shows on the tick that first sees it). Fails if the recorder keeps one input per tick
 /// instead of per frame, or if playback does not write the recorded input before each frame.
 #[test]
 fn replays_reproduce_recorded_hashes_and_find_changed_input() {
@@ -55,7 +55,7 @@ fn replays_reproduce_recorded_hashes_and_find_changed_input() {
     let pressed = edited.frames[jump_frame].input.as_mut().unwrap();
     assert!(pressed.is_pressed(KeyCode::Space));
     pressed.release(KeyCode::Space);
-    let expected_tick = edited.frames[jump_frame + 1].start_tick + 1;
+    let expected_tick = edited.frames[jump_frame].start_tick + 1;
     match play_replay(&edited, &mut starter_app()) {
         Err(ReplayError::Diverged { tick, .. }) => assert_eq!(tick, expected_tick),
         other => panic!("expected a divergence at tick {expected_tick}, got {other:?}"),

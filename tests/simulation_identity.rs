@@ -11,6 +11,7 @@ use rusting_engine::game::SimpleGamePlugin;
 use rusting_engine::gameplay::BurstEmitter;
 use rusting_engine::physics::world::PhysicsWorld;
 use rusting_engine::physics::{Collider, RigidBody, Sleeping};
+use rusting_engine::prelude::SimState;
 use rusting_engine::runtime::{FrameTime, RuntimeSettings, SimId, SimIdAllocator, SimSet};
 use rusting_engine::scene::{SceneIdentity, cook_file};
 
@@ -25,7 +26,7 @@ fn fire_often(time: Res<FrameTime>, mut emitters: Query<&mut BurstEmitter>) {
 }
 
 /// A ball dropped during play, and the tick it was dropped on.
-#[derive(Component, Clone, Copy)]
+#[derive(Component, Clone, Copy, SimState)]
 struct Drop(u64);
 
 /// Drops a ball onto the crates every eighth tick and despawns balls 48 ticks old, in `SimId`
@@ -158,15 +159,16 @@ fn presentation_entities_and_resources_change_no_hash() {
 }
 
 /// A body that pulls itself towards another one, held by `Entity`: restoring must map it.
-#[derive(Component, Clone)]
+#[derive(Component, Clone, SimState)]
 struct Tether {
     #[entities]
+    #[sim_state(skip = "a handle: the target's own state is hashed, and snapshots map it")]
     target: Entity,
     strength: f32,
 }
 
 /// Marks the bodies [`choreography`] spawns, with their role.
-#[derive(Component, Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Component, Clone, Copy, PartialEq, Eq, Debug, SimState)]
 struct Role(u8);
 
 const LOWER: Role = Role(1);

@@ -8,6 +8,7 @@ use rusting_engine::App;
 use rusting_engine::determinism::SnapshotError;
 use rusting_engine::game::SimpleGamePlugin;
 use rusting_engine::physics::{Collider, RigidBody};
+use rusting_engine::prelude::SimState;
 use rusting_engine::runtime::{RuntimeSettings, SimId};
 use rusting_engine::scene::{SceneIdentity, cook_file};
 
@@ -25,7 +26,7 @@ fn crates_app() -> App {
     app
 }
 
-#[derive(Component, Clone)]
+#[derive(Component, Clone, SimState)]
 struct Unlisted;
 
 /// Fails if a simulation entity holding a type that is neither registered nor ignored can be

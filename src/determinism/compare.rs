@@ -10,16 +10,12 @@
 //! where the change began. This module must never change either app's state.
 
 use bevy::ecs::world::EntityRef;
-use bevy::prelude::{Component, Name, Transform, World};
-use serde::Serialize;
-use serde_json::Value;
+use bevy::prelude::{Name, Transform, World};
 
 use super::hash::{EntityState, StateHashes, entity_states};
+use super::registry::sim_registry;
+use super::sim_state::fields_of;
 use crate::app::App;
-use crate::gameplay::{
-    BurstEmitter, Counter, Pickup, PlatformerController, PlayerController, Tween,
-};
-use crate::physics::{Collider, CollisionLayers, PhysicsBody, PhysicsId, RigidBody, Sleeping};
 use crate::runtime::SimId;
 use crate::scene::SceneId;
 
@@ -77,94 +73,52 @@ impl std::fmt::Display for Divergence {
     }
 }
 
-fn json<T: Component + Serialize>(entity: &EntityRef) -> Option<Value> {
-    entity.get::<T>().and_then(|v| serde_json::to_value(v).ok())
-}
-
-/// The serialized value of a simulation component, by the name the hash uses.
-fn component_value(entity: &EntityRef, component: &str) -> Option<Value> {
-    match component {
-        "Transform" => entity.get::<Transform>().map(|t| {
-            serde_json::json!({
-                "translation": [t.translation.x, t.translation.y, t.translation.z],
-                "rotation": [t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w],
-                "scale": [t.scale.x, t.scale.y, t.scale.z],
-            })
-        }),
-        "RigidBody" => json::<RigidBody>(entity),
-        "Collider" => json::<Collider>(entity),
-        "CollisionLayers" => json::<CollisionLayers>(entity),
-        "PhysicsBody" => json::<PhysicsBody>(entity),
-        "Sleeping" => json::<Sleeping>(entity),
-        "PhysicsId" => json::<PhysicsId>(entity),
-        "PlayerController" => json::<PlayerController>(entity),
-        "PlatformerController" => json::<PlatformerController>(entity),
-        "Tween" => json::<Tween>(entity),
-        "Pickup" => json::<Pickup>(entity),
-        "Counter" => json::<Counter>(entity),
-        "BurstEmitter" => json::<BurstEmitter>(entity),
-        _ => None,
+/// The fields of a simulation component (by its registered name) on `entity`, as
+/// `(path, value)`.
+fn component_fields(
+    world: &World,
+    entity: &EntityRef,
+    component: &str,
+) -> Option<Vec<(String, String)>> {
+    if component == "Transform" {
+        return entity.get::<Transform>().map(fields_of);
     }
+    let registry = sim_registry(world);
+    let entry = registry.by_name(component)?;
+    let id = world.components().get_id(entry.type_id)?;
+    let ptr = entity.get_by_id(id).ok()?;
+    // SAFETY: `id` is the component id of the entry's type in this world.
+    Some(unsafe { entry.fields(ptr) })
 }
 
-/// A leaf value as people read it: floats in their shortest `f32` form.
-fn show(value: &Value) -> String {
-    match value {
-        Value::Number(n) if n.is_f64() => format!("{:?}", n.as_f64().unwrap_or(f64::NAN) as f32),
-        other => other.to_string(),
-    }
-}
-
-/// The first path at which two trees differ.
-fn first_difference(a: &Value, b: &Value, path: &str) -> Option<FieldDifference> {
-    let join = |key: &str| {
-        if path.is_empty() {
-            key.to_owned()
-        } else {
-            format!("{path}.{key}")
-        }
-    };
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            for (key, va) in x {
-                match y.get(key) {
-                    Some(vb) => {
-                        if let Some(d) = first_difference(va, vb, &join(key)) {
-                            return Some(d);
-                        }
-                    }
-                    None => {
-                        return Some(FieldDifference {
-                            path: join(key),
-                            first: show(va),
-                            second: "(absent)".into(),
-                        });
-                    }
+/// The first field at which two components' field lists differ.
+fn first_difference(a: &[(String, String)], b: &[(String, String)]) -> Option<FieldDifference> {
+    for (k, (path, first)) in a.iter().enumerate() {
+        match b.get(k) {
+            Some((other_path, second)) if other_path == path => {
+                if first != second {
+                    return Some(FieldDifference {
+                        path: path.clone(),
+                        first: first.clone(),
+                        second: second.clone(),
+                    });
                 }
             }
-            None
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            const AXES: [&str; 4] = ["x", "y", "z", "w"];
-            for (i, (va, vb)) in x.iter().zip(y).enumerate() {
-                let key = if x.len() <= 4 {
-                    AXES[i].to_owned()
-                } else {
-                    i.to_string()
-                };
-                if let Some(d) = first_difference(va, vb, &join(&key)) {
-                    return Some(d);
-                }
+            other => {
+                return Some(FieldDifference {
+                    path: path.clone(),
+                    first: first.clone(),
+                    second: other
+                        .map_or_else(|| "(absent)".to_owned(), |(p, v)| format!("{p} = {v}")),
+                });
             }
-            None
         }
-        _ if a == b => None,
-        _ => Some(FieldDifference {
-            path: path.to_owned(),
-            first: show(a),
-            second: show(b),
-        }),
     }
+    b.get(a.len()).map(|(path, second)| FieldDifference {
+        path: path.clone(),
+        first: "(absent)".to_owned(),
+        second: second.clone(),
+    })
 }
 
 /// Explains how `a` and `b` differ after `tick`.
@@ -214,20 +168,26 @@ pub fn explain(a: &mut World, b: &mut World, tick: u64) -> Divergence {
         if let Some(component) = differing {
             let va = entity_a
                 .and_then(|e| a.get_entity(e).ok())
-                .and_then(|e| component_value(&e, component));
+                .and_then(|e| component_fields(a, &e, component));
             let vb = entity_b
                 .and_then(|e| b.get_entity(e).ok())
-                .and_then(|e| component_value(&e, component));
+                .and_then(|e| component_fields(b, &e, component));
             divergence.field = match (va, vb) {
-                (Some(va), Some(vb)) => first_difference(&va, &vb, ""),
+                (Some(va), Some(vb)) => first_difference(&va, &vb),
                 (va, vb) => Some(FieldDifference {
                     path: String::new(),
-                    first: va
-                        .map(|v| v.to_string())
-                        .unwrap_or_else(|| "(absent)".into()),
-                    second: vb
-                        .map(|v| v.to_string())
-                        .unwrap_or_else(|| "(absent)".into()),
+                    first: if va.is_some() {
+                        "(present)"
+                    } else {
+                        "(absent)"
+                    }
+                    .to_owned(),
+                    second: if vb.is_some() {
+                        "(present)"
+                    } else {
+                        "(absent)"
+                    }
+                    .to_owned(),
                 }),
             };
         }

@@ -1,64 +1,36 @@
 //! [`world_state_hash`] and [`StateHashes`]: one hash of the simulation state after every tick.
 //!
-//! The hash covers exactly the specification's simulation state:
+//! The hash covers exactly what is registered as simulation state (see `registry`):
 //!
-//! - per simulation entity (one holding a [`SimId`]), in `SimId` order, tagged by its `SimId`:
-//!   `Transform` of every CPU-simulated body (an entity with a
-//!   `Collider` that is not GPU-class) and of every entity a fixed system moves (`Tween`,
-//!   `PlayerController`, `PlatformerController`); `RigidBody`, `Collider`, `CollisionLayers`,
-//!   `PhysicsBody`, the `Sleeping` marker, `PhysicsId`, `PlayerController`, `PlatformerController`,
-//!   `Tween`, `Pickup`, `Counter`, `BurstEmitter`;
-//! - resources: `PhysicsWorld`, `PhysicsSettings`, `FrameTime::fixed_tick` and `fixed_delta`,
-//!   `RandomSeed`, `DeterminismMode`, `PhysicsIdRegistry`, `GpuPhysicsCommands` as queued, and
-//!   `SimIdAllocator` (the next id a spawn gets).
+//! - per simulation entity (one holding a [`SimId`]), in `SimId` order, tagged by its `SimId`: its
+//!   `Transform` when it holds a registered simulation component (or the `Simulated` marker) and no
+//!   registered rule says its `Transform` is a copy (GPU bodies' read-back), then every registered
+//!   simulation component it holds, in name order, each tagged by its registered name;
+//! - every registered simulation resource, in name order, tagged by its name.
 //!
 //! No `Entity` goes into the hash or decides its order: bevy hands out entity ids to resources,
 //! windows, cameras and meshes too, so presentation would move them, and a restored entity gets
-//! another one. Entities without a `SimId` (presentation, resources) are not simulation state.
-//!
-//! GPU bodies are hashed on the device, per GPU tick, into `StateHashes::gpu`.
-//!
-//! Presentation never counts: `FrameTime::frame` and the frame deltas, `HudElement`, burst
-//! particles, sound cues, names, and a GPU-class body's `Transform` (a readback copy). Entities are
-//! hashed each alone and combined in `SimId` order, so neither the thread count nor the table order
-//! can change the result. This module must never write to the world it hashes.
+//! another one. Presentation (registered as such, or not registered at all) is never hashed. The
+//! same pass notes the first NaN or infinity with its component and field path. This module must
+//! never write to the world it hashes, and never name a gameplay or physics type.
 
 use std::collections::VecDeque;
 
-use bevy::ecs::query::Has;
+use bevy::ecs::archetype::Archetype;
+use bevy::ecs::component::ComponentId;
 use bevy::ecs::resource::IsResource;
 use bevy::ecs::world::EntityRef;
-use bevy::prelude::{Component, Entity, Resource, Transform, Without, World};
+use bevy::prelude::{Entity, Resource, Transform, World};
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
-use super::hasher::{StateHash, StateHasher};
-use crate::gameplay::{
-    BurstEmitter, Counter, Pickup, PlatformerController, PlayerController, Tween,
-};
-use crate::physics::gpu::GpuPhysicsCommands;
-use crate::physics::world::PhysicsWorld;
-use crate::physics::{
-    BodyClass, Collider, CollisionLayers, PhysicsBody, PhysicsId, PhysicsIdRegistry,
-    PhysicsSettings, RigidBody, Sleeping,
-};
-use crate::runtime::{DeterminismMode, FrameTime, RandomSeed, SimId, SimIdAllocator};
+use super::hasher::StateHasher;
+use super::registry::{SimEntry, SimKind, SimRegistry, sim_registry};
+use super::sim_state::SimState;
+use crate::runtime::{DeterminismMode, SimId};
 
 /// How many ticks of hashes [`StateHashes`] keeps.
 pub const STATE_HASH_HISTORY: usize = 1024;
-
-/// A NaN or infinity found in simulation state: a bug to report.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NonFiniteValue {
-    /// The tick after which it was found (ticks completed).
-    pub tick: u64,
-    /// The simulation entity holding it (`None` for a resource).
-    pub entity: Option<SimId>,
-    /// The component or resource.
-    pub component: &'static str,
-    /// The field.
-    pub field: &'static str,
-}
 
 /// The world-state hash of the last [`STATE_HASH_HISTORY`] ticks (simulation bookkeeping; not
 /// itself hashed).
@@ -104,6 +76,19 @@ impl StateHashes {
     }
 }
 
+/// A NaN or infinity found in simulation state: a bug to report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NonFiniteValue {
+    /// The tick after which it was found (ticks completed).
+    pub tick: u64,
+    /// The simulation entity holding it (`None` for a resource).
+    pub entity: Option<SimId>,
+    /// The component or resource, by its registered name.
+    pub component: &'static str,
+    /// The field's path inside it.
+    pub field: String,
+}
+
 /// One entity's part of the hash.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EntityState {
@@ -113,218 +98,212 @@ pub struct EntityState {
     pub entity: Entity,
     /// The hash of all its simulation components.
     pub hash: u64,
-    /// Each simulation component it has, by name, with its own hash.
+    /// Each simulation component it has, by registered name, with its own hash.
     pub components: Vec<(&'static str, u64)>,
-    /// Its first non-finite field, if any: `(component, field)`.
-    pub non_finite: Option<(&'static str, &'static str)>,
+    /// Its first non-finite field, if any: `(component, field path)`.
+    pub non_finite: Option<(&'static str, String)>,
 }
 
-type Hashes = fn(&EntityRef, &mut StateHasher) -> bool;
-
-fn component<T: Component + StateHash>(entity: &EntityRef, h: &mut StateHasher) -> bool {
-    match entity.get::<T>() {
-        Some(value) => {
-            value.hash_state(h);
-            true
-        }
-        None => false,
-    }
+/// What the hash reads of one archetype of simulation entities.
+struct Plan {
+    /// Its registered simulation components, in name order.
+    components: Vec<(SimEntry, ComponentId)>,
+    /// Its `Transform`, when the entities hold a simulation component.
+    transform: Option<ComponentId>,
 }
 
-fn sleeping(entity: &EntityRef, _: &mut StateHasher) -> bool {
-    entity.contains::<Sleeping>()
+/// The name and tag `Transform` is hashed under.
+const TRANSFORM: &str = "Transform";
+
+/// What the hash needs of a world: the registry and its components' ids.
+struct Hashing {
+    registry: SimRegistry,
+    components: Vec<(SimEntry, ComponentId)>,
+    sim_id: Option<ComponentId>,
+    is_resource: Option<ComponentId>,
+    transform: Option<ComponentId>,
+    transform_tag: u32,
 }
 
-/// Whether the entity's `Transform` is simulation state.
-fn simulates(entity: &EntityRef) -> bool {
-    let gpu = entity
-        .get::<PhysicsBody>()
-        .is_some_and(|b| b.class == BodyClass::Gpu);
-    (entity.contains::<Collider>() && !gpu)
-        || entity.contains::<Tween>()
-        || entity.contains::<PlayerController>()
-        || entity.contains::<PlatformerController>()
-}
-
-fn transform(entity: &EntityRef, h: &mut StateHasher) -> bool {
-    simulates(entity) && component::<Transform>(entity, h)
-}
-
-/// The simulation components, in the order they are hashed.
-const COMPONENTS: [(&str, Hashes); 13] = [
-    ("Transform", transform),
-    ("RigidBody", component::<RigidBody>),
-    ("Collider", component::<Collider>),
-    ("CollisionLayers", component::<CollisionLayers>),
-    ("PhysicsBody", component::<PhysicsBody>),
-    ("Sleeping", sleeping),
-    ("PhysicsId", component::<PhysicsId>),
-    ("PlayerController", component::<PlayerController>),
-    ("PlatformerController", component::<PlatformerController>),
-    ("Tween", component::<Tween>),
-    ("Pickup", component::<Pickup>),
-    ("Counter", component::<Counter>),
-    ("BurstEmitter", component::<BurstEmitter>),
-];
-
-/// The simulation state of one entity, or `None` when it has none (a presentation entity, or one
-/// without a `SimId`).
-pub fn entity_state(world: &World, entity: Entity) -> Option<EntityState> {
-    let entity_ref = world.get_entity(entity).ok()?;
-    let sim_id = *entity_ref.get::<SimId>()?;
-    let mut part = StateHasher::new();
-    // The entity's own hash covers its values only (the world hash adds the `SimId`s).
-    let mut whole = StateHasher::new();
-    let mut components = Vec::new();
-    for (name, hashes) in COMPONENTS {
-        part.clear();
-        part.begin(name);
-        if hashes(&entity_ref, &mut part) {
-            components.push((name, part.finish()));
-            whole.begin(name);
-            hashes(&entity_ref, &mut whole);
+impl Hashing {
+    fn of(world: &World) -> Hashing {
+        let registry = sim_registry(world);
+        let components = registry.resolved(world, &[SimKind::Component]);
+        Hashing {
+            components,
+            sim_id: world.component_id::<SimId>(),
+            is_resource: world.component_id::<IsResource>(),
+            transform: world.component_id::<Transform>(),
+            transform_tag: super::hasher::name_tag(TRANSFORM),
+            registry,
         }
     }
-    if components.is_empty() {
-        return None;
-    }
-    Some(EntityState {
-        sim_id,
-        entity,
-        hash: whole.finish(),
-        components,
-        non_finite: whole.non_finite,
-    })
-}
 
-/// What the fast hash pass asks of each entity.
-type RowQuery = (
-    &'static SimId,
-    Option<&'static Transform>,
-    Option<&'static RigidBody>,
-    Option<&'static Collider>,
-    Option<&'static CollisionLayers>,
-    Option<&'static PhysicsBody>,
-    Has<Sleeping>,
-    Option<&'static PhysicsId>,
-    Option<&'static PlayerController>,
-    Option<&'static PlatformerController>,
-    Option<&'static Tween>,
-    Option<&'static Pickup>,
-    Option<&'static Counter>,
-    Option<&'static BurstEmitter>,
-);
-
-/// What the fast hash pass reads of each entity.
-type Row<'a> = bevy::ecs::query::QueryItem<'a, 'a, RowQuery>;
-
-/// Feeds one row exactly as [`entity_state`] feeds the same entity; returns whether it has any
-/// simulation component.
-fn hash_row(row: &Row, h: &mut StateHasher) -> bool {
-    let (
-        _,
-        transform,
-        body,
-        collider,
-        layers,
-        class,
-        asleep,
-        id,
-        player,
-        platformer,
-        tween,
-        pickup,
-        counter,
-        emitter,
-    ) = *row;
-    let gpu = class.is_some_and(|c| c.class == BodyClass::Gpu);
-    let simulates =
-        (collider.is_some() && !gpu) || tween.is_some() || player.is_some() || platformer.is_some();
-    let mut any = asleep;
-    let mut feed = |name: &'static str, value: Option<&dyn StateHash>, h: &mut StateHasher| {
-        if let Some(value) = value {
-            h.begin(name);
-            value.hash_state(h);
-            any = true;
+    /// The plan for `archetype`, or `None` when its entities are not simulation entities.
+    fn plan(&self, archetype: &Archetype) -> Option<Plan> {
+        let has = |id: Option<ComponentId>| id.is_some_and(|id| archetype.contains(id));
+        if archetype.is_empty() || !has(self.sim_id) || has(self.is_resource) {
+            return None;
         }
-    };
-    feed(
-        "Transform",
-        transform.filter(|_| simulates).map(|t| t as &dyn StateHash),
-        h,
-    );
-    feed("RigidBody", body.map(|v| v as &dyn StateHash), h);
-    feed("Collider", collider.map(|v| v as &dyn StateHash), h);
-    feed("CollisionLayers", layers.map(|v| v as &dyn StateHash), h);
-    feed("PhysicsBody", class.map(|v| v as &dyn StateHash), h);
-    if asleep {
-        h.begin("Sleeping");
+        let components: Vec<(SimEntry, ComponentId)> = self
+            .components
+            .iter()
+            .filter(|(_, id)| archetype.contains(*id))
+            .copied()
+            .collect();
+        let transform = self
+            .transform
+            .filter(|&id| !components.is_empty() && archetype.contains(id));
+        Some(Plan {
+            components,
+            transform,
+        })
     }
-    feed("PhysicsId", id.map(|v| v as &dyn StateHash), h);
-    feed("PlayerController", player.map(|v| v as &dyn StateHash), h);
-    feed(
-        "PlatformerController",
-        platformer.map(|v| v as &dyn StateHash),
-        h,
-    );
-    feed("Tween", tween.map(|v| v as &dyn StateHash), h);
-    feed("Pickup", pickup.map(|v| v as &dyn StateHash), h);
-    feed("Counter", counter.map(|v| v as &dyn StateHash), h);
-    feed("BurstEmitter", emitter.map(|v| v as &dyn StateHash), h);
-    any
+
+    /// Feeds `entity` as `plan` says into `whole`, and each component alone into `parts` when
+    /// given; returns whether anything was fed.
+    fn feed(
+        &self,
+        plan: &Plan,
+        entity: &EntityRef,
+        whole: &mut StateHasher,
+        mut parts: Option<(&mut StateHasher, &mut Vec<(&'static str, u64)>)>,
+    ) -> bool {
+        let mut fed = false;
+        if let Some(id) = plan.transform
+            && !self.registry.transform_is_copy(entity)
+            && let Some(ptr) = entity.get_by_id(id).ok()
+        {
+            // SAFETY: `id` is `Transform`'s component id in this world.
+            let transform = unsafe { ptr.deref::<Transform>() };
+            whole.begin_tagged(TRANSFORM, self.transform_tag);
+            transform.hash_state(whole);
+            if let Some((part, list)) = parts.as_mut() {
+                part.clear();
+                part.begin_tagged(TRANSFORM, self.transform_tag);
+                transform.hash_state(part);
+                list.push((TRANSFORM, part.finish()));
+            }
+            fed = true;
+        }
+        for (entry, id) in &plan.components {
+            let Ok(ptr) = entity.get_by_id(*id) else {
+                continue;
+            };
+            whole.begin_tagged(entry.name, entry.tag);
+            // SAFETY: `id` is the component id of the entry's type in this world.
+            unsafe { entry.hash(ptr, whole) };
+            if let Some((part, list)) = parts.as_mut() {
+                part.clear();
+                part.begin_tagged(entry.name, entry.tag);
+                // SAFETY: as above.
+                unsafe { entry.hash(ptr, part) };
+                list.push((entry.name, part.finish()));
+            }
+            fed = true;
+        }
+        fed
+    }
 }
 
 /// An entity's `SimId`, its hash, and its first non-finite `(component, field)`.
-type EntityHash = (SimId, u64, Option<(&'static str, &'static str)>);
+type EntityHash = (SimId, u64, Option<(&'static str, String)>);
 
 /// `(sim id, hash, first non-finite field)` of every simulation entity, in `SimId` order, from one
 /// pass over the archetypes.
-fn entity_hashes(world: &mut World) -> Vec<EntityHash> {
-    let mut query = world.query_filtered::<RowQuery, Without<IsResource>>();
+fn entity_hashes(world: &World) -> Vec<EntityHash> {
+    let hashing = Hashing::of(world);
     let mut hasher = StateHasher::new();
-    let mut hashes = Vec::with_capacity(query.iter(world).len());
-    for row in query.iter(world) {
-        hasher.clear();
-        if hash_row(&row, &mut hasher) {
-            hashes.push((*row.0, hasher.finish(), hasher.non_finite));
+    let mut hashes = Vec::new();
+    for archetype in world.archetypes().iter() {
+        let Some(plan) = hashing.plan(archetype) else {
+            continue;
+        };
+        for row in archetype.entities() {
+            let entity = world.entity(row.id());
+            hasher.clear();
+            if hashing.feed(&plan, &entity, &mut hasher, None) {
+                let sim_id = *entity.get::<SimId>().expect("a simulation archetype");
+                hashes.push((sim_id, hasher.finish(), hasher.non_finite.take()));
+            }
         }
     }
     hashes.sort_unstable_by_key(|(sim_id, ..)| *sim_id);
     hashes
 }
 
+/// The simulation state of one entity, or `None` when it has none (a presentation entity, or one
+/// without a `SimId`).
+pub fn entity_state(world: &World, entity: Entity) -> Option<EntityState> {
+    let hashing = Hashing::of(world);
+    let entity_ref = world.get_entity(entity).ok()?;
+    let plan = hashing.plan(entity_ref.archetype())?;
+    state_of(&hashing, &plan, &entity_ref)
+}
+
+fn state_of(hashing: &Hashing, plan: &Plan, entity: &EntityRef) -> Option<EntityState> {
+    let mut whole = StateHasher::new();
+    let mut part = StateHasher::new();
+    let mut components = Vec::new();
+    if !hashing.feed(plan, entity, &mut whole, Some((&mut part, &mut components))) {
+        return None;
+    }
+    Some(EntityState {
+        sim_id: *entity.get::<SimId>()?,
+        entity: entity.id(),
+        hash: whole.finish(),
+        components,
+        non_finite: whole.non_finite,
+    })
+}
+
 /// Every simulation entity's state with per-component hashes, in `SimId` order (for reports and
 /// explanations; the per-tick hash uses the one-pass `entity_hashes`).
 pub fn entity_states(world: &mut World) -> Vec<EntityState> {
-    let mut query = world.query_filtered::<(&SimId, Entity), Without<IsResource>>();
-    let mut entities: Vec<(SimId, Entity)> = query.iter(world).map(|(&id, e)| (id, e)).collect();
-    entities.sort_unstable();
     let world: &World = world;
-    entities
-        .par_iter()
+    let hashing = Hashing::of(world);
+    let mut rows: Vec<(SimId, Entity, usize)> = Vec::new();
+    let mut plans = Vec::new();
+    for archetype in world.archetypes().iter() {
+        let Some(plan) = hashing.plan(archetype) else {
+            continue;
+        };
+        for row in archetype.entities() {
+            let sim_id = *world
+                .entity(row.id())
+                .get::<SimId>()
+                .expect("a simulation archetype");
+            rows.push((sim_id, row.id(), plans.len()));
+        }
+        plans.push(plan);
+    }
+    rows.sort_unstable();
+    rows.par_iter()
         .with_min_len(256)
-        .filter_map(|&(_, e)| entity_state(world, e))
+        .filter_map(|&(_, entity, plan)| state_of(&hashing, &plans[plan], &world.entity(entity)))
         .collect()
 }
 
 /// The hash of the simulation resources, and the first non-finite value among them.
-pub fn resources_hash(world: &World) -> (u64, Option<(&'static str, &'static str)>) {
+pub fn resources_hash(world: &World) -> (u64, Option<(&'static str, String)>) {
+    let registry = sim_registry(world);
     let mut h = StateHasher::new();
-    fn feed<T: Resource + StateHash>(world: &World, name: &'static str, h: &mut StateHasher) {
-        h.begin(name);
-        match world.get_resource::<T>() {
-            Some(value) => value.hash_state(h),
+    for entry in registry
+        .entries()
+        .iter()
+        .filter(|e| e.kind == SimKind::Resource)
+    {
+        h.begin_tagged(entry.name, entry.tag);
+        let value = world
+            .components()
+            .get_id(entry.type_id)
+            .and_then(|id| world.get_resource_by_id(id));
+        match value {
+            // SAFETY: the id is the component id of the entry's type in this world.
+            Some(ptr) => unsafe { entry.hash(ptr, &mut h) },
             None => h.u32(u32::MAX),
         }
     }
-    feed::<PhysicsWorld>(world, "PhysicsWorld", &mut h);
-    feed::<PhysicsSettings>(world, "PhysicsSettings", &mut h);
-    feed::<FrameTime>(world, "FrameTime", &mut h);
-    feed::<RandomSeed>(world, "RandomSeed", &mut h);
-    feed::<DeterminismMode>(world, "DeterminismMode", &mut h);
-    feed::<PhysicsIdRegistry>(world, "PhysicsIdRegistry", &mut h);
-    feed::<GpuPhysicsCommands>(world, "GpuPhysicsCommands", &mut h);
-    feed::<SimIdAllocator>(world, "SimIdAllocator", &mut h);
     (h.finish(), h.non_finite)
 }
 
@@ -365,8 +344,8 @@ pub fn record_state_hash(world: &mut World, tick: u64) -> u64 {
     hashes.push(tick, hash);
     if checking && hashes.first_non_finite.is_none() {
         let found = entities
-            .iter()
-            .find_map(|(entity, _, bad)| bad.map(|(c, f)| (Some(*entity), c, f)))
+            .into_iter()
+            .find_map(|(entity, _, bad)| bad.map(|(c, f)| (Some(entity), c, f)))
             .or(resource_non_finite.map(|(c, f)| (None, c, f)));
         if let Some((entity, component, field)) = found {
             let report = NonFiniteValue {
@@ -380,29 +359,4 @@ pub fn record_state_hash(world: &mut World, tick: u64) -> u64 {
         }
     }
     hash
-}
-
-#[cfg(test)]
-mod tests {
-    use super::COMPONENTS;
-
-    /// `StateHasher::begin` tags a component by its name's length and first letter; every
-    /// simulation component and resource must get its own tag.
-    #[test]
-    fn component_and_resource_tags_are_distinct() {
-        let mut names: Vec<&str> = COMPONENTS.iter().map(|(name, _)| *name).collect();
-        names.extend([
-            "PhysicsWorld",
-            "PhysicsSettings",
-            "FrameTime",
-            "RandomSeed",
-            "DeterminismMode",
-            "PhysicsIdRegistry",
-            "SimIdAllocator",
-        ]);
-        let mut tags: Vec<(usize, u8)> = names.iter().map(|n| (n.len(), n.as_bytes()[0])).collect();
-        tags.sort();
-        tags.dedup();
-        assert_eq!(tags.len(), names.len(), "two names share a tag: {names:?}");
-    }
 }

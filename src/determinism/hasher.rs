@@ -1,4 +1,4 @@
-//! [`StateHasher`] and [`StateHash`]: simulation values into a stable 64-bit hash, as raw bits.
+//! [`StateHasher`]: simulation values into a stable 64-bit hash, as raw bits.
 //!
 //! Every value is fed as its bits (floats through `to_bits`), never through `Debug` or `Display`,
 //! so no formatting change can alter a hash, and `-0.0` and `0.0` hash differently, as they should
@@ -13,9 +13,11 @@ use xxhash_rust::xxh3::xxh3_64;
 #[derive(Clone)]
 pub struct StateHasher {
     inner: Vec<u8>,
-    /// The first non-finite float fed, as `(component, field)`.
-    pub non_finite: Option<(&'static str, &'static str)>,
+    /// The first non-finite float fed, as `(component, field path)`.
+    pub non_finite: Option<(&'static str, String)>,
     component: &'static str,
+    /// The fields entered so far (see [`StateHasher::enter`]).
+    path: Vec<&'static str>,
 }
 
 impl Default for StateHasher {
@@ -31,17 +33,32 @@ impl StateHasher {
             inner: Vec::with_capacity(256),
             non_finite: None,
             component: "",
+            path: Vec::with_capacity(8),
         }
     }
 
-    /// Names the component whose fields follow (for non-finite reports) and feeds a two-byte tag
-    /// for it: the name's length and first letter, which tell every simulation component and
-    /// resource apart.
+    /// Names the component whose fields follow (for non-finite reports) and feeds its tag: a
+    /// 32-bit hash of its registered name (the registry refuses two names with one tag).
     pub fn begin(&mut self, component: &'static str) {
+        self.begin_tagged(component, name_tag(component));
+    }
+
+    /// [`StateHasher::begin`] with the tag already computed.
+    pub fn begin_tagged(&mut self, component: &'static str, tag: u32) {
         self.component = component;
-        let name = component.as_bytes();
-        self.inner
-            .extend_from_slice(&[name.len() as u8, name.first().copied().unwrap_or(0)]);
+        self.path.clear();
+        self.inner.extend_from_slice(&tag.to_le_bytes());
+    }
+
+    /// Enters field `field` of the value being fed (so a non-finite value is reported with its
+    /// path); [`StateHasher::leave`] leaves it again.
+    pub fn enter(&mut self, field: &'static str) {
+        self.path.push(field);
+    }
+
+    /// Leaves the field entered last.
+    pub fn leave(&mut self) {
+        self.path.pop();
     }
 
     /// Feeds raw bytes.
@@ -69,27 +86,47 @@ impl StateHasher {
         self.inner.extend_from_slice(&[v as u8]);
     }
 
-    /// Feeds a float's bits; notes it when it is NaN or infinite.
-    pub fn f32(&mut self, field: &'static str, v: f32) {
+    /// Feeds a float's bits; notes it, with the path of fields entered, when it is NaN or
+    /// infinite.
+    pub fn float(&mut self, v: f32) {
         if !v.is_finite() && self.non_finite.is_none() {
-            self.non_finite = Some((self.component, field));
+            self.non_finite = Some((self.component, self.path.join(".")));
         }
         self.inner.extend_from_slice(&v.to_bits().to_le_bytes());
     }
 
-    /// Feeds a vector's three floats.
-    pub fn vec3(&mut self, field: &'static str, v: Vec3) {
-        self.f32(field, v.x);
-        self.f32(field, v.y);
-        self.f32(field, v.z);
+    /// Feeds an `f64`'s bits; notes it like [`StateHasher::float`].
+    pub fn double(&mut self, v: f64) {
+        if !v.is_finite() && self.non_finite.is_none() {
+            self.non_finite = Some((self.component, self.path.join(".")));
+        }
+        self.inner.extend_from_slice(&v.to_bits().to_le_bytes());
     }
 
-    /// Feeds a quaternion's four floats (x, y, z, w).
+    /// Feeds a float's bits inside field `field`.
+    pub fn f32(&mut self, field: &'static str, v: f32) {
+        self.enter(field);
+        self.float(v);
+        self.leave();
+    }
+
+    /// Feeds a vector's three floats inside field `field`.
+    pub fn vec3(&mut self, field: &'static str, v: Vec3) {
+        self.enter(field);
+        self.float(v.x);
+        self.float(v.y);
+        self.float(v.z);
+        self.leave();
+    }
+
+    /// Feeds a quaternion's four floats (x, y, z, w) inside field `field`.
     pub fn quat(&mut self, field: &'static str, q: Quat) {
-        self.f32(field, q.x);
-        self.f32(field, q.y);
-        self.f32(field, q.z);
-        self.f32(field, q.w);
+        self.enter(field);
+        self.float(q.x);
+        self.float(q.y);
+        self.float(q.z);
+        self.float(q.w);
+        self.leave();
     }
 
     /// The hash of everything fed so far.
@@ -102,11 +139,11 @@ impl StateHasher {
         self.inner.clear();
         self.non_finite = None;
         self.component = "";
+        self.path.clear();
     }
 }
 
-/// A value that is part of the simulation state.
-pub trait StateHash {
-    /// Feeds every field that can change what a later tick computes.
-    fn hash_state(&self, h: &mut StateHasher);
+/// The 32-bit tag the hash feeds for a registered name: the low half of its XXH3-64.
+pub fn name_tag(name: &str) -> u32 {
+    xxh3_64(name.as_bytes()) as u32
 }

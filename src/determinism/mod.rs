@@ -1,7 +1,11 @@
 //! Determinism tooling: the world-state hash after every tick, and its reports.
 //!
-//! - `hasher` holds `StateHasher` (XXH3-64 over raw bits) and the `StateHash` trait;
-//! - `impls` implements `StateHash` for every simulation component and resource;
+//! - `hasher` holds `StateHasher` (XXH3-64 over raw bits);
+//! - `sim_state` holds the `SimState` trait (what `#[derive(SimState)]` writes) and its impls for
+//!   the building blocks;
+//! - `registry` holds `SimRegistry`, the one declaration of every simulation type, and the
+//!   `Simulated` marker;
+//! - `undeclared` finds state a tick changed that nobody declared;
 //! - `hash` holds `world_state_hash`, `StateHashes`, per-entity states and the non-finite check;
 //! - `headless` holds `simulate_project_headless`;
 //! - `report` holds `StateHashReport` on disk and `compare_reports`;
@@ -15,13 +19,15 @@ pub mod compare;
 pub mod hash;
 pub mod hasher;
 pub mod headless;
-pub mod impls;
+pub mod registry;
 pub mod replay;
 pub mod replay_compact;
 pub mod report;
 pub mod seek;
+pub mod sim_state;
 pub mod snapshot;
 pub mod synctest;
+pub mod undeclared;
 
 use bevy::app::{App, Plugin};
 
@@ -29,13 +35,16 @@ pub use compare::{Divergence, FieldDifference, compare_runs};
 pub use hash::{
     EntityState, NonFiniteValue, STATE_HASH_HISTORY, StateHashes, entity_states, world_state_hash,
 };
-pub use hasher::{StateHash, StateHasher};
+pub use hasher::StateHasher;
 pub use headless::simulate_project_headless;
+pub use registry::{SimEntry, SimKind, SimRegistry, SimStateAppExt, Simulated};
 pub use replay::{PlaybackCursor, Recorder, Replay, ReplayError, ReplayFrame, play_replay};
 pub use report::{ReportDifference, ReportError, StateHashReport, compare_reports};
 pub use seek::ReplaySeeker;
+pub use sim_state::SimState;
 pub use snapshot::{SnapshotAppExt, SnapshotError, SnapshotRegistry, WorldSnapshot};
 pub use synctest::{SyncTest, SyncTestError};
+pub use undeclared::{UndeclaredCheck, UndeclaredState};
 
 /// Inserts [`StateHashes`] when the app is built, and registers for snapshots the bevy types that
 /// simulation entities share with presentation.
@@ -44,17 +53,35 @@ pub struct DeterminismPlugin;
 
 impl Plugin for DeterminismPlugin {
     fn build(&self, app: &mut App) {
+        use bevy::app::{FixedMainScheduleOrder, MainScheduleOrder};
+        use bevy::ecs::entity_disabling::DefaultQueryFilters;
+        use bevy::ecs::message::{MessageRegistry, Messages};
+        use bevy::ecs::observer::Observer;
+        use bevy::ecs::reflect::AppTypeRegistry;
+        use bevy::ecs::schedule::Schedules;
         use bevy::prelude::{GlobalTransform, Name, Transform};
         use bevy::transform::components::TransformTreeChanged;
+        use bevy::transform::systems::StaticTransformOptimizations;
 
         // Copied where they sit on a simulation entity; a camera's `Transform` is none of the
-        // snapshot's business.
+        // snapshot's business. Hash history and scene ids are bookkeeping, copied, never hashed.
         app.insert_resource(StateHashes::default())
-            .register_snapshot_component::<StateHashes>()
-            .register_snapshot_component::<crate::scene::SceneId>()
+            .register_sim_component::<Simulated>()
+            .copy_in_snapshots::<StateHashes>()
+            .copy_in_snapshots::<crate::scene::SceneId>()
             .copy_in_snapshots::<Name>()
             .copy_in_snapshots::<Transform>()
             .copy_in_snapshots::<GlobalTransform>()
-            .copy_in_snapshots::<TransformTreeChanged>();
+            .copy_in_snapshots::<TransformTreeChanged>()
+            // bevy's own bookkeeping, which running a schedule touches: not simulation state.
+            .ignore_in_snapshots::<Schedules>()
+            .ignore_in_snapshots::<MainScheduleOrder>()
+            .ignore_in_snapshots::<FixedMainScheduleOrder>()
+            .ignore_in_snapshots::<DefaultQueryFilters>()
+            .ignore_in_snapshots::<MessageRegistry>()
+            .ignore_in_snapshots::<Messages<bevy::app::AppExit>>()
+            .ignore_in_snapshots::<Observer>()
+            .ignore_in_snapshots::<AppTypeRegistry>()
+            .ignore_in_snapshots::<StaticTransformOptimizations>();
     }
 }

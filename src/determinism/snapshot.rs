@@ -38,6 +38,8 @@ use bevy::ecs::resource::IsResource;
 use bevy::ecs::world::{EntityRef, EntityWorldMut};
 use bevy::prelude::{Resource, World};
 
+use super::registry::{SimKind, SimRegistry};
+use super::sim_state::SimState;
 use crate::runtime::{FrameTime, SimId};
 
 /// Why a snapshot cannot be taken or restored.
@@ -132,6 +134,11 @@ impl SnapshotRegistry {
     /// another crate's private components.
     pub fn ignore_by_name(&mut self, type_name: impl Into<String>) {
         Arc::make_mut(&mut self.ignored_names).push(type_name.into());
+    }
+
+    /// Whether the component `id` of `world` is copied or ignored.
+    pub(crate) fn declares(&self, world: &World, id: ComponentId) -> bool {
+        self.rule(world, id).is_some()
     }
 
     /// Whether `T` is registered or ignored.
@@ -512,9 +519,11 @@ impl WorldSnapshot {
 
 /// Registration from `Plugin::build`, where only bevy's `App` is at hand.
 pub trait SnapshotAppExt {
-    /// Snapshots copy `T` with `Clone`. A component type also becomes a simulation type: every
-    /// entity holding it gets a [`SimId`] (a resource type is copied as a resource).
-    fn register_snapshot_component<T: Component<Mutability = Mutable> + Clone>(
+    /// `T` is simulation state: the same registration as `register_sim_component` (for a
+    /// component: hashed, copied, compared, and every entity holding it gets a [`SimId`]) or
+    /// `register_sim_resource` (for a resource type). A type rolled back with the world is
+    /// simulation state, so this is the specification's name for that one declaration.
+    fn register_snapshot_component<T: Component<Mutability = Mutable> + Clone + SimState>(
         &mut self,
     ) -> &mut Self;
     /// Snapshots copy `T` with `Clone` where it sits on a simulation entity, without making the
@@ -526,11 +535,22 @@ pub trait SnapshotAppExt {
 }
 
 impl SnapshotAppExt for bevy::app::App {
-    fn register_snapshot_component<T: Component<Mutability = Mutable> + Clone>(
+    fn register_snapshot_component<T: Component<Mutability = Mutable> + Clone + SimState>(
         &mut self,
     ) -> &mut Self {
-        registry_mut(self.world_mut()).register::<T>();
-        require_sim_id::<T>(self.world_mut());
+        let world = self.world_mut();
+        let kind = if is_resource::<T>(world) {
+            SimKind::Resource
+        } else {
+            SimKind::Component
+        };
+        world
+            .get_resource_or_init::<SimRegistry>()
+            .register::<T>(kind);
+        registry_mut(world).register::<T>();
+        if kind == SimKind::Component {
+            require_sim_id::<T>(world);
+        }
         self
     }
 
@@ -545,22 +565,30 @@ impl SnapshotAppExt for bevy::app::App {
     }
 }
 
+/// Whether `T` is a resource type (resources require bevy's `IsResource` marker).
+fn is_resource<T: Component>(world: &mut World) -> bool {
+    let id = world.register_component::<T>();
+    let is_resource = world.register_component::<IsResource>();
+    world.components().get_info(id).is_some_and(|info| {
+        info.required_components()
+            .iter_ids()
+            .any(|r| r == is_resource)
+    })
+}
+
 /// Makes `SimId` a required component of `T`, unless `T` is a resource or requires it already.
 ///
 /// # Panics
 ///
 /// If entities holding `T` were spawned before the registration: they would have no `SimId`.
-fn require_sim_id<T: Component>(world: &mut World) {
+pub(crate) fn require_sim_id<T: Component>(world: &mut World) {
     let id = world.register_component::<T>();
-    let is_resource = world.register_component::<IsResource>();
     let sim_id = world.register_component::<SimId>();
-    let requires = |required: ComponentId| {
-        world
-            .components()
-            .get_info(id)
-            .is_some_and(|info| info.required_components().iter_ids().any(|r| r == required))
-    };
-    if requires(is_resource) || requires(sim_id) {
+    let requires = world
+        .components()
+        .get_info(id)
+        .is_some_and(|info| info.required_components().iter_ids().any(|r| r == sim_id));
+    if requires || is_resource::<T>(world) {
         return;
     }
     if let Err(error) = world.try_register_required_components::<T, SimId>() {
@@ -574,6 +602,6 @@ fn require_sim_id<T: Component>(world: &mut World) {
 
 /// The registry, inserted the first time a plugin registers something (while the app is built,
 /// before any entity the simulation spawns).
-fn registry_mut(world: &mut World) -> bevy::prelude::Mut<'_, SnapshotRegistry> {
+pub(crate) fn registry_mut(world: &mut World) -> bevy::prelude::Mut<'_, SnapshotRegistry> {
     world.get_resource_or_init::<SnapshotRegistry>()
 }

@@ -19,6 +19,7 @@ use std::collections::VecDeque;
 
 use super::hash::{StateHashes, entity_states, resources_hash};
 use super::snapshot::{SnapshotError, WorldSnapshot};
+use super::undeclared::UndeclaredState;
 use crate::app::App;
 use crate::runtime::{RuntimeInput, SimId};
 
@@ -47,6 +48,9 @@ pub enum SyncTestError {
     /// A snapshot could not be taken or restored.
     #[error(transparent)]
     Snapshot(#[from] SnapshotError),
+    /// A tick changed state nobody declared (the synctest always runs this check).
+    #[error("synctest: {0}")]
+    Undeclared(UndeclaredState),
 }
 
 /// One frame of the first run: the snapshot before it and its input.
@@ -71,7 +75,8 @@ pub struct SyncTest<F: FnMut() -> App> {
 impl<F: FnMut() -> App> SyncTest<F> {
     /// A synctest of the app from `make_app` that rolls back `distance` ticks (at least 1).
     pub fn new(mut make_app: F, distance: usize) -> Self {
-        let app = make_app();
+        let mut app = make_app();
+        app.check_undeclared_state(true);
         SyncTest {
             app,
             _make_app: make_app,
@@ -98,6 +103,9 @@ impl<F: FnMut() -> App> SyncTest<F> {
         self.app.set_input(input);
         let step = self.app.fixed_step();
         self.app.update(step);
+        if let Some(found) = self.app.undeclared_state() {
+            return Err(SyncTestError::Undeclared(found.clone()));
+        }
         let now = self.app.snapshot()?;
         if self.frames.len() == self.distance {
             self.resimulate(&now)?;

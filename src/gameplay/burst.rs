@@ -16,7 +16,9 @@ use super::platformer::PlatformerController;
 use crate::runtime::{FrameTime, RandomSeed, SimId, sim_math};
 
 /// Fires bursts of particles (its trigger flags are simulation state).
-#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, rusting_macros::SimState,
+)]
 #[serde(default, deny_unknown_fields)]
 #[require(crate::runtime::SimId)]
 pub struct BurstEmitter {

@@ -23,7 +23,7 @@ pub use player::{PlayerController, player_look, player_move};
 pub use sound::{SoundEvent, SoundEvents, raise_sound_cues};
 pub use tween::{Easing, Tween, TweenMode, advance_tweens};
 
-use crate::determinism::SnapshotAppExt;
+use crate::determinism::{SimStateAppExt, SnapshotAppExt};
 use crate::runtime::SimSet;
 
 /// The gameplay systems, each in its place in the fixed chain.
@@ -33,14 +33,15 @@ pub struct GameplayPlugin;
 impl Plugin for GameplayPlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(SoundEvents::default())
-            .register_snapshot_component::<SoundEvents>()
-            .register_snapshot_component::<PlayerController>()
-            .register_snapshot_component::<PlatformerController>()
-            .register_snapshot_component::<Tween>()
-            .register_snapshot_component::<Pickup>()
-            .register_snapshot_component::<Counter>()
-            .register_snapshot_component::<BurstEmitter>()
-            .register_snapshot_component::<BurstParticle>()
+            .register_sim_component::<PlayerController>()
+            .register_sim_component::<PlatformerController>()
+            .register_sim_component::<Tween>()
+            .register_sim_component::<Pickup>()
+            .register_sim_component::<Counter>()
+            .register_sim_component::<BurstEmitter>()
+            // Presentation that fixed systems move and despawn: rolled back, never hashed.
+            .register_presentation_component::<BurstParticle>("BurstParticle")
+            .copy_in_snapshots::<SoundEvents>()
             .copy_in_snapshots::<HudElement>()
             .add_systems(
                 FixedUpdate,

@@ -13,7 +13,18 @@ use serde::{Deserialize, Serialize};
 use crate::physics::{CollisionEventKind, CollisionEvents, CollisionLayers};
 
 /// Something to collect (simulation state).
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Component,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    rusting_macros::SimState,
+)]
 #[serde(default, deny_unknown_fields)]
 #[require(crate::runtime::SimId)]
 pub struct Pickup {
@@ -24,7 +35,18 @@ pub struct Pickup {
 }
 
 /// A tally, kept by whatever collects pickups (simulation state).
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Component,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    rusting_macros::SimState,
+)]
 #[serde(default, deny_unknown_fields)]
 #[require(crate::runtime::SimId)]
 pub struct Counter {

@@ -20,7 +20,9 @@ use crate::runtime::{FrameTime, RuntimeInput, SimId, sim_math};
 const GROUND_COSINE: f32 = 0.7;
 
 /// Moves a dynamic body like a platformer hero (simulation state).
-#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, rusting_macros::SimState,
+)]
 #[serde(default, deny_unknown_fields)]
 #[require(crate::runtime::SimId)]
 pub struct PlatformerController {

@@ -15,7 +15,9 @@ use crate::physics::RigidBody;
 use crate::runtime::{RuntimeInput, sim_math};
 
 /// Walks a dynamic body with input (simulation state).
-#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, rusting_macros::SimState,
+)]
 #[serde(default, deny_unknown_fields)]
 #[require(crate::runtime::SimId)]
 pub struct PlayerController {

@@ -15,7 +15,18 @@ use crate::runtime::FrameTime;
 use crate::runtime::sim_math;
 
 /// How the eased fraction follows the played fraction.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    rusting_macros::SimState,
+)]
 pub enum Easing {
     /// Constant speed.
     #[default]
@@ -60,7 +71,18 @@ impl Easing {
 }
 
 /// What a tween does when it reaches its end.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    rusting_macros::SimState,
+)]
 pub enum TweenMode {
     /// Stop at `to`.
     #[default]
@@ -72,7 +94,9 @@ pub enum TweenMode {
 }
 
 /// Moves an entity's translation from `from` to `to` over `duration` seconds (simulation state).
-#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, rusting_macros::SimState,
+)]
 #[serde(deny_unknown_fields)]
 #[require(crate::runtime::SimId)]
 pub struct Tween {

@@ -9,7 +9,18 @@ use bevy::prelude::{Component, Transform};
 use serde::{Deserialize, Serialize};
 
 /// How a rigid body moves.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    rusting_macros::SimState,
+)]
 pub enum BodyKind {
     /// Moved by gravity, contacts and its velocity.
     #[default]
@@ -21,7 +32,9 @@ pub enum BodyKind {
 }
 
 /// Mass and motion of a body (simulation state).
-#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, rusting_macros::SimState,
+)]
 #[require(crate::runtime::SimId, Transform, PhysicsBody)]
 #[serde(default, deny_unknown_fields)]
 pub struct RigidBody {
@@ -84,7 +97,7 @@ impl RigidBody {
 /// A collision shape, in the body's local frame (the body's position is the shape's centre).
 ///
 /// Transform scale is not applied: sizes are the numbers given here.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, rusting_macros::SimState)]
 pub enum Shape {
     /// A ball.
     Sphere {
@@ -112,7 +125,9 @@ pub enum Shape {
 }
 
 /// What a body collides as (simulation state).
-#[derive(Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, rusting_macros::SimState,
+)]
 #[serde(deny_unknown_fields)]
 #[require(crate::runtime::SimId)]
 pub struct Collider {
@@ -187,7 +202,18 @@ impl Collider {
 
 /// Which bodies collide: two bodies touch only when each one's `memberships` meet the other's
 /// `filters` (simulation state).
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Component,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    rusting_macros::SimState,
+)]
 #[serde(default, deny_unknown_fields)]
 #[require(crate::runtime::SimId)]
 pub struct CollisionLayers {
@@ -214,7 +240,18 @@ impl CollisionLayers {
 }
 
 /// Which solver simulates a body.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    rusting_macros::SimState,
+)]
 pub enum BodyClass {
     /// The CPU solver, in `FixedUpdate`.
     #[default]
@@ -224,7 +261,19 @@ pub enum BodyClass {
 }
 
 /// The solver a body belongs to (simulation state).
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Component,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    rusting_macros::SimState,
+)]
 #[serde(default, deny_unknown_fields)]
 #[require(crate::runtime::SimId)]
 pub struct PhysicsBody {
@@ -234,14 +283,37 @@ pub struct PhysicsBody {
 
 /// Marks a body the solver has put to sleep (simulation state). Remove it, or give the body a
 /// velocity, to wake it.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Component,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    rusting_macros::SimState,
+)]
 #[require(crate::runtime::SimId)]
 pub struct Sleeping;
 
 /// A body's stable slot id, assigned by the solver when the body first simulates and reused only
 /// after the body is gone (simulation state).
 #[derive(
-    Component, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+    Component,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    rusting_macros::SimState,
 )]
 #[require(crate::runtime::SimId)]
 pub struct PhysicsId(pub u32);

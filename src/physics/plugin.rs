@@ -20,7 +20,7 @@ use super::components::{
 use super::cpu::{self, SolverBody, StepParams, StepScratch};
 use super::resources::{CollisionEvents, PhysicsIdRegistry, PhysicsSettings};
 use super::world::PhysicsWorld;
-use crate::determinism::SnapshotAppExt;
+use crate::determinism::{SimRegistry, SimStateAppExt};
 use crate::runtime::{DeterminismMode, DeterminismSupport, FrameTime, SimId, SimSet};
 
 /// The name the CPU solver declares its determinism under.
@@ -39,17 +39,25 @@ impl Plugin for PhysicsPlugin {
             .insert_resource(PhysicsIdRegistry::default())
             .insert_resource(PhysicsWorld::default())
             .insert_resource(CollisionEvents::default())
-            .register_snapshot_component::<PhysicsSettings>()
-            .register_snapshot_component::<PhysicsIdRegistry>()
-            .register_snapshot_component::<PhysicsWorld>()
-            .register_snapshot_component::<CollisionEvents>()
-            .register_snapshot_component::<RigidBody>()
-            .register_snapshot_component::<Collider>()
-            .register_snapshot_component::<CollisionLayers>()
-            .register_snapshot_component::<PhysicsBody>()
-            .register_snapshot_component::<Sleeping>()
-            .register_snapshot_component::<PhysicsId>()
+            .register_sim_resource::<PhysicsSettings>()
+            .register_sim_resource::<PhysicsIdRegistry>()
+            .register_sim_resource::<PhysicsWorld>()
+            .register_sim_resource::<CollisionEvents>()
+            .register_sim_component::<RigidBody>()
+            .register_sim_component::<Collider>()
+            .register_sim_component::<CollisionLayers>()
+            .register_sim_component::<PhysicsBody>()
+            .register_sim_component::<Sleeping>()
+            .register_sim_component::<PhysicsId>()
             .add_systems(FixedUpdate, cpu_physics_step.in_set(SimSet::Physics));
+        // A GPU body's `Transform` is a read-back copy of state on the device: not hashed.
+        app.world_mut()
+            .get_resource_or_init::<SimRegistry>()
+            .transform_is_copy_when(|entity| {
+                entity
+                    .get::<PhysicsBody>()
+                    .is_some_and(|body| body.class == BodyClass::Gpu)
+            });
         if let Some(mut support) = app.world_mut().get_resource_mut::<DeterminismSupport>() {
             // Only IEEE + - * /, sqrt and sim_math, in a fixed order: see docs/determinism.md for the
             // cross-build comparison behind this.

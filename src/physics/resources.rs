@@ -22,7 +22,7 @@ pub const SOLVER_SUBSTEPS: usize = 4;
 pub const SLEEP_STEPS: u32 = 60;
 
 /// How the world simulates (simulation state).
-#[derive(Resource, Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Resource, Clone, Debug, PartialEq, Serialize, Deserialize, rusting_macros::SimState)]
 pub struct PhysicsSettings {
     /// Acceleration of gravity, m/s².
     pub gravity: Vec3,
@@ -62,7 +62,7 @@ impl Default for PhysicsSettings {
 ///
 /// New bodies get the lowest free slot, in `SimId` order; a despawned body's slot is free again
 /// from the next tick.
-#[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Resource, Clone, Debug, Default, PartialEq, Eq, rusting_macros::SimState)]
 pub struct PhysicsIdRegistry {
     /// `(body, slot)`, sorted by body.
     assigned: Vec<(SimId, PhysicsId)>,
@@ -144,7 +144,19 @@ impl PhysicsIdRegistry {
 }
 
 /// Whether a contact began or ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    rusting_macros::SimState,
+)]
 pub enum CollisionEventKind {
     /// The two bodies touch now and did not on the previous tick.
     Started,
@@ -153,7 +165,9 @@ pub enum CollisionEventKind {
 }
 
 /// Two bodies began or stopped touching.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, rusting_macros::SimState,
+)]
 pub struct CollisionEvent {
     /// The tick the change happened on (ticks completed before it).
     pub tick: u64,
@@ -163,8 +177,10 @@ pub struct CollisionEvent {
     pub b: SimId,
     /// `a`'s entity this tick (`Entity::PLACEHOLDER` when the body is gone): a handle for
     /// queries, never an order.
+    #[sim_state(skip = "a handle resolved from `a` every tick")]
     pub entity_a: Entity,
     /// `b`'s entity this tick (`Entity::PLACEHOLDER` when the body is gone).
+    #[sim_state(skip = "a handle resolved from `b` every tick")]
     pub entity_b: Entity,
     /// Started or ended.
     pub kind: CollisionEventKind,
@@ -183,7 +199,7 @@ impl MapEntities for CollisionEvent {
 ///
 /// Fixed systems after `SimSet::Physics` read the current tick's events here. The list is replaced
 /// every tick, so a presentation system that needs every event should read it from a tick hook.
-#[derive(Resource, Clone, Debug, Default, PartialEq)]
+#[derive(Resource, Clone, Debug, Default, PartialEq, rusting_macros::SimState)]
 #[component(map_entities)]
 pub struct CollisionEvents {
     /// This tick's events.
@@ -194,15 +210,17 @@ pub struct CollisionEvents {
 }
 
 /// Two bodies touching during a tick.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, rusting_macros::SimState)]
 pub struct ContactReport {
     /// The body with the lower simulation id.
     pub a: SimId,
     /// The body with the higher simulation id.
     pub b: SimId,
     /// `a`'s entity (a handle for queries).
+    #[sim_state(skip = "a handle resolved from `a` every tick")]
     pub entity_a: Entity,
     /// `b`'s entity.
+    #[sim_state(skip = "a handle resolved from `b` every tick")]
     pub entity_b: Entity,
     /// Unit contact normal from `a` towards `b`.
     pub normal: Vec3,

@@ -10,7 +10,7 @@ use bevy::prelude::Resource;
 use crate::runtime::SimId;
 
 /// Accumulated impulses of one contact point, kept for warm-starting the next tick.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, rusting_macros::SimState)]
 pub struct WarmStart {
     /// The lower body of the pair.
     pub a: SimId,
@@ -25,7 +25,7 @@ pub struct WarmStart {
 }
 
 /// A pair of bodies in contact after a tick.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, rusting_macros::SimState)]
 pub struct Touching {
     /// The lower body.
     pub a: SimId,
@@ -34,7 +34,7 @@ pub struct Touching {
 }
 
 /// The CPU solver's persistent state (simulation state).
-#[derive(Resource, Clone, Debug, Default, PartialEq)]
+#[derive(Resource, Clone, Debug, Default, PartialEq, rusting_macros::SimState)]
 pub struct PhysicsWorld {
     /// Last tick's contact impulses, sorted by `(a, b, feature)`.
     pub warm_starts: Vec<WarmStart>,

@@ -15,9 +15,12 @@ use bevy::prelude::Resource;
 use serde::{Deserialize, Serialize};
 
 /// The sampled input of the current frame (simulation input: replays record it).
-#[derive(Resource, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Resource, Clone, Debug, Default, PartialEq, Serialize, Deserialize, rusting_macros::SimState,
+)]
 pub struct RuntimeInput {
     /// Keys held down, sorted.
+    #[sim_state(with = hash_keys)]
     pub pressed: BTreeSet<KeyCode>,
     /// Named analog axes (such as `"move_x"`), sorted by name.
     pub axes: BTreeMap<String, f32>,
@@ -25,6 +28,16 @@ pub struct RuntimeInput {
     pub look_delta: Vec2,
     /// The viewport size gameplay sees, in logical pixels.
     pub viewport: UVec2,
+}
+
+/// Held keys by their serialized names (the same text on every platform and in replays).
+fn hash_keys(keys: &BTreeSet<KeyCode>, hasher: &mut crate::determinism::StateHasher) {
+    hasher.u64(keys.len() as u64);
+    for key in keys {
+        let name = serde_json::to_string(key).unwrap_or_default();
+        hasher.u64(name.len() as u64);
+        hasher.bytes(name.as_bytes());
+    }
 }
 
 impl RuntimeInput {

@@ -16,7 +16,7 @@ pub mod time;
 
 use bevy::app::{App, Plugin};
 
-use crate::determinism::SnapshotAppExt;
+use crate::determinism::{SimStateAppExt, SnapshotAppExt};
 
 pub use input::RuntimeInput;
 pub use input_script::{InputScript, InputScriptError};
@@ -67,14 +67,15 @@ impl Plugin for RuntimePlugin {
             .insert_resource(settings.mode)
             .insert_resource(DeterminismSupport::default())
             .insert_resource(SimIdAllocator::default())
-            .register_snapshot_component::<FrameTime>()
-            .register_snapshot_component::<TimeControl>()
-            .register_snapshot_component::<TickAccumulator>()
-            .register_snapshot_component::<RandomSeed>()
-            .register_snapshot_component::<RuntimeInput>()
-            .register_snapshot_component::<DeterminismMode>()
-            .register_snapshot_component::<DeterminismSupport>()
-            .register_snapshot_component::<SimIdAllocator>();
+            .register_sim_resource::<FrameTime>()
+            .register_sim_resource::<RandomSeed>()
+            .register_sim_resource::<RuntimeInput>()
+            .register_sim_resource::<DeterminismMode>()
+            .register_sim_resource::<SimIdAllocator>()
+            // Frame pacing and the declared support: rolled back, never hashed.
+            .copy_in_snapshots::<TimeControl>()
+            .copy_in_snapshots::<TickAccumulator>()
+            .copy_in_snapshots::<DeterminismSupport>();
         schedule::configure_fixed_schedules(app);
     }
 }

@@ -30,6 +30,7 @@ use serde::{Deserialize, Serialize};
     Hash,
     Serialize,
     Deserialize,
+    rusting_macros::SimState,
 )]
 pub enum DeterminismMode {
     /// No promise.

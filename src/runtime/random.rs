@@ -12,7 +12,19 @@ use bevy::prelude::Resource;
 use serde::{Deserialize, Serialize};
 
 /// The simulation's seed (simulation state). Set from the scene or scenario.
-#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Resource,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    rusting_macros::SimState,
+)]
 pub struct RandomSeed(pub u64);
 
 const GOLDEN_GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;

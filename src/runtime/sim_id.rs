@@ -70,7 +70,18 @@ impl std::fmt::Display for SimId {
 }
 
 /// Hands out [`SimId`]s in spawn order (simulation state: hashed, and rewound by a restore).
-#[derive(Resource, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Resource,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    rusting_macros::SimState,
+)]
 pub struct SimIdAllocator {
     /// The id the next simulation entity gets.
     pub next: u64,

@@ -15,7 +15,7 @@ use std::time::Duration;
 use bevy::prelude::Resource;
 
 /// The engine's clock, as simulation and presentation see it.
-#[derive(Resource, Clone, Debug, PartialEq)]
+#[derive(Resource, Clone, Debug, PartialEq, rusting_macros::SimState)]
 pub struct FrameTime {
     /// Fixed ticks completed before the one now running (simulation state). During the third tick
     /// of a run it is 2, even when one frame runs several ticks.
@@ -23,12 +23,16 @@ pub struct FrameTime {
     /// Seconds one fixed tick simulates (simulation state).
     pub fixed_delta: f32,
     /// Frames completed before the one now running (presentation).
+    #[sim_state(skip = "frame pacing: a replay in other frames computes the same ticks")]
     pub frame: u64,
     /// Real seconds of the current frame, as passed to `App::update` (presentation).
+    #[sim_state(skip = "the real clock never reaches a fixed tick")]
     pub real_delta: f32,
     /// `real_delta` after pause and time scale (presentation).
+    #[sim_state(skip = "the real clock never reaches a fixed tick")]
     pub delta: f32,
     /// Sum of `delta` over every frame so far, in seconds (presentation).
+    #[sim_state(skip = "the real clock never reaches a fixed tick")]
     pub elapsed: f64,
 }
 

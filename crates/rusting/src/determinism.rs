@@ -89,6 +89,8 @@ fn run(
     let mut env = vec![
         ("RUSTING_HEADLESS_TICKS", ticks.to_string()),
         ("RUSTING_STATE_HASH_OUT", out.display().to_string()),
+        // Every configuration names state a tick changed that nobody declared, release too.
+        ("RUSTING_CHECK_UNDECLARED", "1".to_owned()),
         (
             "RUSTING_HEADLESS_PACING",
             if configuration.uneven {

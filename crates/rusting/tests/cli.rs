@@ -295,6 +295,66 @@ fn lean_by_cpus(mut bodies: Query<(&Name, &mut Transform)>) {
     std::fs::remove_dir_all(&root).unwrap();
 }
 
+/// On a project made by `rusting new`, a game component registered with one call whose value
+/// comes from a heap address (different in every process) fails `rusting determinism`, naming the
+/// component. Fails if game-registered components stop reaching the hash or the per-entity report
+/// (the configurations then agree, or the blame says only resources differ).
+#[test]
+fn determinism_names_a_registered_game_component_fed_from_a_heap_address() {
+    let (root, dir) = project_with(
+        "heap",
+        r#"use bevy::prelude::*;
+use rusting_engine::prelude::*;
+
+pub struct Extra;
+
+/// A value taken from where the allocator put a box: differs from process to process.
+#[derive(Component, Clone, SimState)]
+pub struct Wobble {
+    address: u64,
+}
+
+impl Plugin for Extra {
+    fn build(&self, app: &mut bevy::app::App) {
+        app.register_sim_component::<Wobble>()
+            .add_systems(Startup, |mut commands: Commands| {
+                commands.spawn((Name::new("Wobbler"), Transform::default(), Wobble { address: 0 }));
+            })
+            .add_systems(FixedUpdate, wobble.after(SimSet::Tweens));
+    }
+}
+
+fn wobble(time: Res<FrameTime>, mut wobbles: Query<&mut Wobble>) {
+    if time.fixed_tick == 4 {
+        let boxed = Box::new(7u64);
+        for mut wobble in &mut wobbles {
+            wobble.address = &*boxed as *const u64 as u64;
+        }
+    }
+}
+"#,
+    );
+    let out = rusting(&[
+        "determinism",
+        dir.to_str().unwrap(),
+        "--ticks",
+        "20",
+        "--target-dir",
+        shared_target().to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("DETERMINISM_DIVERGED: tick 5 differs between debug and "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("entity `Wobbler`, component Wobble"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
 /// On a project made by `rusting new`, a debug-only `1e-4` nudge to the player's position during
 /// tick 30 is reported as `DETERMINISM_DIVERGED` at tick 31 (the first hash after it), against the
 /// release build, naming `Player` and its `Transform`. This builds the project in debug and release

@@ -46,6 +46,10 @@ pub enum LintCode {
     /// A float reduction over a parallel iterator, whose order depends on the threads.
     #[serde(rename = "LINT_PARALLEL_FLOAT_REDUCTION")]
     ParallelFloatReduction,
+    /// bevy's `TimePlugin` (alone, or in `MinimalPlugins` / `DefaultPlugins`), whose fixed loop
+    /// runs the fixed schedules a second time from the wall clock.
+    #[serde(rename = "LINT_SECOND_FIXED_LOOP")]
+    SecondFixedLoop,
     /// An allow comment without a reason, or naming no known code.
     #[serde(rename = "LINT_ALLOW_INVALID")]
     AllowInvalid,
@@ -56,7 +60,7 @@ pub enum LintCode {
 
 impl LintCode {
     /// Every code, in the order the documentation lists them.
-    pub const ALL: [LintCode; 10] = [
+    pub const ALL: [LintCode; 11] = [
         LintCode::Transcendental,
         LintCode::GlamTranscendental,
         LintCode::MulAdd,
@@ -65,6 +69,7 @@ impl LintCode {
         LintCode::ProcessRandomness,
         LintCode::FrameTime,
         LintCode::ParallelFloatReduction,
+        LintCode::SecondFixedLoop,
         LintCode::AllowInvalid,
         LintCode::AllowUnused,
     ];
@@ -80,6 +85,7 @@ impl LintCode {
             LintCode::ProcessRandomness => "LINT_PROCESS_RANDOMNESS",
             LintCode::FrameTime => "LINT_FRAME_TIME",
             LintCode::ParallelFloatReduction => "LINT_PARALLEL_FLOAT_REDUCTION",
+            LintCode::SecondFixedLoop => "LINT_SECOND_FIXED_LOOP",
             LintCode::AllowInvalid => "LINT_ALLOW_INVALID",
             LintCode::AllowUnused => "LINT_ALLOW_UNUSED",
         }

@@ -224,3 +224,28 @@ fn frame_step() {}",
     );
     assert!(codes(&source).is_empty());
 }
+
+/// bevy's `TimePlugin`, alone or inside `MinimalPlugins`/`DefaultPlugins`, is caught wherever it
+/// is added; a plugin group with `.disable::<TimePlugin>()` is not. Fails if the check only reads
+/// fixed code (plugins are added in `build` and `main`) or ignores the disable.
+#[test]
+fn a_second_fixed_loop_is_caught() {
+    let source = "use bevy::prelude::*;
+use bevy::time::TimePlugin;
+fn main() {
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins);
+    app.add_plugins(TimePlugin);
+    app.add_plugins(DefaultPlugins.build().disable::<TimePlugin>());
+    app.add_plugins(bevy::MinimalPlugins.build().disable::<bevy::time::TimePlugin>().add(TimePlugin));
+}
+";
+    assert_eq!(
+        codes_at(source),
+        [
+            at("LINT_SECOND_FIXED_LOOP", 5),
+            at("LINT_SECOND_FIXED_LOOP", 6),
+            at("LINT_SECOND_FIXED_LOOP", 8),
+        ]
+    );
+}

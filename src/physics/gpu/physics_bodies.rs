@@ -16,7 +16,7 @@ use crate::physics::components::{BodyKind, Collider, CollisionLayers, RigidBody,
 use crate::runtime::sim_math;
 
 /// What a GPU body does on its own, besides moving: the rules that emit [`super::GpuEvent`]s.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, rusting_macros::SimState)]
 pub enum GpuRule {
     /// Nothing.
     #[default]

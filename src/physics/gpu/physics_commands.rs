@@ -13,7 +13,7 @@ use super::physics_bodies::pose_matrix;
 use super::physics_layout::*;
 
 /// One command for one GPU body.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, rusting_macros::SimState)]
 pub enum GpuCommand {
     /// Puts the body at a pose; its velocities stay.
     Teleport {

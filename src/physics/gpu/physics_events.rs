@@ -13,7 +13,7 @@ use super::physics_bodies::matrix_pose;
 use super::physics_layout::*;
 
 /// Which rule produced an event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, rusting_macros::SimState)]
 pub enum GpuEventKind {
     /// `GpuRule::EmitEvery`: the GPU clock crossed a multiple of the period during the tick.
     Timer,
@@ -22,7 +22,7 @@ pub enum GpuEventKind {
 }
 
 /// One event from one GPU body.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, rusting_macros::SimState)]
 pub struct GpuEvent {
     /// The GPU tick that produced it.
     pub tick: u64,

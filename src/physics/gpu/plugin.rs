@@ -35,7 +35,7 @@ use super::physics_events::GpuEvent;
 use super::physics_world::{GpuPhysicsConfig, GpuPhysicsWorld};
 use super::runtime::{GpuRuntime, GpuTickInput, shared_context};
 use super::tick_commands::GpuPhysicsCommands;
-use crate::determinism::{SnapshotAppExt, StateHashes};
+use crate::determinism::{SimStateAppExt, SnapshotAppExt, StateHashes};
 use crate::physics::components::{
     BodyClass, Collider, CollisionLayers, PhysicsBody, PhysicsId, RigidBody,
 };
@@ -52,7 +52,7 @@ pub const GPU_EVENT_LAG: u64 = 2;
 pub const MAX_GPU_TICKS_PER_FRAME: usize = 8;
 
 /// A GPU body's rule and custom values (simulation state, uploaded with the body).
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, rusting_macros::SimState)]
 pub struct GpuBehaviour {
     /// What the body emits.
     pub rule: GpuRule,
@@ -63,12 +63,30 @@ pub struct GpuBehaviour {
 /// The GPU events CPU simulation sees during this fixed tick: exactly those GPU tick
 /// `fixed_tick - GPU_EVENT_LAG` produced, sorted by `(tick, slot, kind)`, with the entity of each
 /// event's body (simulation state: fixed systems react to it).
-#[derive(Resource, Clone, Debug, Default, PartialEq)]
+#[derive(Resource, Clone, Debug, Default, PartialEq, rusting_macros::SimState)]
+#[component(map_entities)]
 pub struct GpuEvents {
     /// The GPU tick the events come from (`None` before the first delivery).
     pub tick: Option<u64>,
     /// `(body, event)`.
+    #[sim_state(with = hash_gpu_events)]
     pub events: Vec<(Entity, GpuEvent)>,
+}
+
+impl bevy::ecs::entity::MapEntities for GpuEvents {
+    fn map_entities<M: bevy::ecs::entity::EntityMapper>(&mut self, mapper: &mut M) {
+        for (entity, _) in &mut self.events {
+            *entity = mapper.get_mapped(*entity);
+        }
+    }
+}
+
+/// The events without their entities (handles; each event's slot names its body).
+fn hash_gpu_events(events: &[(Entity, GpuEvent)], hasher: &mut crate::determinism::StateHasher) {
+    hasher.u64(events.len() as u64);
+    for (_, event) in events {
+        crate::determinism::SimState::hash_state(event, hasher);
+    }
 }
 
 /// Whether GPU physics runs, and its counters (presentation: not hashed, not in snapshots).
@@ -95,9 +113,9 @@ impl Plugin for GpuPhysicsPlugin {
         app.insert_resource(GpuPhysicsCommands::default())
             .insert_resource(GpuEvents::default())
             .insert_resource(GpuPhysicsStatus::default())
-            .register_snapshot_component::<GpuPhysicsCommands>()
-            .register_snapshot_component::<GpuEvents>()
-            .register_snapshot_component::<GpuBehaviour>()
+            .register_sim_resource::<GpuPhysicsCommands>()
+            .register_sim_resource::<GpuEvents>()
+            .register_sim_component::<GpuBehaviour>()
             .ignore_in_snapshots::<GpuPhysicsStatus>()
             .add_systems(FixedUpdate, deliver_gpu_events.before(SimSet::Physics))
             .add_systems(FixedPostUpdate, queue_gpu_tick)

@@ -17,7 +17,7 @@ use super::physics_commands::GpuCommand;
 use crate::runtime::FrameTime;
 
 /// Commands waiting for their GPU tick (simulation state).
-#[derive(Resource, Clone, Debug, Default, PartialEq)]
+#[derive(Resource, Clone, Debug, Default, PartialEq, rusting_macros::SimState)]
 pub struct GpuPhysicsCommands {
     /// `(tick, command)` in push order; ticks never decrease.
     queued: VecDeque<(u64, GpuCommand)>,

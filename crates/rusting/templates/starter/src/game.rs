@@ -10,11 +10,23 @@ const RESPAWN: Vec3 = Vec3::new(0.0, 0.9, 0.0);
 /// Below this height a player has fallen off the course.
 const FALL_LIMIT: f32 = -20.0;
 
+/// How many times the player fell off the course: the game's own simulation state. One derive
+/// and one registration make it hashed after every tick, rolled back by snapshots and compared
+/// down to the field by `rusting determinism`.
+#[derive(Resource, Clone, Debug, Default, PartialEq, SimState)]
+pub struct Falls {
+    /// Falls so far.
+    pub count: u32,
+}
+
 /// The starter game's systems.
 pub struct StarterGame;
 
 impl Plugin for StarterGame {
     fn build(&self, app: &mut bevy::app::App) {
+        // Resources are inserted when the app is built, never during a run.
+        app.insert_resource(Falls::default())
+            .register_sim_resource::<Falls>();
         // Game systems take their place in the engine's fixed chain and order themselves against
         // the engine systems that touch the same data.
         app.add_systems(
@@ -29,9 +41,11 @@ impl Plugin for StarterGame {
 /// Puts a player who fell off the course back at the start, at rest.
 fn respawn_fallen_players(
     mut players: Query<(&mut Transform, &mut RigidBody), With<PlatformerController>>,
+    mut falls: ResMut<Falls>,
 ) {
     for (mut transform, mut body) in &mut players {
         if transform.translation.y < FALL_LIMIT {
+            falls.count += 1;
             transform.translation = RESPAWN;
             transform.rotation = Quat::IDENTITY;
             body.linear_velocity = Vec3::ZERO;

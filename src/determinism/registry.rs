@@ -1,0 +1,282 @@
+//! [`SimRegistry`]: every type that is simulation state, declared once.
+//!
+//! One registration per type says what it is:
+//! - a simulation component ([`SimStateAppExt::register_sim_component`]): hashed after every tick,
+//!   copied by snapshots, compared down to the field, listed in reports, and its entities get a
+//!   `SimId`;
+//! - a simulation resource ([`SimStateAppExt::register_sim_resource`]): the same, as a resource;
+//! - presentation that snapshots copy but the hash never sees
+//!   ([`SimStateAppExt::register_presentation_component`], e.g. burst particles, moved by a fixed
+//!   system and despawned later; its entities get a `SimId` so a rollback finds them);
+//! - or neither (`ignore_in_snapshots`, and `copy_in_snapshots` for types presentation shares).
+//!
+//! The hash, snapshots, comparisons, reports and the undeclared-state check all walk this
+//! registry; none of them names a gameplay type. Each type is known by its stable registered name
+//! (`SimState::NAME`), and a second type under a name already taken is refused when the app
+//! starts ([`SimRegistry::conflicts`]), as is a name whose 32-bit hash tag another name shares.
+//!
+//! This module must never hash or copy anything itself: it holds the declarations and the
+//! functions the other modules call.
+
+use std::any::TypeId;
+use std::sync::Arc;
+
+use bevy::ecs::component::{Component, ComponentId, Mutable};
+use bevy::ecs::world::EntityRef;
+use bevy::prelude::{Resource, World};
+use bevy::ptr::Ptr;
+
+use super::hasher::{StateHasher, name_tag};
+use super::sim_state::SimState;
+use super::snapshot::{SnapshotAppExt, registry_mut, require_sim_id};
+
+/// What a registered type is to the simulation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SimKind {
+    /// A component that is simulation state.
+    Component,
+    /// A resource that is simulation state.
+    Resource,
+    /// A component snapshots copy and the hash never sees.
+    Presentation,
+}
+
+/// Feeds a value behind a pointer into a hasher.
+type HashFn = unsafe fn(Ptr<'_>, &mut StateHasher);
+/// Lists a value's fields.
+type VisitFn = unsafe fn(Ptr<'_>, &mut Vec<(String, String)>);
+
+/// One registered type.
+#[derive(Clone, Copy)]
+pub struct SimEntry {
+    /// Its registered name.
+    pub name: &'static str,
+    /// The hash tag of its name.
+    pub tag: u32,
+    /// Its Rust type.
+    pub type_id: TypeId,
+    /// What it is.
+    pub kind: SimKind,
+    hash: Option<HashFn>,
+    visit: Option<VisitFn>,
+}
+
+impl SimEntry {
+    /// Feeds the value behind `ptr` (a value of this entry's type).
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must point to a value of the type this entry was registered for.
+    pub unsafe fn hash(&self, ptr: Ptr<'_>, hasher: &mut StateHasher) {
+        if let Some(hash) = self.hash {
+            // SAFETY: the caller guarantees the type.
+            unsafe { hash(ptr, hasher) }
+        }
+    }
+
+    /// The fields of the value behind `ptr`, as `(path, value)`.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must point to a value of the type this entry was registered for.
+    pub unsafe fn fields(&self, ptr: Ptr<'_>) -> Vec<(String, String)> {
+        let mut fields = Vec::new();
+        if let Some(visit) = self.visit {
+            // SAFETY: the caller guarantees the type.
+            unsafe { visit(ptr, &mut fields) }
+        }
+        fields
+    }
+
+    /// Whether the hash sees it.
+    pub fn is_hashed(&self) -> bool {
+        matches!(self.kind, SimKind::Component | SimKind::Resource)
+    }
+}
+
+unsafe fn hash_value<T: SimState + 'static>(ptr: Ptr<'_>, hasher: &mut StateHasher) {
+    // SAFETY: registered for `T`, and the caller passes a `T`.
+    let value = unsafe { ptr.deref::<T>() };
+    value.hash_state(hasher);
+}
+
+unsafe fn visit_value<T: SimState + 'static>(ptr: Ptr<'_>, out: &mut Vec<(String, String)>) {
+    // SAFETY: registered for `T`, and the caller passes a `T`.
+    let value = unsafe { ptr.deref::<T>() };
+    value.visit_fields("", &mut |path, text| out.push((path.to_owned(), text)));
+}
+
+/// Whether an entity's `Transform` is a copy of state kept elsewhere (a GPU body's read-back), and
+/// so not hashed even on a simulation entity.
+pub type TransformIsCopy = fn(&EntityRef) -> bool;
+
+/// The registered simulation types of an app (a resource inserted when the app is built).
+#[derive(Resource, Clone, Default)]
+pub struct SimRegistry {
+    /// Sorted by name.
+    entries: Arc<Vec<SimEntry>>,
+    /// Names registered twice for different types, or sharing a tag.
+    conflicts: Arc<Vec<String>>,
+    transform_copies: Arc<Vec<TransformIsCopy>>,
+}
+
+impl SimRegistry {
+    /// Registers `T` as `kind`. A type registered again keeps one entry (the later kind wins); a
+    /// different type under the same name, or a name whose tag another name has, is a conflict.
+    pub fn register<T: SimState + 'static>(&mut self, kind: SimKind) {
+        self.insert(SimEntry {
+            name: T::NAME,
+            tag: name_tag(T::NAME),
+            type_id: TypeId::of::<T>(),
+            kind,
+            hash: Some(hash_value::<T>),
+            visit: Some(visit_value::<T>),
+        });
+    }
+
+    /// Registers `T`, which need not be `SimState`, as presentation under `name`.
+    pub fn register_presentation<T: 'static>(&mut self, name: &'static str) {
+        self.insert(SimEntry {
+            name,
+            tag: name_tag(name),
+            type_id: TypeId::of::<T>(),
+            kind: SimKind::Presentation,
+            hash: None,
+            visit: None,
+        });
+    }
+
+    fn insert(&mut self, entry: SimEntry) {
+        let entries = Arc::make_mut(&mut self.entries);
+        if let Some(same) = entries.iter_mut().find(|e| e.type_id == entry.type_id) {
+            *same = entry;
+            return;
+        }
+        if let Some(other) = entries
+            .iter()
+            .find(|e| e.name == entry.name || e.tag == entry.tag)
+        {
+            Arc::make_mut(&mut self.conflicts).push(if other.name == entry.name {
+                format!(
+                    "two types are registered as simulation state under the name `{}`: give one \
+                     another name with #[sim_state(name = \"...\")]",
+                    entry.name
+                )
+            } else {
+                format!(
+                    "the registered names `{}` and `{}` share a hash tag: rename one",
+                    other.name, entry.name
+                )
+            });
+            return;
+        }
+        let at = entries.partition_point(|e| e.name < entry.name);
+        entries.insert(at, entry);
+    }
+
+    /// Declares a rule under which an entity's `Transform` is a copy and not hashed.
+    pub fn transform_is_copy_when(&mut self, rule: TransformIsCopy) {
+        Arc::make_mut(&mut self.transform_copies).push(rule);
+    }
+
+    /// Whether `entity`'s `Transform` is a copy (see [`SimRegistry::transform_is_copy_when`]).
+    pub fn transform_is_copy(&self, entity: &EntityRef) -> bool {
+        self.transform_copies.iter().any(|rule| rule(entity))
+    }
+
+    /// Every registered type, sorted by name.
+    pub fn entries(&self) -> &[SimEntry] {
+        &self.entries
+    }
+
+    /// The entry of the type `type_id`, if registered.
+    pub fn get(&self, type_id: TypeId) -> Option<&SimEntry> {
+        self.entries.iter().find(|e| e.type_id == type_id)
+    }
+
+    /// The entry registered under `name`.
+    pub fn by_name(&self, name: &str) -> Option<&SimEntry> {
+        self.entries
+            .binary_search_by(|e| e.name.cmp(name))
+            .ok()
+            .map(|i| &self.entries[i])
+    }
+
+    /// What was registered twice under one name (the app refuses to start while any is left).
+    pub fn conflicts(&self) -> &[String] {
+        &self.conflicts
+    }
+
+    /// The entries of `kind` that `world` has registered as components, with their ids, in name
+    /// order.
+    pub fn resolved(&self, world: &World, kinds: &[SimKind]) -> Vec<(SimEntry, ComponentId)> {
+        self.entries
+            .iter()
+            .filter(|e| kinds.contains(&e.kind))
+            .filter_map(|e| Some((*e, world.components().get_id(e.type_id)?)))
+            .collect()
+    }
+}
+
+/// The registry of `world`, or an empty one.
+pub fn sim_registry(world: &World) -> SimRegistry {
+    world
+        .get_resource::<SimRegistry>()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Declaring simulation state from `Plugin::build`, on bevy's `App` (the engine `App` has the
+/// same methods).
+pub trait SimStateAppExt {
+    /// `T` is simulation state on entities: hashed after every tick, copied by snapshots, compared
+    /// down to the field, listed in reports; every entity holding it gets a `SimId`.
+    fn register_sim_component<T: Component<Mutability = Mutable> + Clone + SimState>(
+        &mut self,
+    ) -> &mut Self;
+    /// `T` is a simulation resource: hashed after every tick, copied by snapshots, compared.
+    fn register_sim_resource<T: Resource<Mutability = Mutable> + Clone + SimState>(
+        &mut self,
+    ) -> &mut Self;
+    /// `T` is presentation that snapshots copy and the hash never sees; every entity holding it
+    /// gets a `SimId`, so a rollback finds it again.
+    fn register_presentation_component<T: Component<Mutability = Mutable> + Clone>(
+        &mut self,
+        name: &'static str,
+    ) -> &mut Self;
+}
+
+impl SimStateAppExt for bevy::app::App {
+    fn register_sim_component<T: Component<Mutability = Mutable> + Clone + SimState>(
+        &mut self,
+    ) -> &mut Self {
+        self.register_snapshot_component::<T>()
+    }
+
+    fn register_sim_resource<T: Resource<Mutability = Mutable> + Clone + SimState>(
+        &mut self,
+    ) -> &mut Self {
+        self.register_snapshot_component::<T>()
+    }
+
+    fn register_presentation_component<T: Component<Mutability = Mutable> + Clone>(
+        &mut self,
+        name: &'static str,
+    ) -> &mut Self {
+        let world = self.world_mut();
+        world
+            .get_resource_or_init::<SimRegistry>()
+            .register_presentation::<T>(name);
+        registry_mut(world).register::<T>();
+        require_sim_id::<T>(world);
+        self
+    }
+}
+
+/// Marks a game entity whose only simulation state is its `Transform` (moved by a fixed system):
+/// its `Transform` is then hashed, compared and copied like a body's.
+#[derive(
+    bevy::prelude::Component, Clone, Copy, Debug, Default, PartialEq, Eq, rusting_macros::SimState,
+)]
+#[require(crate::runtime::SimId)]
+pub struct Simulated;
