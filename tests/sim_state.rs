@@ -335,3 +335,25 @@ fn two_types_under_one_name_are_refused() {
     let error = app.setup().unwrap_err();
     assert!(error.to_string().contains("`Health`"), "{error}");
 }
+
+/// A NaN in a game component is reported with the component's registered name and the field's
+/// path, found after the fact from the derive's field list. Fails if the hash stops noting which
+/// component held a non-finite value, or the field is not located.
+#[test]
+fn a_nan_in_a_game_component_names_its_field() {
+    let mut app = health_app(false);
+    run(&mut app, 2);
+    let world = app.world_mut();
+    let mut health = world.query::<&mut Health>();
+    health.single_mut(world).unwrap().value = f32::NAN;
+    run(&mut app, 1);
+    let report = app
+        .world()
+        .resource::<StateHashes>()
+        .first_non_finite
+        .clone()
+        .expect("the NaN is reported");
+    assert_eq!(report.tick, 3);
+    assert_eq!(report.component, "Health");
+    assert_eq!(report.field, "value");
+}

@@ -16,16 +16,16 @@
 
 use std::collections::VecDeque;
 
-use bevy::ecs::archetype::Archetype;
-use bevy::ecs::component::ComponentId;
+use bevy::ecs::archetype::{Archetype, ArchetypeEntity};
+use bevy::ecs::component::{ComponentId, StorageType};
 use bevy::ecs::resource::IsResource;
-use bevy::ecs::world::EntityRef;
+use bevy::ecs::storage::{Column, ComponentSparseSet, Table};
 use bevy::prelude::{Entity, Resource, Transform, World};
-use rayon::prelude::*;
+use bevy::ptr::Ptr;
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::hasher::StateHasher;
-use super::registry::{SimEntry, SimKind, SimRegistry, sim_registry};
+use super::registry::{SimEntry, SimKind, TransformIsCopy, sim_registry};
 use super::sim_state::SimState;
 use crate::runtime::{DeterminismMode, SimId};
 
@@ -104,77 +104,138 @@ pub struct EntityState {
     pub non_finite: Option<(&'static str, String)>,
 }
 
-/// What the hash reads of one archetype of simulation entities.
-struct Plan {
-    /// Its registered simulation components, in name order.
-    components: Vec<(SimEntry, ComponentId)>,
+/// Where one component of an archetype's entities lives.
+#[derive(Clone, Copy)]
+enum Place<'w> {
+    /// A column of the archetype's table.
+    Table(&'w Column),
+    /// A sparse set.
+    Sparse(&'w ComponentSparseSet),
+}
+
+/// What the hash reads of one archetype of simulation entities, and where it finds it.
+struct Plan<'w> {
+    sim_id: Place<'w>,
     /// Its `Transform`, when the entities hold a simulation component.
-    transform: Option<ComponentId>,
+    transform: Option<Place<'w>>,
+    /// The rules that can mark the `Transform` a copy, with the component each reads.
+    copy_rules: Vec<(Place<'w>, TransformIsCopy)>,
+    /// Its registered simulation components, in name order.
+    components: Vec<(SimEntry, Place<'w>)>,
 }
 
 /// The name and tag `Transform` is hashed under.
 const TRANSFORM: &str = "Transform";
 
 /// What the hash needs of a world: the registry and its components' ids.
-struct Hashing {
-    registry: SimRegistry,
+struct Hashing<'w> {
+    world: &'w World,
     components: Vec<(SimEntry, ComponentId)>,
+    copy_rules: Vec<(ComponentId, TransformIsCopy)>,
     sim_id: Option<ComponentId>,
     is_resource: Option<ComponentId>,
     transform: Option<ComponentId>,
     transform_tag: u32,
 }
 
-impl Hashing {
-    fn of(world: &World) -> Hashing {
+impl<'w> Hashing<'w> {
+    fn of(world: &'w World) -> Hashing<'w> {
         let registry = sim_registry(world);
         let components = registry.resolved(world, &[SimKind::Component]);
+        let copy_rules = registry
+            .transform_copy_rules()
+            .iter()
+            .filter_map(|(type_id, rule)| {
+                Some((world.components().get_id(*type_id)?, rule.clone()))
+            })
+            .collect();
         Hashing {
+            world,
             components,
+            copy_rules,
             sim_id: world.component_id::<SimId>(),
             is_resource: world.component_id::<IsResource>(),
             transform: world.component_id::<Transform>(),
             transform_tag: super::hasher::name_tag(TRANSFORM),
-            registry,
+        }
+    }
+
+    /// Where the entities of an archetype stored in `table` keep component `id`.
+    fn place(&self, table: &'w Table, id: ComponentId) -> Option<Place<'w>> {
+        match self.world.components().get_info(id)?.storage_type() {
+            StorageType::SparseSet => self.world.storages().sparse_sets.get(id).map(Place::Sparse),
+            StorageType::Table => table.get_column(id).map(Place::Table),
         }
     }
 
     /// The plan for `archetype`, or `None` when its entities are not simulation entities.
-    fn plan(&self, archetype: &Archetype) -> Option<Plan> {
+    fn plan(&self, archetype: &Archetype) -> Option<Plan<'w>> {
         let has = |id: Option<ComponentId>| id.is_some_and(|id| archetype.contains(id));
         if archetype.is_empty() || !has(self.sim_id) || has(self.is_resource) {
             return None;
         }
-        let components: Vec<(SimEntry, ComponentId)> = self
+        let table = self.world.storages().tables.get(archetype.table_id())?;
+        let components: Vec<(SimEntry, Place)> = self
             .components
             .iter()
             .filter(|(_, id)| archetype.contains(*id))
-            .copied()
+            .filter_map(|(entry, id)| Some((*entry, self.place(table, *id)?)))
             .collect();
         let transform = self
             .transform
-            .filter(|&id| !components.is_empty() && archetype.contains(id));
+            .filter(|&id| !components.is_empty() && archetype.contains(id))
+            .and_then(|id| self.place(table, id));
+        let copy_rules = self
+            .copy_rules
+            .iter()
+            .filter(|(id, _)| transform.is_some() && archetype.contains(*id))
+            .filter_map(|(id, rule)| Some((self.place(table, *id)?, rule.clone())))
+            .collect();
         Some(Plan {
-            components,
+            sim_id: self.place(table, self.sim_id?)?,
             transform,
+            copy_rules,
+            components,
         })
+    }
+
+    /// The component at `place` of `entity`, which belongs to the planned archetype.
+    fn read(&self, place: Place<'w>, entity: &ArchetypeEntity) -> Option<Ptr<'w>> {
+        match place {
+            // SAFETY: the entity is in the archetype, so its row is within the archetype's table.
+            Place::Table(column) => Some(unsafe { column.get_data_unchecked(entity.table_row()) }),
+            Place::Sparse(set) => set.get(entity.id()),
+        }
+    }
+
+    /// The `SimId` of `entity` (in `plan`'s archetype).
+    fn sim_id(&self, plan: &Plan<'w>, entity: &ArchetypeEntity) -> SimId {
+        let ptr = self
+            .read(plan.sim_id, entity)
+            .expect("a simulation archetype holds SimId");
+        // SAFETY: the place is `SimId`'s.
+        *unsafe { ptr.deref::<SimId>() }
     }
 
     /// Feeds `entity` as `plan` says into `whole`, and each component alone into `parts` when
     /// given; returns whether anything was fed.
     fn feed(
         &self,
-        plan: &Plan,
-        entity: &EntityRef,
+        plan: &Plan<'w>,
+        entity: &ArchetypeEntity,
         whole: &mut StateHasher,
         mut parts: Option<(&mut StateHasher, &mut Vec<(&'static str, u64)>)>,
     ) -> bool {
         let mut fed = false;
-        if let Some(id) = plan.transform
-            && !self.registry.transform_is_copy(entity)
-            && let Some(ptr) = entity.get_by_id(id).ok()
+        let copy = plan
+            .copy_rules
+            .iter()
+            .any(|(place, rule)| self.read(*place, entity).is_some_and(|ptr| rule(ptr)));
+        if let Some(place) = plan.transform
+            && !copy
+            && let Some(ptr) = self.read(place, entity)
         {
-            // SAFETY: `id` is `Transform`'s component id in this world.
+            // SAFETY: the place is `Transform`'s.
             let transform = unsafe { ptr.deref::<Transform>() };
             whole.begin_tagged(TRANSFORM, self.transform_tag);
             transform.hash_state(whole);
@@ -186,12 +247,12 @@ impl Hashing {
             }
             fed = true;
         }
-        for (entry, id) in &plan.components {
-            let Ok(ptr) = entity.get_by_id(*id) else {
+        for (entry, place) in &plan.components {
+            let Some(ptr) = self.read(*place, entity) else {
                 continue;
             };
             whole.begin_tagged(entry.name, entry.tag);
-            // SAFETY: `id` is the component id of the entry's type in this world.
+            // SAFETY: the place is the entry's type's.
             unsafe { entry.hash(ptr, whole) };
             if let Some((part, list)) = parts.as_mut() {
                 part.clear();
@@ -220,10 +281,9 @@ fn entity_hashes(world: &World) -> Vec<EntityHash> {
             continue;
         };
         for row in archetype.entities() {
-            let entity = world.entity(row.id());
             hasher.clear();
-            if hashing.feed(&plan, &entity, &mut hasher, None) {
-                let sim_id = *entity.get::<SimId>().expect("a simulation archetype");
+            if hashing.feed(&plan, row, &mut hasher, None) {
+                let sim_id = hashing.sim_id(&plan, row);
                 hashes.push((sim_id, hasher.finish(), hasher.non_finite.take()));
             }
         }
@@ -236,21 +296,27 @@ fn entity_hashes(world: &World) -> Vec<EntityHash> {
 /// without a `SimId`).
 pub fn entity_state(world: &World, entity: Entity) -> Option<EntityState> {
     let hashing = Hashing::of(world);
-    let entity_ref = world.get_entity(entity).ok()?;
-    let plan = hashing.plan(entity_ref.archetype())?;
-    state_of(&hashing, &plan, &entity_ref)
+    let location = world.entities().get_spawned(entity).ok()?;
+    let archetype = world.archetypes().get(location.archetype_id)?;
+    let plan = hashing.plan(archetype)?;
+    let row = archetype.entities().get(location.archetype_row.index())?;
+    state_of(&hashing, &plan, row)
 }
 
-fn state_of(hashing: &Hashing, plan: &Plan, entity: &EntityRef) -> Option<EntityState> {
+fn state_of<'w>(
+    hashing: &Hashing<'w>,
+    plan: &Plan<'w>,
+    row: &ArchetypeEntity,
+) -> Option<EntityState> {
     let mut whole = StateHasher::new();
     let mut part = StateHasher::new();
     let mut components = Vec::new();
-    if !hashing.feed(plan, entity, &mut whole, Some((&mut part, &mut components))) {
+    if !hashing.feed(plan, row, &mut whole, Some((&mut part, &mut components))) {
         return None;
     }
     Some(EntityState {
-        sim_id: *entity.get::<SimId>()?,
-        entity: entity.id(),
+        sim_id: hashing.sim_id(plan, row),
+        entity: row.id(),
         hash: whole.finish(),
         components,
         non_finite: whole.non_finite,
@@ -262,26 +328,20 @@ fn state_of(hashing: &Hashing, plan: &Plan, entity: &EntityRef) -> Option<Entity
 pub fn entity_states(world: &mut World) -> Vec<EntityState> {
     let world: &World = world;
     let hashing = Hashing::of(world);
-    let mut rows: Vec<(SimId, Entity, usize)> = Vec::new();
-    let mut plans = Vec::new();
+    let mut states = Vec::new();
     for archetype in world.archetypes().iter() {
         let Some(plan) = hashing.plan(archetype) else {
             continue;
         };
-        for row in archetype.entities() {
-            let sim_id = *world
-                .entity(row.id())
-                .get::<SimId>()
-                .expect("a simulation archetype");
-            rows.push((sim_id, row.id(), plans.len()));
-        }
-        plans.push(plan);
+        states.extend(
+            archetype
+                .entities()
+                .iter()
+                .filter_map(|row| state_of(&hashing, &plan, row)),
+        );
     }
-    rows.sort_unstable();
-    rows.par_iter()
-        .with_min_len(256)
-        .filter_map(|&(_, entity, plan)| state_of(&hashing, &plans[plan], &world.entity(entity)))
-        .collect()
+    states.sort_unstable_by_key(|state| state.sim_id);
+    states
 }
 
 /// The hash of the simulation resources, and the first non-finite value among them.
@@ -347,7 +407,11 @@ pub fn record_state_hash(world: &mut World, tick: u64) -> u64 {
             .into_iter()
             .find_map(|(entity, _, bad)| bad.map(|(c, f)| (Some(entity), c, f)))
             .or(resource_non_finite.map(|(c, f)| (None, c, f)));
-        if let Some((entity, component, field)) = found {
+        if let Some((entity, component, mut field)) = found {
+            if field.is_empty() {
+                field = non_finite_field(world, entity, component).unwrap_or_default();
+            }
+            let mut hashes = world.resource_mut::<StateHashes>();
             let report = NonFiniteValue {
                 tick,
                 entity,
@@ -359,4 +423,34 @@ pub fn record_state_hash(world: &mut World, tick: u64) -> u64 {
         }
     }
     hash
+}
+
+/// The path of the first NaN or infinite field of `component` (by registered name) on the
+/// simulation entity `entity`, or of the resource when `entity` is `None`: the hash notes only
+/// which component held one, and this finds the field from its `visit_fields` afterwards.
+fn non_finite_field(world: &mut World, entity: Option<SimId>, component: &str) -> Option<String> {
+    let registry = sim_registry(world);
+    let entry = *registry.by_name(component)?;
+    let id = world.components().get_id(entry.type_id)?;
+    let fields = match entity {
+        None => {
+            let ptr = world.get_resource_by_id(id)?;
+            // SAFETY: `id` is the entry's type's component id in this world.
+            unsafe { entry.fields(ptr) }
+        }
+        Some(sim_id) => {
+            let holder = world
+                .query::<(Entity, &SimId)>()
+                .iter(world)
+                .find(|(_, id)| **id == sim_id)
+                .map(|(e, _)| e)?;
+            let ptr = world.entity(holder).get_by_id(id).ok()?;
+            // SAFETY: as above.
+            unsafe { entry.fields(ptr) }
+        }
+    };
+    fields
+        .into_iter()
+        .find(|(_, value)| value.parse::<f64>().is_ok_and(|v| !v.is_finite()))
+        .map(|(path, _)| path)
 }

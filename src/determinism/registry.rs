@@ -22,7 +22,6 @@ use std::any::TypeId;
 use std::sync::Arc;
 
 use bevy::ecs::component::{Component, ComponentId, Mutable};
-use bevy::ecs::world::EntityRef;
 use bevy::prelude::{Resource, World};
 use bevy::ptr::Ptr;
 
@@ -107,8 +106,9 @@ unsafe fn visit_value<T: SimState + 'static>(ptr: Ptr<'_>, out: &mut Vec<(String
 }
 
 /// Whether an entity's `Transform` is a copy of state kept elsewhere (a GPU body's read-back), and
-/// so not hashed even on a simulation entity.
-pub type TransformIsCopy = fn(&EntityRef) -> bool;
+/// so not hashed even on a simulation entity: decided from one of the entity's components, given
+/// as a pointer to a value of the type the rule was registered for.
+pub type TransformIsCopy = Arc<dyn Fn(Ptr<'_>) -> bool + Send + Sync>;
 
 /// The registered simulation types of an app (a resource inserted when the app is built).
 #[derive(Resource, Clone, Default)]
@@ -117,7 +117,7 @@ pub struct SimRegistry {
     entries: Arc<Vec<SimEntry>>,
     /// Names registered twice for different types, or sharing a tag.
     conflicts: Arc<Vec<String>>,
-    transform_copies: Arc<Vec<TransformIsCopy>>,
+    transform_copies: Arc<Vec<(TypeId, TransformIsCopy)>>,
 }
 
 impl SimRegistry {
@@ -174,14 +174,18 @@ impl SimRegistry {
         entries.insert(at, entry);
     }
 
-    /// Declares a rule under which an entity's `Transform` is a copy and not hashed.
-    pub fn transform_is_copy_when(&mut self, rule: TransformIsCopy) {
-        Arc::make_mut(&mut self.transform_copies).push(rule);
+    /// Declares that an entity's `Transform` is a copy, and not hashed, when its `T` says so.
+    pub fn transform_is_copy_when<T: Component>(&mut self, rule: fn(&T) -> bool) {
+        let rule: TransformIsCopy = Arc::new(move |ptr: Ptr<'_>| {
+            // SAFETY: the hash calls the rule with a pointer to the entity's `T`.
+            rule(unsafe { ptr.deref::<T>() })
+        });
+        Arc::make_mut(&mut self.transform_copies).push((TypeId::of::<T>(), rule));
     }
 
-    /// Whether `entity`'s `Transform` is a copy (see [`SimRegistry::transform_is_copy_when`]).
-    pub fn transform_is_copy(&self, entity: &EntityRef) -> bool {
-        self.transform_copies.iter().any(|rule| rule(entity))
+    /// The rules of [`SimRegistry::transform_is_copy_when`], by the component they read.
+    pub fn transform_copy_rules(&self) -> &[(TypeId, TransformIsCopy)] {
+        &self.transform_copies
     }
 
     /// Every registered type, sorted by name.

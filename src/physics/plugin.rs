@@ -53,11 +53,7 @@ impl Plugin for PhysicsPlugin {
         // A GPU body's `Transform` is a read-back copy of state on the device: not hashed.
         app.world_mut()
             .get_resource_or_init::<SimRegistry>()
-            .transform_is_copy_when(|entity| {
-                entity
-                    .get::<PhysicsBody>()
-                    .is_some_and(|body| body.class == BodyClass::Gpu)
-            });
+            .transform_is_copy_when::<PhysicsBody>(|body| body.class == BodyClass::Gpu);
         if let Some(mut support) = app.world_mut().get_resource_mut::<DeterminismSupport>() {
             // Only IEEE + - * /, sqrt and sim_math, in a fixed order: see docs/determinism.md for the
             // cross-build comparison behind this.

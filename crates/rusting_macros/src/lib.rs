@@ -112,10 +112,10 @@ fn fields_code(fields: &Fields, bindings: &[Tokens]) -> Result<(Tokens, Tokens),
         match field_rule(field)? {
             FieldRule::Skip => {}
             FieldRule::Hash => {
+                // No field path on the hot path: a non-finite value is located afterwards, from
+                // `visit_fields`, on the rare tick that has one.
                 hash.extend(quote! {
-                    hasher.enter(#label);
                     ::rusting_engine::determinism::SimState::hash_state(#binding, hasher);
-                    hasher.leave();
                 });
                 visit.extend(quote! {
                     ::rusting_engine::determinism::SimState::visit_fields(
@@ -127,9 +127,7 @@ fn fields_code(fields: &Fields, bindings: &[Tokens]) -> Result<(Tokens, Tokens),
             }
             FieldRule::With(function) => {
                 hash.extend(quote! {
-                    hasher.enter(#label);
                     #function(#binding, hasher);
-                    hasher.leave();
                 });
                 visit.extend(quote! {
                     out(
