@@ -16,7 +16,10 @@
 //! - `RUSTING_SYNCTEST=<k>` runs the headless ticks one a frame as a synctest instead: after every
 //!   tick, a new app restores the snapshot from `k` ticks back and re-simulates, and the run fails
 //!   at the first tick whose hash differs (state kept outside the snapshot);
-//! - `RUSTING_PROJECT_DIR=<dir>` opens a project elsewhere than the crate that was built.
+//! - `RUSTING_PROJECT_DIR=<dir>` opens a project elsewhere than the crate that was built;
+//! - `RUSTING_LOCKSTEP=1` steps the headless run one tick at a time for `rusting determinism`
+//!   (see `determinism::lockstep`);
+//! - `RUSTING_CHECK_UNDECLARED=1` (or `0`) turns the check for state nobody declared on (or off).
 //!
 //! Without `RUSTING_HEADLESS_TICKS` the game says so and exits with code 2 instead of pretending to
 //! open a window. This module must never read a clock.
@@ -262,6 +265,12 @@ fn try_run_game(
     let mut app = build_app(&project)?;
     add_game(&mut app);
     let hashes = crate::determinism::headless::collect_hashes(&mut app);
+    if environment(crate::determinism::lockstep::LOCKSTEP_VARIABLE).as_deref() == Some("1") {
+        let mut lockstep = crate::determinism::lockstep::Lockstep::default();
+        app.add_tick_hook(move |world: &mut bevy::prelude::World, tick| {
+            lockstep.after_tick(world, tick);
+        });
+    }
     app.setup()?;
     if let Some(replay) = replay_in {
         crate::determinism::play_replay(&replay, &mut app)?;

@@ -9,18 +9,16 @@
 //! bodies within one tick, so the entity named is the first in `SimId` order, not always the one
 //! where the change began. This module must never change either app's state.
 
-use bevy::ecs::world::EntityRef;
-use bevy::prelude::{Name, Transform, World};
+use bevy::prelude::{Name, World};
 
+use super::detail::{component_fields, first_difference};
 use super::hash::{EntityState, StateHashes, entity_states};
-use super::registry::sim_registry;
-use super::sim_state::fields_of;
 use crate::app::App;
 use crate::runtime::SimId;
 use crate::scene::SceneId;
 
 /// The first differing field of a component.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldDifference {
     /// The path inside the component, e.g. `linear_velocity.y`.
     pub path: String,
@@ -71,54 +69,6 @@ impl std::fmt::Display for Divergence {
         }
         Ok(())
     }
-}
-
-/// The fields of a simulation component (by its registered name) on `entity`, as
-/// `(path, value)`.
-fn component_fields(
-    world: &World,
-    entity: &EntityRef,
-    component: &str,
-) -> Option<Vec<(String, String)>> {
-    if component == "Transform" {
-        return entity.get::<Transform>().map(fields_of);
-    }
-    let registry = sim_registry(world);
-    let entry = registry.by_name(component)?;
-    let id = world.components().get_id(entry.type_id)?;
-    let ptr = entity.get_by_id(id).ok()?;
-    // SAFETY: `id` is the component id of the entry's type in this world.
-    Some(unsafe { entry.fields(ptr) })
-}
-
-/// The first field at which two components' field lists differ.
-fn first_difference(a: &[(String, String)], b: &[(String, String)]) -> Option<FieldDifference> {
-    for (k, (path, first)) in a.iter().enumerate() {
-        match b.get(k) {
-            Some((other_path, second)) if other_path == path => {
-                if first != second {
-                    return Some(FieldDifference {
-                        path: path.clone(),
-                        first: first.clone(),
-                        second: second.clone(),
-                    });
-                }
-            }
-            other => {
-                return Some(FieldDifference {
-                    path: path.clone(),
-                    first: first.clone(),
-                    second: other
-                        .map_or_else(|| "(absent)".to_owned(), |(p, v)| format!("{p} = {v}")),
-                });
-            }
-        }
-    }
-    b.get(a.len()).map(|(path, second)| FieldDifference {
-        path: path.clone(),
-        first: "(absent)".to_owned(),
-        second: second.clone(),
-    })
 }
 
 /// Explains how `a` and `b` differ after `tick`.

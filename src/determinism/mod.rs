@@ -10,15 +10,19 @@
 //! - `headless` holds `simulate_project_headless`;
 //! - `report` holds `StateHashReport` on disk and `compare_reports`;
 //! - `compare` holds `compare_runs`, which goes down to the first differing field;
+//! - `detail` holds `StateDetail` (one tick's state down to the field) and `compare_details`;
+//! - `lockstep` lets `rusting determinism` step a game's headless run tick by tick;
 //! - `replay` holds `Replay`, the `Recorder` the engine `App` keeps, and `play_replay`;
 //! - `snapshot` holds `WorldSnapshot` (simulation entities by `SimId`, registered resources) and
 //!   the registry of what it copies; `seek` holds `ReplaySeeker`;
 //!   `synctest` holds `SyncTest`, which rolls back in place and re-simulates every tick.
 
 pub mod compare;
+pub mod detail;
 pub mod hash;
 pub mod hasher;
 pub mod headless;
+pub mod lockstep;
 pub mod registry;
 pub mod replay;
 pub mod replay_compact;
@@ -32,6 +36,7 @@ pub mod undeclared;
 use bevy::app::{App, Plugin};
 
 pub use compare::{Divergence, FieldDifference, compare_runs};
+pub use detail::{DetailDifference, StateDetail, compare_details};
 pub use hash::{
     EntityState, NonFiniteValue, STATE_HASH_HISTORY, StateHashes, entity_states, world_state_hash,
 };

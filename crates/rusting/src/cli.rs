@@ -55,6 +55,10 @@ enum Command {
         /// The cargo target directory the builds share (default: the project's `target`).
         #[arg(long)]
         target_dir: Option<PathBuf>,
+        /// How many times to run the debug build (at least 2): runs of the same build that differ
+        /// point at process-dependent state, not at code generation.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=16))]
+        repeat: u32,
     },
     /// Build a game and run it: headless for a number of ticks, recording a session, playing one
     /// back, or as a synctest.
@@ -153,12 +157,14 @@ impl Cli {
                 script,
                 replay,
                 target_dir,
+                repeat,
             }) => determinism::check(&determinism::Request {
                 project,
                 ticks: *ticks,
                 script: script.as_deref(),
                 replay: replay.as_deref(),
                 target_dir: target_dir.as_deref(),
+                repeat: *repeat,
                 json: self.json,
             }),
             Some(Command::Run {

@@ -1,24 +1,28 @@
-//! `rusting determinism <project> --ticks N`: the same game, built and run three ways, must give
+//! `rusting determinism <project> --ticks N`: the same game, built and run several ways, must give
 //! the same world-state hash after every tick.
 //!
-//! The configurations: a debug build, a release build, the release build again pinned to one CPU
-//! with `taskset --cpu-list 0` (so bevy's task pool and rayon run one thread), and, without an input
-//! script, the release build in uneven frames (3, 1/2, 1/2, 0 and 5 ticks). The two builds share
-//! one target directory and run one after the other; then the configurations run at the same time
-//! (only one of them is pinned, so none shares a pin with another), each headless with
-//! `RUSTING_HEADLESS_TICKS`, writing a state-hash report through `RUSTING_STATE_HASH_OUT`. Every
-//! tick is compared against the debug run. At the first mismatch the two configurations run again
-//! up to that tick and their per-entity and per-component hashes name the entity and component.
-//! With `--replay`, every run is fed the replay's frames and input (as an input script), so
-//! gameplay is exercised the way a player did.
+//! The configurations: a debug build (run twice, or `--repeat N` times: two runs of the same
+//! binary that differ point at process-dependent state, not at the build), a release build, the
+//! release build again pinned to one CPU with `taskset --cpu-list 0` (so bevy's task pool and
+//! rayon run one thread), and, without an input script, the release build in uneven frames (3,
+//! 1/2, 1/2, 0 and 5 ticks). The two builds share one target directory and run one after the
+//! other; then the configurations run at the same time, headless, in lockstep (see `lockstep`):
+//! each announces every tick's hash and waits. At the first tick where a run differs from the
+//! first debug run, those two runs write their state of that tick down to the field, and the
+//! verdict (same build, debug and release, one CPU, uneven frames) names the entity, component and
+//! field with both values, from the very processes that differed. With `--replay`, every run is fed
+//! the replay's frames and input (as an input script), the replay must be of the project's main
+//! scene, and its recorded hashes must agree with what the runs compute.
 
 use std::path::{Path, PathBuf};
 
-use rusting_engine::determinism::{Replay, StateHashReport, compare_reports};
+use rusting_engine::determinism::{DetailDifference, Replay, StateHashReport};
 use rusting_engine::project::Project;
+use rusting_engine::scene::{LocatedScene, SceneIdentity};
 
 use crate::exit::{Failure, Outcome};
-use crate::game_build::{Build, GameRun, Profile, last_line, taskset_available};
+use crate::game_build::{Build, GameRun, Profile, taskset_available};
+use crate::lockstep;
 
 /// One way of building and running the game.
 struct Configuration {
@@ -26,32 +30,59 @@ struct Configuration {
     release: bool,
     one_cpu: bool,
     uneven: bool,
+    /// The verdict when this configuration differs from the first debug run, and its usual causes.
+    verdict: &'static str,
+    hint: &'static str,
 }
 
-const CONFIGURATIONS: [Configuration; 4] = [
-    Configuration {
-        name: "debug",
-        release: false,
-        one_cpu: false,
-        uneven: false,
-    },
+/// The first debug run, every other run is compared with.
+const DEBUG: Configuration = Configuration {
+    name: "debug",
+    release: false,
+    one_cpu: false,
+    uneven: false,
+    verdict: "",
+    hint: "",
+};
+
+/// Another run of the debug build, the same way: told apart from build differences.
+const DEBUG_AGAIN: Configuration = Configuration {
+    name: "debug again",
+    release: false,
+    one_cpu: false,
+    uneven: false,
+    verdict: "two runs of the same debug build differ",
+    hint: "process-dependent state: hash-map order, addresses, clocks, thread timing or \
+           randomness seeded by the process",
+};
+
+const CONFIGURATIONS: [Configuration; 3] = [
     Configuration {
         name: "release",
         release: true,
         one_cpu: false,
         uneven: false,
+        verdict: "debug and release differ",
+        hint: "code generation or build settings: `cfg!(debug_assertions)`, integer overflow \
+               checks, fused multiply-add or float math outside sim_math",
     },
     Configuration {
         name: "release on one CPU",
         release: true,
         one_cpu: true,
         uneven: false,
+        verdict: "the one-CPU run differs",
+        hint: "results that depend on the thread count: parallel float reductions, work split \
+               by thread, task completion order",
     },
     Configuration {
         name: "release in uneven frames",
         release: true,
         one_cpu: false,
         uneven: true,
+        verdict: "the run in uneven frames differs",
+        hint: "frame pacing reaching the simulation: the frame clock, or input or state changed \
+               in `Update` instead of a fixed system",
     },
 ];
 
@@ -67,6 +98,8 @@ pub struct Request<'a> {
     pub replay: Option<&'a Path>,
     /// The target directory builds share (default: the project's `target`).
     pub target_dir: Option<&'a Path>,
+    /// How many times the debug build runs (at least 2).
+    pub repeat: u32,
     /// Print a JSON result.
     pub json: bool,
 }
@@ -77,20 +110,23 @@ struct Binaries {
     release: PathBuf,
 }
 
-/// Runs one configuration for `ticks` with the input script at `script`; returns its report.
-fn run(
+/// The run of one configuration for `ticks` with the input script at `script`, stepped in
+/// lockstep, writing its state-hash report to `out` when it ends.
+fn planned(
     request: &Request,
     binaries: &Binaries,
     configuration: &Configuration,
     ticks: u64,
     script: Option<&Path>,
     out: &Path,
-) -> Result<StateHashReport, Failure> {
+    stderr: PathBuf,
+) -> lockstep::Planned {
     let mut env = vec![
         ("RUSTING_HEADLESS_TICKS", ticks.to_string()),
         ("RUSTING_STATE_HASH_OUT", out.display().to_string()),
         // Every configuration names state a tick changed that nobody declared, release too.
         ("RUSTING_CHECK_UNDECLARED", "1".to_owned()),
+        ("RUSTING_LOCKSTEP", "1".to_owned()),
         (
             "RUSTING_HEADLESS_PACING",
             if configuration.uneven {
@@ -109,32 +145,21 @@ fn run(
     } else {
         &binaries.debug
     };
-    let output = GameRun {
-        executable,
-        project: request.project,
-        env,
-        one_cpu: configuration.one_cpu,
+    lockstep::Planned {
+        name: configuration.name,
+        command: GameRun {
+            executable,
+            project: request.project,
+            env,
+            one_cpu: configuration.one_cpu,
+        }
+        .command(),
+        stderr,
     }
-    .command()
-    .output()
-    .map_err(|e| {
-        Failure::new(
-            "RUN_FAILED",
-            Outcome::BuildOrRun,
-            format!("{}: cannot start the game: {e}", configuration.name),
-        )
-    })?;
-    if !output.status.success() {
-        return Err(Failure::new(
-            "RUN_FAILED",
-            Outcome::BuildOrRun,
-            format!(
-                "the {} run failed: {}",
-                configuration.name,
-                last_line(&output.stderr)
-            ),
-        ));
-    }
+}
+
+/// The report a finished run wrote.
+fn report_of(configuration: &Configuration, out: &Path) -> Result<StateHashReport, Failure> {
     StateHashReport::load(out).map_err(|e| {
         Failure::new(
             "RUN_FAILED",
@@ -147,46 +172,65 @@ fn run(
     })
 }
 
-/// Runs every configuration at once (none shares a CPU pin with another) and returns their
-/// reports in order.
-fn run_all(
-    request: &Request,
-    binaries: &Binaries,
-    configurations: &[&Configuration],
-    ticks: u64,
-    script: Option<&Path>,
-    out: impl Fn(&Configuration) -> PathBuf + Sync,
-) -> Result<Vec<StateHashReport>, Failure> {
-    std::thread::scope(|scope| {
-        let runs: Vec<_> = configurations
-            .iter()
-            .map(|configuration| {
-                let out = &out;
-                scope.spawn(move || {
-                    run(
-                        request,
-                        binaries,
-                        configuration,
-                        ticks,
-                        script,
-                        &out(configuration),
-                    )
-                })
-            })
-            .collect();
-        runs.into_iter()
-            .map(|run| run.join().expect("a run thread does not panic"))
-            .collect()
-    })
+/// The first line of a divergence: which runs differ at `tick`.
+fn between(tick: u64, configuration: &Configuration) -> String {
+    if configuration.name == DEBUG_AGAIN.name {
+        format!("tick {tick} differs between two runs of the same debug build")
+    } else {
+        format!(
+            "tick {tick} differs between debug and {}",
+            configuration.name
+        )
+    }
 }
 
-/// The input every run gets, and how many ticks to run: a script as given, or a replay's frames
-/// written as a script into `work`.
-fn input(
-    request: &Request,
-    project: &Project,
-    work: &Path,
-) -> Result<(Option<PathBuf>, u64), Failure> {
+/// `: entity ..., component ..., field ...: a vs b`, or what only resources differ in.
+fn blame(difference: Option<&DetailDifference>) -> String {
+    let Some(difference) = difference else {
+        return ": the runs' details agree in every field (the difference is in something the \
+                hash covers and no field shows)"
+            .to_owned();
+    };
+    let mut text = match &difference.entity {
+        Some(entity) => format!(
+            ": entity `{}`{}",
+            entity.name.as_deref().unwrap_or("(unnamed)"),
+            entity
+                .scene_id
+                .map(|id| format!(" (scene id {id})"))
+                .unwrap_or_default()
+        ),
+        None => ": only resources differ".to_owned(),
+    };
+    if let Some(component) = &difference.component {
+        let kind = if difference.entity.is_some() {
+            "component"
+        } else {
+            "resource"
+        };
+        text.push_str(&format!(", {kind} {component}"));
+    } else if difference.entity.is_some() {
+        text.push_str(", which only one of the runs holds");
+    }
+    if let Some(field) = &difference.field {
+        text.push_str(&format!(
+            ", field {}: {} vs {}",
+            field.path, field.first, field.second
+        ));
+    }
+    text
+}
+
+/// What every run is fed: an input script (as given, or a replay's frames written as one into
+/// `work`), how many ticks to run, and the replay when there is one.
+struct Input {
+    script: Option<PathBuf>,
+    ticks: u64,
+    replay: Option<Replay>,
+}
+
+/// The input every run gets, checked: a replay must be of this project's seed and main scene.
+fn input(request: &Request, project: &Project, work: &Path) -> Result<Input, Failure> {
     let bad = |code: &'static str, message: String| Failure::new(code, Outcome::BadInput, message);
     if let Some(script) = request.script {
         if !script.is_file() {
@@ -195,13 +239,18 @@ fn input(
                 format!("{}: no such input script", script.display()),
             ));
         }
-        return Ok((
-            Some(script.to_owned()),
-            request.ticks.unwrap_or(DEFAULT_TICKS),
-        ));
+        return Ok(Input {
+            script: Some(script.to_owned()),
+            ticks: request.ticks.unwrap_or(DEFAULT_TICKS),
+            replay: None,
+        });
     }
     let Some(path) = request.replay else {
-        return Ok((None, request.ticks.unwrap_or(DEFAULT_TICKS)));
+        return Ok(Input {
+            script: None,
+            ticks: request.ticks.unwrap_or(DEFAULT_TICKS),
+            replay: None,
+        });
     };
     let replay = Replay::load(path).map_err(|e| bad("REPLAY_INVALID", e.to_string()))?;
     if replay.seed != project.manifest.seed || replay.start_tick != 0 {
@@ -216,6 +265,25 @@ fn input(
             ),
         ));
     }
+    // The scene the replay was recorded with must be the project's main scene as it is now.
+    if let Some(recorded) = &replay.scene {
+        let located = LocatedScene::load(&project.root, &project.manifest.main_scene)
+            .map_err(|e| bad("SCENE_INVALID", e.to_string()))?;
+        let loaded = SceneIdentity::of(located.name.clone(), &located.cooked);
+        if *recorded != loaded {
+            return Err(bad(
+                "REPLAY_INVALID",
+                format!(
+                    "{}: recorded with scene `{}` ({}), but the project's main scene is `{}` ({})",
+                    path.display(),
+                    recorded.name,
+                    recorded.cooked_hash,
+                    loaded.name,
+                    loaded.cooked_hash
+                ),
+            ));
+        }
+    }
     let script = work.join("replay-input.json");
     let bytes = serde_json::to_vec(&replay.to_input_script()).expect("a script serializes");
     std::fs::write(&script, bytes).map_err(|e| {
@@ -226,10 +294,24 @@ fn input(
         )
     })?;
     let recorded = replay.end_tick() - replay.start_tick;
-    Ok((
-        Some(script),
-        request.ticks.unwrap_or(recorded).min(recorded),
-    ))
+    Ok(Input {
+        script: Some(script),
+        ticks: request.ticks.unwrap_or(recorded).min(recorded),
+        replay: Some(replay),
+    })
+}
+
+/// The first tick at which `report` disagrees with the hashes `replay` recorded.
+fn against_recording(replay: &Replay, report: &StateHashReport) -> Option<(u64, String, String)> {
+    let recorded: std::collections::BTreeMap<u64, &String> = replay
+        .hashes
+        .iter()
+        .map(|(tick, hash)| (*tick, hash))
+        .collect();
+    report.ticks.iter().find_map(|tick| {
+        let want = recorded.get(&tick.tick)?;
+        (**want != tick.hash).then(|| (tick.tick, (*want).clone(), tick.hash.clone()))
+    })
 }
 
 /// Ticks to run when neither `--ticks` nor a replay says.
@@ -253,7 +335,11 @@ pub fn check(request: &Request) -> Result<String, Failure> {
 }
 
 fn check_in(request: &Request, project: &Project, work: &Path) -> Result<String, Failure> {
-    let (script, ticks) = input(request, project, work)?;
+    let Input {
+        script,
+        ticks,
+        replay,
+    } = input(request, project, work)?;
     let script = script.as_deref();
     let build = Build {
         project: request.project,
@@ -264,77 +350,142 @@ fn check_in(request: &Request, project: &Project, work: &Path) -> Result<String,
         release: build.build(Profile::Release)?,
     };
     let one_cpu = taskset_available();
-    let configurations: Vec<&Configuration> = CONFIGURATIONS
-        .iter()
-        .filter(|c| one_cpu || !c.one_cpu)
-        // Scripted input is frames of input; uneven pacing would change when input is seen.
-        .filter(|c| script.is_none() || !c.uneven)
-        .collect();
-    let report_path = |c: &Configuration, suffix: &str| -> PathBuf {
-        work.join(format!("{}{suffix}.json", c.name.replace(' ', "-")))
-    };
-    let reports = run_all(request, &binaries, &configurations, ticks, script, |c| {
-        report_path(c, "")
-    })?;
-    let reference = &reports[0];
-    for (configuration, report) in configurations.iter().zip(&reports).skip(1) {
-        let mismatch = reference
-            .ticks
+    // The same build again first, so a difference between two runs of one binary is told apart
+    // from a difference between builds.
+    let mut configurations: Vec<&Configuration> = vec![&DEBUG];
+    configurations.extend(std::iter::repeat_n(
+        &DEBUG_AGAIN,
+        request.repeat.max(2) as usize - 1,
+    ));
+    configurations.extend(
+        CONFIGURATIONS
             .iter()
-            .zip(&report.ticks)
-            .find(|(a, b)| a != b)
-            .map(|(a, _)| a.tick)
-            .or((reference.ticks.len() != report.ticks.len()).then_some(0));
-        let Some(tick) = mismatch else {
-            continue;
-        };
-        // Run both up to the divergent tick and compare their entities there.
-        let pair = [configurations[0], *configuration];
-        let at = run_all(request, &binaries, &pair, tick, script, |c| {
-            report_path(c, "-at")
-        })?;
-        let difference = compare_reports(&at[0], &at[1]);
-        let entity = difference.as_ref().and_then(|d| d.entity.clone());
-        let component = difference.and_then(|d| d.component);
+            .filter(|c| one_cpu || !c.one_cpu)
+            // Scripted input is frames of input; uneven pacing would change when input is seen.
+            .filter(|c| script.is_none() || !c.uneven),
+    );
+    let report_path =
+        |k: usize, c: &Configuration| work.join(format!("{k}-{}.json", c.name.replace(' ', "-")));
+    let plans = configurations
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let stderr = work.join(format!("{k}-stderr.txt"));
+            planned(
+                request,
+                &binaries,
+                c,
+                ticks,
+                script,
+                &report_path(k, c),
+                stderr,
+            )
+        })
+        .collect();
+    let ending = lockstep::run(plans, work)?;
+    let diverged = |tick: u64,
+                    configuration: &Configuration,
+                    blame: String,
+                    difference: Option<&DetailDifference>| {
         let mut message = format!(
-            "tick {tick} differs between debug and {}",
-            configuration.name
+            "{}{blame}\n{}; usual causes: {}",
+            between(tick, configuration),
+            configuration.verdict,
+            configuration.hint
         );
-        if let Some(entity) = &entity {
-            message.push_str(&format!(
-                ": entity `{}`{}",
-                entity.name.as_deref().unwrap_or("(unnamed)"),
-                entity
-                    .scene_id
-                    .map(|id| format!(" (scene id {id})"))
-                    .unwrap_or_default()
-            ));
-            if let Some(component) = &component {
-                message.push_str(&format!(", component {component}"));
-            }
-        } else {
-            message.push_str(": only resources differ");
-        }
         if request.json {
+            let entity = difference.and_then(|d| d.entity.as_ref());
+            let field = difference.and_then(|d| d.field.as_ref());
             message = serde_json::json!({
                 "result": "diverged",
                 "code": "DETERMINISM_DIVERGED",
                 "tick": tick,
                 "configuration": configuration.name,
-                "entity": entity.as_ref().and_then(|e| e.name.clone()),
-                "scene_id": entity.as_ref().and_then(|e| e.scene_id),
-                "sim_id": entity.as_ref().map(|e| e.sim_id),
-                "component": component,
+                "verdict": configuration.verdict,
+                "hint": configuration.hint,
+                "entity": entity.and_then(|e| e.name.clone()),
+                "scene_id": entity.and_then(|e| e.scene_id),
+                "sim_id": entity.map(|e| e.sim_id),
+                "component": difference.and_then(|d| d.component.clone()),
+                "field": field.map(|f| f.path.clone()),
+                "values": field.map(|f| [f.first.clone(), f.second.clone()]),
             })
             .to_string();
         }
-        return Err(Failure::new(
-            "DETERMINISM_DIVERGED",
-            Outcome::Failed,
-            message,
-        ));
+        Failure::new("DETERMINISM_DIVERGED", Outcome::Failed, message)
+    };
+    match ending {
+        lockstep::Ending::Agreed => {}
+        lockstep::Ending::Diverged {
+            tick,
+            index,
+            difference,
+        } => {
+            let configuration = configurations[index];
+            return Err(diverged(
+                tick,
+                configuration,
+                blame(difference.as_ref()),
+                difference.as_ref(),
+            ));
+        }
+        lockstep::Ending::OutOfStep { tick, index } => {
+            let configuration = configurations[index];
+            return Err(diverged(
+                tick.unwrap_or(0),
+                configuration,
+                ": the runs ran a different number of ticks".to_owned(),
+                None,
+            ));
+        }
     }
-    let names: Vec<&str> = configurations.iter().map(|c| c.name).collect();
+    // Every CPU hash agreed tick by tick; the reports add GPU hashes, which arrive later.
+    let reports = configurations
+        .iter()
+        .enumerate()
+        .map(|(k, c)| report_of(c, &report_path(k, c)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let reference = &reports[0];
+    for (configuration, report) in configurations.iter().zip(&reports).skip(1) {
+        if let Some(tick) = reference
+            .ticks
+            .iter()
+            .zip(&report.ticks)
+            .find(|(a, b)| a != b)
+            .map(|(a, _)| a.tick)
+        {
+            return Err(diverged(
+                tick,
+                configuration,
+                ": the GPU bodies' hash differs".to_owned(),
+                None,
+            ));
+        }
+    }
+    // Every configuration agrees; a replay's recording must agree with them too.
+    if let Some(replay) = &replay
+        && let Some((tick, recorded, computed)) = against_recording(replay, reference)
+    {
+        let message = if request.json {
+            serde_json::json!({
+                "result": "diverged",
+                "code": "REPLAY_DIVERGED",
+                "tick": tick,
+                "recorded": recorded,
+                "computed": computed,
+            })
+            .to_string()
+        } else {
+            format!(
+                "tick {tick}: every configuration computed {computed}, but the replay recorded \
+                 {recorded} (the game changed since it was recorded, or the recording came from \
+                 a build that was not deterministic)"
+            )
+        };
+        return Err(Failure::new("REPLAY_DIVERGED", Outcome::Failed, message));
+    }
+    let mut names: Vec<&str> = configurations.iter().map(|c| c.name).collect();
+    names.dedup();
     Ok(if request.json {
         serde_json::json!({
             "result": "same",

@@ -9,6 +9,7 @@ mod determinism;
 mod exit;
 mod game_build;
 mod hashes;
+mod lockstep;
 mod new;
 mod replay;
 mod run;

@@ -297,10 +297,13 @@ fn lean_by_cpus(mut bodies: Query<(&Name, &mut Transform)>) {
 
 /// On a project made by `rusting new`, a game component registered with one call whose value
 /// comes from a heap address (different in every process) fails `rusting determinism`, naming the
-/// component. Fails if game-registered components stop reaching the hash or the per-entity report
-/// (the configurations then agree, or the blame says only resources differ).
+/// component, with the verdict that two runs of the same build differ (a race, not a build
+/// difference; the debug-only nudge below gets the debug/release verdict). Fails if
+/// game-registered components stop reaching the hash or the per-entity report (the
+/// configurations then agree, or the blame says only resources differ), or if the debug build is
+/// not run twice (the verdict then blames debug and release).
 #[test]
-fn determinism_names_a_registered_game_component_fed_from_a_heap_address() {
+fn a_race_is_told_apart_from_a_build_difference() {
     let (root, dir) = project_with(
         "heap",
         r#"use bevy::prelude::*;
@@ -345,12 +348,85 @@ fn wobble(time: Res<FrameTime>, mut wobbles: Query<&mut Wobble>) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.starts_with("DETERMINISM_DIVERGED: tick 5 differs between debug and "),
+        stderr.starts_with(
+            "DETERMINISM_DIVERGED: tick 5 differs between two runs of the same debug build: \
+             entity `Wobbler`, component Wobble"
+        ),
         "{stderr}"
     );
     assert!(
-        stderr.contains("entity `Wobbler`, component Wobble"),
+        stderr.contains("two runs of the same debug build differ; usual causes: process-dependent"),
         "{stderr}"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// A game whose `HashMap` iteration order (seeded anew in every process) moves the player: 20
+/// checks name the player and its `Transform` field every time they diverge, and never say that
+/// only resources differ. Fails if blame comes from a rerun (a rerun of a race often agrees, and
+/// the blame then falls on resources or nothing) instead of from the runs that diverged.
+#[test]
+fn blame_comes_from_the_runs_that_diverged() {
+    let (root, dir) = project_with(
+        "hashorder",
+        r#"use std::collections::HashMap;
+
+use bevy::prelude::*;
+use rusting_engine::prelude::*;
+
+pub struct Extra;
+
+impl Plugin for Extra {
+    fn build(&self, app: &mut bevy::app::App) {
+        app.add_systems(FixedUpdate, drift_by_hash_order.after(SimSet::Tweens));
+    }
+}
+
+fn drift_by_hash_order(time: Res<FrameTime>, mut bodies: Query<(&Name, &mut Transform)>) {
+    if time.fixed_tick != 10 {
+        return;
+    }
+    let weights: HashMap<u32, f32> = (0..16).map(|k| (k, 1.0 + k as f32 * 0.37)).collect();
+    let mut mixed = 0.0f32;
+    for weight in weights.values() {
+        mixed = mixed * 0.5 + weight;
+    }
+    for (name, mut transform) in &mut bodies {
+        if name.as_str() == "Player" {
+            transform.translation.x += mixed * 1.0e-3;
+        }
+    }
+}
+"#,
+    );
+    let mut diverged = 0;
+    for _ in 0..20 {
+        let out = rusting(&[
+            "determinism",
+            dir.to_str().unwrap(),
+            "--ticks",
+            "20",
+            "--target-dir",
+            shared_target().to_str().unwrap(),
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if out.status.code() == Some(0) {
+            continue;
+        }
+        diverged += 1;
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.starts_with("DETERMINISM_DIVERGED: tick 11 differs between ")
+                && stderr.contains(
+                    "entity `Player` (scene id 10), component Transform, field translation.x: "
+                ),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("only resources differ"), "{stderr}");
+    }
+    assert!(
+        diverged >= 10,
+        "hash order should differ in most checks ({diverged} of 20)"
     );
     std::fs::remove_dir_all(&root).unwrap();
 }
@@ -399,6 +475,82 @@ fn nudge(time: Res<FrameTime>, mut bodies: Query<(&Name, &mut Transform)>) {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
         stderr.starts_with("DETERMINISM_DIVERGED: tick 31 differs between debug and release: entity `Player` (scene id 10), component Transform"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("debug and release differ; usual causes: code generation"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// `determinism --replay` refuses a replay recorded with another scene (`REPLAY_INVALID`, before
+/// anything runs) and fails a replay whose recorded hashes disagree with what every configuration
+/// computes (`REPLAY_DIVERGED` at that tick), even though the configurations agree with each
+/// other. Fails if `--replay` only feeds the replay's input and never looks at its scene or hashes.
+#[test]
+fn determinism_refuses_a_replay_of_another_scene() {
+    let target = shared_target();
+    let target = target.to_str().unwrap();
+    let starter = starter();
+    let starter = starter.to_str().unwrap();
+    let root = std::env::temp_dir().join(format!("rusting-cli-scene-{}", std::process::id()));
+    std::fs::create_dir_all(&root).unwrap();
+    let session = root.join("session.replay.json");
+    let recorded = rusting(&[
+        "run",
+        starter,
+        "--headless",
+        "--ticks",
+        "30",
+        "--record",
+        session.to_str().unwrap(),
+        "--target-dir",
+        target,
+    ]);
+    assert_eq!(
+        recorded.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&recorded.stderr)
+    );
+    let replay = rusting_engine::determinism::Replay::load(&session).unwrap();
+
+    let mut other_scene = replay.clone();
+    other_scene.scene.as_mut().unwrap().cooked_hash = "0123456789abcdef".into();
+    let other = root.join("other-scene.replay.json");
+    other_scene.write(&other).unwrap();
+    let refused = rusting(&[
+        "determinism",
+        starter,
+        "--replay",
+        other.to_str().unwrap(),
+        "--target-dir",
+        target,
+    ]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.starts_with("REPLAY_INVALID: ") && stderr.contains("0123456789abcdef"),
+        "{stderr}"
+    );
+
+    let mut tampered = replay;
+    tampered.hashes[11].1 = "00000000deadbeef".into();
+    let wrong = root.join("wrong-hashes.replay.json");
+    tampered.write(&wrong).unwrap();
+    let diverged = rusting(&[
+        "determinism",
+        starter,
+        "--replay",
+        wrong.to_str().unwrap(),
+        "--target-dir",
+        target,
+    ]);
+    let stderr = String::from_utf8_lossy(&diverged.stderr);
+    assert_eq!(diverged.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("REPLAY_DIVERGED: tick 12: every configuration computed "),
         "{stderr}"
     );
     std::fs::remove_dir_all(&root).unwrap();

@@ -1,0 +1,269 @@
+//! [`StateDetail`]: one tick's simulation state down to the field, and where two of them differ.
+//!
+//! A state-hash report holds one hash a tick; blaming a divergence needs more: every simulation
+//! entity's components with their hashes and field values, and every simulation resource's. A
+//! run writes a detail of the tick it is asked about (`rusting determinism` asks the very runs
+//! that diverged, at the tick they diverged), and [`compare_details`] names the first entity in
+//! `SimId` order that differs, its first differing component and field with both values, or, when
+//! every entity agrees, the first differing resource and field. This module must never change the
+//! world.
+
+use std::path::{Path, PathBuf};
+
+use bevy::ecs::world::EntityRef;
+use bevy::prelude::{Name, Transform, World};
+use serde::{Deserialize, Serialize};
+
+use super::compare::FieldDifference;
+use super::hash::entity_states;
+use super::hasher::StateHasher;
+use super::registry::{SimKind, sim_registry};
+use super::report::hex;
+use super::sim_state::fields_of;
+use crate::json_file;
+use crate::scene::SceneId;
+
+/// One component or resource: its registered name, hash and fields.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ComponentDetail {
+    /// The registered name.
+    pub name: String,
+    /// Its hash, 16 hex digits.
+    pub hash: String,
+    /// Every leaf field as `(path, value)`, in declaration order.
+    pub fields: Vec<(String, String)>,
+}
+
+/// One simulation entity.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityDetail {
+    /// Its simulation id.
+    pub sim_id: u64,
+    /// Its `Name`, if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Its `SceneId`, if it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scene_id: Option<u64>,
+    /// The hash of all its simulation components.
+    pub hash: String,
+    /// Its simulation components, in the order the hash feeds them.
+    pub components: Vec<ComponentDetail>,
+}
+
+/// The simulation state after one tick, down to the field.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StateDetail {
+    /// The tick (ticks completed).
+    pub tick: u64,
+    /// Every simulation entity, in `SimId` order.
+    pub entities: Vec<EntityDetail>,
+    /// Every simulation resource, in registered-name order.
+    pub resources: Vec<ComponentDetail>,
+}
+
+/// Why a detail cannot be read or written.
+#[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DetailError {
+    /// The file could not be read or written, or is not a state detail.
+    #[error("{file}: {message}", file = file.display())]
+    File {
+        /// The detail file.
+        file: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// The fields of a simulation component (by its registered name) on `entity`.
+pub(crate) fn component_fields(
+    world: &World,
+    entity: &EntityRef,
+    component: &str,
+) -> Option<Vec<(String, String)>> {
+    if component == "Transform" {
+        return entity.get::<Transform>().map(fields_of);
+    }
+    let registry = sim_registry(world);
+    let entry = registry.by_name(component)?;
+    let id = world.components().get_id(entry.type_id)?;
+    let ptr = entity.get_by_id(id).ok()?;
+    // SAFETY: `id` is the component id of the entry's type in this world.
+    Some(unsafe { entry.fields(ptr) })
+}
+
+/// The first field at which two field lists differ.
+pub(crate) fn first_difference(
+    a: &[(String, String)],
+    b: &[(String, String)],
+) -> Option<FieldDifference> {
+    for (k, (path, first)) in a.iter().enumerate() {
+        match b.get(k) {
+            Some((other_path, second)) if other_path == path => {
+                if first != second {
+                    return Some(FieldDifference {
+                        path: path.clone(),
+                        first: first.clone(),
+                        second: second.clone(),
+                    });
+                }
+            }
+            other => {
+                return Some(FieldDifference {
+                    path: path.clone(),
+                    first: first.clone(),
+                    second: other
+                        .map_or_else(|| "(absent)".to_owned(), |(p, v)| format!("{p} = {v}")),
+                });
+            }
+        }
+    }
+    b.get(a.len()).map(|(path, second)| FieldDifference {
+        path: path.clone(),
+        first: "(absent)".to_owned(),
+        second: second.clone(),
+    })
+}
+
+impl StateDetail {
+    /// The detail of `world` as it is now, after tick `tick`.
+    pub fn capture(world: &mut World, tick: u64) -> StateDetail {
+        let states = entity_states(world);
+        let world: &World = world;
+        let entities = states
+            .iter()
+            .map(|state| {
+                let entity = world.entity(state.entity);
+                EntityDetail {
+                    sim_id: state.sim_id.0,
+                    name: entity.get::<Name>().map(|n| n.as_str().to_owned()),
+                    scene_id: entity.get::<SceneId>().map(|id| id.0),
+                    hash: hex(state.hash),
+                    components: state
+                        .components
+                        .iter()
+                        .map(|(name, hash)| ComponentDetail {
+                            name: (*name).to_owned(),
+                            hash: hex(*hash),
+                            fields: component_fields(world, &entity, name).unwrap_or_default(),
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        let registry = sim_registry(world);
+        let resources = registry
+            .entries()
+            .iter()
+            .filter(|e| e.kind == SimKind::Resource)
+            .filter_map(|entry| {
+                let id = world.components().get_id(entry.type_id)?;
+                let ptr = world.get_resource_by_id(id)?;
+                let mut hasher = StateHasher::new();
+                // SAFETY: `id` is the component id of the entry's type in this world.
+                unsafe { entry.hash(ptr, &mut hasher) };
+                Some(ComponentDetail {
+                    name: entry.name.to_owned(),
+                    hash: hex(hasher.finish()),
+                    // SAFETY: as above.
+                    fields: unsafe { entry.fields(ptr) },
+                })
+            })
+            .collect();
+        StateDetail {
+            tick,
+            entities,
+            resources,
+        }
+    }
+
+    /// Writes the detail to `path` atomically.
+    pub fn write(&self, path: &Path) -> Result<(), DetailError> {
+        let bytes = serde_json::to_vec(self).expect("a detail always serializes");
+        json_file::write_atomically(path, &bytes).map_err(|e| DetailError::File {
+            file: path.to_owned(),
+            message: e.to_string(),
+        })
+    }
+
+    /// Reads the detail at `path`.
+    pub fn load(path: &Path) -> Result<StateDetail, DetailError> {
+        let text = std::fs::read_to_string(path).map_err(|e| DetailError::File {
+            file: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        serde_json::from_str(&text).map_err(|e| DetailError::File {
+            file: path.to_owned(),
+            message: format!("not a state detail: {e}"),
+        })
+    }
+}
+
+/// Where two details first differ.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DetailDifference {
+    /// The first entity (in `SimId` order) that differs or that one side lacks; `None` when every
+    /// entity agrees and a resource differs.
+    pub entity: Option<EntityDetail>,
+    /// The differing component or resource.
+    pub component: Option<String>,
+    /// Its first differing field, with both values.
+    pub field: Option<FieldDifference>,
+}
+
+fn component_difference(
+    a: &[ComponentDetail],
+    b: &[ComponentDetail],
+) -> Option<(String, Option<FieldDifference>)> {
+    for ca in a {
+        match b.iter().find(|cb| cb.name == ca.name) {
+            Some(cb) if cb.hash == ca.hash => continue,
+            Some(cb) => {
+                return Some((ca.name.clone(), first_difference(&ca.fields, &cb.fields)));
+            }
+            None => return Some((ca.name.clone(), None)),
+        }
+    }
+    b.iter()
+        .find(|cb| !a.iter().any(|ca| ca.name == cb.name))
+        .map(|cb| (cb.name.clone(), None))
+}
+
+/// The first difference between two details of the same tick, or `None` when they agree.
+pub fn compare_details(a: &StateDetail, b: &StateDetail) -> Option<DetailDifference> {
+    let mut ids: Vec<u64> = a.entities.iter().map(|e| e.sim_id).collect();
+    ids.extend(b.entities.iter().map(|e| e.sim_id));
+    ids.sort_unstable();
+    ids.dedup();
+    fn find(detail: &StateDetail, id: u64) -> Option<&EntityDetail> {
+        detail.entities.iter().find(|e| e.sim_id == id)
+    }
+    for id in ids {
+        match (find(a, id), find(b, id)) {
+            (Some(ea), Some(eb)) if ea.hash == eb.hash => continue,
+            (Some(ea), Some(eb)) => {
+                let (component, field) = component_difference(&ea.components, &eb.components)
+                    .map_or((None, None), |(c, f)| (Some(c), f));
+                return Some(DetailDifference {
+                    entity: Some(ea.clone()),
+                    component,
+                    field,
+                });
+            }
+            (one, other) => {
+                return Some(DetailDifference {
+                    entity: one.or(other).cloned(),
+                    component: None,
+                    field: None,
+                });
+            }
+        }
+    }
+    let (component, field) = component_difference(&a.resources, &b.resources)?;
+    Some(DetailDifference {
+        entity: None,
+        component: Some(component),
+        field,
+    })
+}
