@@ -19,7 +19,9 @@
 //! - `RUSTING_PROJECT_DIR=<dir>` opens a project elsewhere than the crate that was built;
 //! - `RUSTING_LOCKSTEP=1` steps the headless run one tick at a time for `rusting determinism`
 //!   (see `determinism::lockstep`);
-//! - `RUSTING_CHECK_UNDECLARED=1` (or `0`) turns the check for state nobody declared on (or off).
+//! - `RUSTING_CHECK_UNDECLARED=1` (or `0`) turns the check for state nobody declared on (or off);
+//! - `RUSTING_RESULT_OUT=<file>` writes why the run stopped there as a `RunResult` (see
+//!   `game_result`; panics included), for tools to read instead of standard error.
 //!
 //! Without `RUSTING_HEADLESS_TICKS` the game says so and exits with code 2 instead of pretending to
 //! open a window. This module must never read a clock.
@@ -31,6 +33,7 @@ use std::process::ExitCode;
 use bevy::app::{App as BevyApp, Plugin};
 
 use crate::app::{App, AppError};
+use crate::game_result::{RESULT_VARIABLE, ResultChannel, RunResult};
 use crate::project::{Project, ProjectError};
 use crate::runtime::{InputScript, InputScriptError, RuntimeInput, TimeControl};
 use crate::scene::{self, SceneError};
@@ -184,30 +187,47 @@ fn environment(name: &'static str) -> Option<String> {
 }
 
 /// What `rusting_game!` calls: opens the project, runs it as the environment asks, and turns the
-/// outcome into an exit code (0 ran, 1 could not start, 2 nothing to run: no renderer yet).
+/// outcome into an exit code and, with `RUSTING_RESULT_OUT`, a [`RunResult`] file (see
+/// [`crate::game_result`] for both).
 pub fn run_game(crate_dir: &Path, add_game: impl Fn(&mut App)) -> ExitCode {
-    match try_run_game(crate_dir, add_game) {
+    let channel = ResultChannel::new(environment(RESULT_VARIABLE).map(PathBuf::from));
+    if environment(RESULT_VARIABLE).is_some() {
+        channel.install_panic_hook();
+    }
+    let result = match try_run_game(crate_dir, add_game, &channel) {
         Ok(Some(summary)) => {
             println!("{summary}");
-            ExitCode::SUCCESS
+            RunResult::new("OK", summary)
         }
         Ok(None) => {
-            eprintln!(
-                "this build of the game has no renderer or window yet; run it headless with \
-                 RUSTING_HEADLESS_TICKS=<ticks> (and RUSTING_INPUT_SCRIPT=<file> for scripted input)"
-            );
-            ExitCode::from(2)
+            let message = "this build of the game has no renderer or window yet; run it headless \
+                           with RUSTING_HEADLESS_TICKS=<ticks> (and RUSTING_INPUT_SCRIPT=<file> \
+                           for scripted input)";
+            eprintln!("{message}");
+            RunResult::new("NOTHING_TO_RUN", message)
         }
         Err(error) => {
             eprintln!("error: {error}");
-            ExitCode::FAILURE
+            let mut result = RunResult::of_error(&error);
+            result.tick = result.tick.or(Some(channel.tick()));
+            result
         }
-    }
+    };
+    let code = result.exit_code();
+    channel.finish(&result);
+    ExitCode::from(code)
+}
+
+/// Adds the hook that keeps `channel`'s tick up to date.
+fn track_ticks(app: &mut App, channel: &ResultChannel) {
+    let channel = channel.clone();
+    app.add_tick_hook(move |_: &mut bevy::prelude::World, tick| channel.completed(tick));
 }
 
 fn try_run_game(
     crate_dir: &Path,
     add_game: impl Fn(&mut App),
+    channel: &ResultChannel,
 ) -> Result<Option<String>, GameError> {
     let root = environment("RUSTING_PROJECT_DIR")
         .map(PathBuf::from)
@@ -254,6 +274,7 @@ fn try_run_game(
         let make_app = || {
             let mut app = build_app(&project).expect("the project built once already");
             add_game(&mut app);
+            track_ticks(&mut app, channel);
             app
         };
         // Check the app builds and starts before the synctest builds more of them.
@@ -264,6 +285,7 @@ fn try_run_game(
     }
     let mut app = build_app(&project)?;
     add_game(&mut app);
+    track_ticks(&mut app, channel);
     let hashes = crate::determinism::headless::collect_hashes(&mut app);
     if environment(crate::determinism::lockstep::LOCKSTEP_VARIABLE).as_deref() == Some("1") {
         let mut lockstep = crate::determinism::lockstep::Lockstep::default();

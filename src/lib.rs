@@ -37,6 +37,7 @@ extern crate self as rusting_engine;
 pub mod app;
 pub mod determinism;
 pub mod game;
+pub mod game_result;
 pub mod gameplay;
 pub mod json_file;
 pub mod physics;

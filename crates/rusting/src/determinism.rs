@@ -110,23 +110,30 @@ struct Binaries {
     release: PathBuf,
 }
 
+/// The files one run writes: its state-hash report, its standard error and its result.
+struct RunFiles {
+    report: PathBuf,
+    stderr: PathBuf,
+    result: PathBuf,
+}
+
 /// The run of one configuration for `ticks` with the input script at `script`, stepped in
-/// lockstep, writing its state-hash report to `out` when it ends.
+/// lockstep, writing its state-hash report and result into `files` when it ends.
 fn planned(
     request: &Request,
     binaries: &Binaries,
     configuration: &Configuration,
     ticks: u64,
     script: Option<&Path>,
-    out: &Path,
-    stderr: PathBuf,
+    files: RunFiles,
 ) -> lockstep::Planned {
     let mut env = vec![
         ("RUSTING_HEADLESS_TICKS", ticks.to_string()),
-        ("RUSTING_STATE_HASH_OUT", out.display().to_string()),
+        ("RUSTING_STATE_HASH_OUT", files.report.display().to_string()),
         // Every configuration names state a tick changed that nobody declared, release too.
         ("RUSTING_CHECK_UNDECLARED", "1".to_owned()),
         ("RUSTING_LOCKSTEP", "1".to_owned()),
+        ("RUSTING_RESULT_OUT", files.result.display().to_string()),
         (
             "RUSTING_HEADLESS_PACING",
             if configuration.uneven {
@@ -154,7 +161,8 @@ fn planned(
             one_cpu: configuration.one_cpu,
         }
         .command(),
-        stderr,
+        stderr: files.stderr,
+        result: files.result,
     }
 }
 
@@ -370,16 +378,12 @@ fn check_in(request: &Request, project: &Project, work: &Path) -> Result<String,
         .iter()
         .enumerate()
         .map(|(k, c)| {
-            let stderr = work.join(format!("{k}-stderr.txt"));
-            planned(
-                request,
-                &binaries,
-                c,
-                ticks,
-                script,
-                &report_path(k, c),
-                stderr,
-            )
+            let files = RunFiles {
+                report: report_path(k, c),
+                stderr: work.join(format!("{k}-stderr.txt")),
+                result: work.join(format!("{k}-result.json")),
+            };
+            planned(request, &binaries, c, ticks, script, files)
         })
         .collect();
     let ending = lockstep::run(plans, work)?;

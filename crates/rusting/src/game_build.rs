@@ -9,10 +9,11 @@
 
 use std::io::{BufRead, BufReader, IsTerminal, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use rusting_engine::game_result::RunResult;
 
 use crate::exit::{Failure, Outcome};
 
@@ -212,4 +213,63 @@ pub fn last_line(stderr: &[u8]) -> String {
         .unwrap_or("")
         .trim()
         .to_owned()
+}
+
+/// Why a game run stopped, from the result file it wrote (`RUSTING_RESULT_OUT`), never from its
+/// standard error text: the stable code mapped to the CLI's code and exit outcome, and the whole
+/// message. `run` names the configuration in the message (`the release run`); a run that wrote no
+/// result (killed by a signal, say) is `RUN_FAILED` with its exit status and last error line.
+pub fn run_failure(
+    run: Option<&str>,
+    result: Option<RunResult>,
+    status: ExitStatus,
+    stderr: &[u8],
+) -> Failure {
+    let prefix = run
+        .map(|name| format!("the {name} run: "))
+        .unwrap_or_default();
+    let Some(result) = result else {
+        let last = last_line(stderr);
+        return Failure::new(
+            "RUN_FAILED",
+            Outcome::BuildOrRun,
+            format!(
+                "{prefix}the game exited with {status}{}",
+                if last.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {last}")
+                }
+            ),
+        );
+    };
+    let (code, outcome) = match result.code.as_str() {
+        "REPLAY_DIVERGED" => ("REPLAY_DIVERGED", Outcome::Failed),
+        "SYNCTEST_FAILED" => ("SYNCTEST_FAILED", Outcome::Failed),
+        "UNDECLARED_STATE" => ("UNDECLARED_STATE", Outcome::Failed),
+        "SCRIPT_INVALID" => ("SCRIPT_INVALID", Outcome::BadInput),
+        "REPLAY_INVALID" => ("REPLAY_INVALID", Outcome::BadInput),
+        "SCENE_INVALID" => ("SCENE_INVALID", Outcome::BadInput),
+        "PROJECT_INVALID" => ("PROJECT_INVALID", Outcome::BadInput),
+        _ => ("RUN_FAILED", Outcome::BuildOrRun),
+    };
+    Failure::new(code, outcome, format!("{prefix}{}", result.message))
+}
+
+/// A fresh path for a run's result file in the system's temporary directory.
+pub fn result_path(tag: &str) -> PathBuf {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!(
+        "rusting-result-{}-{n}-{}.json",
+        std::process::id(),
+        tag.replace(' ', "-")
+    ))
+}
+
+/// Reads and removes the result file at `path`.
+pub fn take_result(path: &Path) -> Option<RunResult> {
+    let result = RunResult::load(path);
+    let _ = std::fs::remove_file(path);
+    result
 }

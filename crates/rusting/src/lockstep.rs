@@ -20,7 +20,7 @@ use rusting_engine::determinism::lockstep::TICK_LINE;
 use rusting_engine::determinism::{DetailDifference, StateDetail, compare_details};
 
 use crate::exit::{Failure, Outcome};
-use crate::game_build::last_line;
+use crate::game_build::{run_failure, take_result};
 
 /// One run to start: its name, its command (environment set), and where its standard error goes.
 pub struct Planned {
@@ -30,6 +30,8 @@ pub struct Planned {
     pub command: Command,
     /// The file its standard error is written to.
     pub stderr: PathBuf,
+    /// The file it writes its `RunResult` to (`RUSTING_RESULT_OUT`).
+    pub result: PathBuf,
 }
 
 struct Running {
@@ -38,6 +40,7 @@ struct Running {
     stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
     stderr: PathBuf,
+    result: PathBuf,
     finished: bool,
 }
 
@@ -88,7 +91,12 @@ impl Running {
             return Ok(());
         }
         let stderr = std::fs::read(&self.stderr).unwrap_or_default();
-        Err(self.failed(&last_line(&stderr)))
+        Err(run_failure(
+            Some(self.name),
+            take_result(&self.result),
+            status,
+            &stderr,
+        ))
     }
 
     fn failed(&self, why: &str) -> Failure {
@@ -169,6 +177,7 @@ pub fn run(planned: Vec<Planned>, work: &Path) -> Result<Ending, Failure> {
             stdin,
             stdout,
             stderr: plan.stderr,
+            result: plan.result,
             finished: false,
         });
     }

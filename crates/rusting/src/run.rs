@@ -12,7 +12,7 @@ use rusting_engine::determinism::Replay;
 use rusting_engine::project::Project;
 
 use crate::exit::{Failure, Outcome};
-use crate::game_build::{Build, GameRun, Profile, last_line};
+use crate::game_build::{Build, GameRun, Profile, result_path, run_failure, take_result};
 
 /// One `rusting run`.
 pub struct Request<'a> {
@@ -94,6 +94,8 @@ pub fn run(request: &Request) -> Result<String, Failure> {
     if let Some(out) = request.hashes_out {
         env.push(("RUSTING_STATE_HASH_OUT", path(out)));
     }
+    let result_file = result_path("run");
+    env.push(("RUSTING_RESULT_OUT", path(&result_file)));
     let output = GameRun {
         executable: &executable,
         project: request.project,
@@ -109,24 +111,9 @@ pub fn run(request: &Request) -> Result<String, Failure> {
             format!("cannot start the game: {e}"),
         )
     })?;
-    let last = last_line(&output.stderr);
-    let message = last.trim_start_matches("error: ").to_owned();
-    match output.status.code() {
-        Some(0) => Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned()),
-        Some(1) if message.contains("diverged") || message.contains("recorded with scene") => {
-            Err(Failure::new("REPLAY_DIVERGED", Outcome::Failed, message))
-        }
-        Some(1) if message.starts_with("synctest:") => {
-            Err(Failure::new("SYNCTEST_FAILED", Outcome::Failed, message))
-        }
-        _ => Err(Failure::new(
-            "RUN_FAILED",
-            Outcome::BuildOrRun,
-            if message.is_empty() {
-                format!("the game exited with {}", output.status)
-            } else {
-                message
-            },
-        )),
+    let result = take_result(&result_file);
+    if output.status.success() {
+        return Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned());
     }
+    Err(run_failure(None, result, output.status, &output.stderr))
 }

@@ -431,6 +431,51 @@ fn drift_by_hash_order(time: Res<FrameTime>, mut bodies: Query<(&Name, &mut Tran
     std::fs::remove_dir_all(&root).unwrap();
 }
 
+/// A configuration whose game panics shows the panic's own message, where it happened and the
+/// tick, read from the result file the game wrote (`RUSTING_RESULT_OUT`), not bevy's wrapper line
+/// from standard error. Fails if the CLI goes back to the last line of standard error (it then
+/// shows "Encountered a panic in system ..." or the panic hook's "note:" line).
+#[test]
+fn a_panicking_configuration_shows_its_panic_and_where() {
+    let (root, dir) = project_with(
+        "panics",
+        r#"use bevy::prelude::*;
+use rusting_engine::prelude::*;
+
+pub struct Extra;
+
+impl Plugin for Extra {
+    fn build(&self, app: &mut bevy::app::App) {
+        app.add_systems(FixedUpdate, topple.after(SimSet::Tweens));
+    }
+}
+
+fn topple(time: Res<FrameTime>) {
+    if !cfg!(debug_assertions) && time.fixed_tick == 7 {
+        panic!("the crate stack fell over");
+    }
+}
+"#,
+    );
+    let out = rusting(&[
+        "determinism",
+        dir.to_str().unwrap(),
+        "--ticks",
+        "20",
+        "--target-dir",
+        shared_target().to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.starts_with(
+            "RUN_FAILED: the release run: the game panicked during tick 8 at src/extra.rs:"
+        ) && stderr.contains(": the crate stack fell over"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
 /// On a project made by `rusting new`, a debug-only `1e-4` nudge to the player's position during
 /// tick 30 is reported as `DETERMINISM_DIVERGED` at tick 31 (the first hash after it), against the
 /// release build, naming `Player` and its `Transform`. This builds the project in debug and release

@@ -1,0 +1,200 @@
+//! [`RunResult`]: why a game run stopped, as a small JSON file and an exit code, for the `rusting`
+//! CLI (or any other tool) to read instead of the game's standard error text.
+//!
+//! With `RUSTING_RESULT_OUT=<file>`, a game started through `rusting_game!` writes one result
+//! there (atomically) before it exits, also when it panics (from a panic hook, which runs before
+//! unwinding, so it works with `panic = "abort"` too). The exit code says the same in brief:
+//!
+//! | Exit code | Codes | Meaning |
+//! |-----------|-------|---------|
+//! | 0 | `OK` | the run did what it was asked |
+//! | 1 | `REPLAY_DIVERGED`, `SYNCTEST_FAILED`, `UNDECLARED_STATE` | a check ran and failed |
+//! | 2 | `NOTHING_TO_RUN` | no headless ticks were asked for and the build has no window |
+//! | 3 | `PROJECT_INVALID`, `SCENE_INVALID`, `SCRIPT_INVALID`, `REPLAY_INVALID`, `ENVIRONMENT_INVALID` | bad input |
+//! | 4 | `START_FAILED`, `OUTPUT_FAILED` | the app does not start (its schedules, the determinism check, GPU), or an output cannot be written |
+//! | 101 | `PANIC` | the game panicked (Rust's own exit code for a panic) |
+//!
+//! This module owns the format and the mapping from errors; it must never print.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+use crate::determinism::ReplayError;
+use crate::game::GameError;
+
+/// The environment variable naming the result file.
+pub const RESULT_VARIABLE: &str = "RUSTING_RESULT_OUT";
+
+/// The result format this engine writes and reads.
+pub const RESULT_FORMAT_VERSION: u32 = 1;
+
+/// Where a panic happened and what it said.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PanicReport {
+    /// The panic message.
+    pub message: String,
+    /// `file:line:column`, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+}
+
+/// Why a game run stopped.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunResult {
+    /// Always [`RESULT_FORMAT_VERSION`].
+    pub format_version: u32,
+    /// A stable code (see the module docs).
+    pub code: String,
+    /// The whole message, every line of it (a schedule error lists every conflicting pair).
+    pub message: String,
+    /// The tick the run was on: the last tick completed, or for a panic the tick being run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tick: Option<u64>,
+    /// The panic, for `PANIC`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub panic: Option<PanicReport>,
+}
+
+impl RunResult {
+    /// A result with `code` and `message`.
+    pub fn new(code: &str, message: impl Into<String>) -> RunResult {
+        RunResult {
+            format_version: RESULT_FORMAT_VERSION,
+            code: code.to_owned(),
+            message: message.into(),
+            tick: None,
+            panic: None,
+        }
+    }
+
+    /// The result of a run that stopped with `error`.
+    pub fn of_error(error: &GameError) -> RunResult {
+        let code = match error {
+            GameError::Project(_) => "PROJECT_INVALID",
+            GameError::Scene(_) => "SCENE_INVALID",
+            GameError::Script(_) => "SCRIPT_INVALID",
+            GameError::Environment { .. } => "ENVIRONMENT_INVALID",
+            GameError::Replay(
+                ReplayError::Diverged { .. }
+                | ReplayError::Scene { .. }
+                | ReplayError::Length { .. }
+                | ReplayError::StartTick { .. },
+            ) => "REPLAY_DIVERGED",
+            GameError::Replay(ReplayError::Io { .. }) => "OUTPUT_FAILED",
+            GameError::Replay(_) => "REPLAY_INVALID",
+            GameError::SyncTest(_) => "SYNCTEST_FAILED",
+            GameError::Undeclared(_) => "UNDECLARED_STATE",
+            GameError::App(_) => "START_FAILED",
+            GameError::Report(_) => "OUTPUT_FAILED",
+        };
+        let mut result = RunResult::new(code, error.to_string());
+        if let GameError::Undeclared(found) = error {
+            result.tick = Some(found.tick);
+        }
+        result
+    }
+
+    /// The exit code that goes with the result's code.
+    pub fn exit_code(&self) -> u8 {
+        match self.code.as_str() {
+            "OK" => 0,
+            "REPLAY_DIVERGED" | "SYNCTEST_FAILED" | "UNDECLARED_STATE" => 1,
+            "NOTHING_TO_RUN" => 2,
+            "PROJECT_INVALID"
+            | "SCENE_INVALID"
+            | "SCRIPT_INVALID"
+            | "REPLAY_INVALID"
+            | "ENVIRONMENT_INVALID" => 3,
+            "PANIC" => 101,
+            _ => 4,
+        }
+    }
+
+    /// Writes the result to `path` atomically.
+    pub fn write(&self, path: &Path) -> std::io::Result<()> {
+        let mut bytes = serde_json::to_vec_pretty(self).expect("a result always serializes");
+        bytes.push(b'\n');
+        crate::json_file::write_atomically(path, &bytes)
+    }
+
+    /// Reads the result at `path`; `None` when it is missing or not a result of this version.
+    pub fn load(path: &Path) -> Option<RunResult> {
+        let text = std::fs::read_to_string(path).ok()?;
+        let result: RunResult = serde_json::from_str(&text).ok()?;
+        (result.format_version == RESULT_FORMAT_VERSION).then_some(result)
+    }
+}
+
+/// Where a run's result goes, and the tick it is on (kept up to date by a tick hook, read by the
+/// panic hook).
+#[derive(Clone, Default)]
+pub struct ResultChannel {
+    path: Arc<Mutex<Option<std::path::PathBuf>>>,
+    tick: Arc<AtomicU64>,
+}
+
+impl ResultChannel {
+    /// A channel writing to `path` (nothing is written when `None`).
+    pub fn new(path: Option<std::path::PathBuf>) -> ResultChannel {
+        ResultChannel {
+            path: Arc::new(Mutex::new(path)),
+            tick: Arc::default(),
+        }
+    }
+
+    /// Notes that tick `tick` completed.
+    pub fn completed(&self, tick: u64) {
+        self.tick.store(tick, Ordering::Relaxed);
+    }
+
+    /// The last tick completed.
+    pub fn tick(&self) -> u64 {
+        self.tick.load(Ordering::Relaxed)
+    }
+
+    /// Writes `result` once: later results (a panic after an error was written) are dropped.
+    pub fn finish(&self, result: &RunResult) {
+        let path = self.path.lock().map(|mut p| p.take()).unwrap_or(None);
+        if let Some(path) = path
+            && let Err(error) = result.write(&path)
+        {
+            eprintln!("warning: {}: {error}", path.display());
+        }
+    }
+
+    /// Installs a panic hook that writes a `PANIC` result (with the message, location and the
+    /// tick being run), then runs the hook that was there before.
+    pub fn install_panic_hook(&self) {
+        let channel = self.clone();
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let message = info
+                .payload()
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "(a panic without a message)".to_owned());
+            let location = info
+                .location()
+                .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+            let tick = channel.tick() + 1;
+            let mut result = RunResult::new(
+                "PANIC",
+                format!(
+                    "the game panicked during tick {tick}{}: {message}",
+                    location
+                        .as_deref()
+                        .map(|l| format!(" at {l}"))
+                        .unwrap_or_default()
+                ),
+            );
+            result.tick = Some(tick);
+            result.panic = Some(PanicReport { message, location });
+            channel.finish(&result);
+            previous(info);
+        }));
+    }
+}
