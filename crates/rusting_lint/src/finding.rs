@@ -46,6 +46,9 @@ pub enum LintCode {
     /// A float reduction over a parallel iterator, whose order depends on the threads.
     #[serde(rename = "LINT_PARALLEL_FLOAT_REDUCTION")]
     ParallelFloatReduction,
+    /// A value taken from a memory address (a pointer cast to an integer, `.addr()`, `{:p}`).
+    #[serde(rename = "LINT_POINTER_ADDRESS")]
+    PointerAddress,
     /// bevy's `TimePlugin` (alone, or in `MinimalPlugins` / `DefaultPlugins`), whose fixed loop
     /// runs the fixed schedules a second time from the wall clock.
     #[serde(rename = "LINT_SECOND_FIXED_LOOP")]
@@ -60,7 +63,7 @@ pub enum LintCode {
 
 impl LintCode {
     /// Every code, in the order the documentation lists them.
-    pub const ALL: [LintCode; 11] = [
+    pub const ALL: [LintCode; 12] = [
         LintCode::Transcendental,
         LintCode::GlamTranscendental,
         LintCode::MulAdd,
@@ -69,6 +72,7 @@ impl LintCode {
         LintCode::ProcessRandomness,
         LintCode::FrameTime,
         LintCode::ParallelFloatReduction,
+        LintCode::PointerAddress,
         LintCode::SecondFixedLoop,
         LintCode::AllowInvalid,
         LintCode::AllowUnused,
@@ -85,6 +89,7 @@ impl LintCode {
             LintCode::ProcessRandomness => "LINT_PROCESS_RANDOMNESS",
             LintCode::FrameTime => "LINT_FRAME_TIME",
             LintCode::ParallelFloatReduction => "LINT_PARALLEL_FLOAT_REDUCTION",
+            LintCode::PointerAddress => "LINT_POINTER_ADDRESS",
             LintCode::SecondFixedLoop => "LINT_SECOND_FIXED_LOOP",
             LintCode::AllowInvalid => "LINT_ALLOW_INVALID",
             LintCode::AllowUnused => "LINT_ALLOW_UNUSED",

@@ -48,6 +48,8 @@ pub(crate) struct CrateIndex {
     pub method_names: BTreeSet<String>,
     /// Names of the structs and enums the crate defines.
     pub type_names: BTreeSet<String>,
+    /// Names of the crate's functions and methods that return a hash collection.
+    pub hash_returning: BTreeSet<String>,
 }
 
 impl CrateIndex {
@@ -156,6 +158,11 @@ struct Collector<'a> {
 impl Collector<'_> {
     fn add(&mut self, sig: &syn::Signature, block: &syn::Block) {
         let name = sig.ident.to_string();
+        if let syn::ReturnType::Type(_, ty) = &sig.output
+            && matches!(classify(ty, &self.index.hash_aliases), TypeKind::Hash(_))
+        {
+            self.index.hash_returning.insert(name.clone());
+        }
         let has_receiver = sig.receiver().is_some();
         let inputs = sig
             .inputs

@@ -96,7 +96,8 @@ impl<'ast> Visit<'ast> for BindingCollector<'_> {
     fn visit_item(&mut self, _item: &'ast syn::Item) {}
 }
 
-/// The kind of a value built by `expr` (constructors and typed collects only).
+/// The kind of a value built by `expr` (constructors, typed collects, and calls of the crate's
+/// functions declared to return a hash collection).
 fn initializer_kind(expr: &Expr, index: &CrateIndex) -> TypeKind {
     match expr {
         Expr::Call(call) => {
@@ -104,6 +105,11 @@ fn initializer_kind(expr: &Expr, index: &CrateIndex) -> TypeKind {
                 return TypeKind::Other;
             };
             let segments = &path.path.segments;
+            if let Some(last) = segments.last()
+                && index.hash_returning.contains(&last.ident.to_string())
+            {
+                return TypeKind::Hash(last.ident.to_string());
+            }
             if segments.len() < 2 {
                 return TypeKind::Other;
             }
@@ -116,6 +122,9 @@ fn initializer_kind(expr: &Expr, index: &CrateIndex) -> TypeKind {
         }
         Expr::MethodCall(call) if call.method == "collect" => {
             turbofish_type(call).map_or(TypeKind::Other, |ty| classify(ty, &index.hash_aliases))
+        }
+        Expr::MethodCall(call) if index.hash_returning.contains(&call.method.to_string()) => {
+            TypeKind::Hash(call.method.to_string())
         }
         _ => TypeKind::Other,
     }

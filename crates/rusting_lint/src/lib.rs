@@ -16,6 +16,7 @@
 //! | `LINT_PROCESS_RANDOMNESS` | `thread_rng`, `rand::random`, `Uuid::new_v4`, `OsRng`, ... |
 //! | `LINT_FRAME_TIME` | `Res<Time>`, `delta_secs()`, `FrameTime::delta` and the other frame fields |
 //! | `LINT_PARALLEL_FLOAT_REDUCTION` | `sum`/`reduce`/`fold` over a rayon parallel iterator |
+//! | `LINT_POINTER_ADDRESS` | a pointer cast to an integer, `.addr()`, `.expose_provenance()`, `{:p}` |
 //! | `LINT_SECOND_FIXED_LOOP` | `TimePlugin`, or `MinimalPlugins`/`DefaultPlugins` without `.disable::<TimePlugin>()`, anywhere in the crate |
 //! | `LINT_ALLOW_INVALID` | an allow comment without a reason or with an unknown code |
 //! | `LINT_ALLOW_UNUSED` | (warning) an allow comment that silences nothing |

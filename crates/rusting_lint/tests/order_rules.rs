@@ -249,3 +249,51 @@ fn main() {
         ]
     );
 }
+
+/// Values taken from addresses are caught: pointer casts to integers, `.addr()` and `{:p}`; a
+/// plain integer cast is not. Fails if the rule stops looking at casts of pointers or at format
+/// strings.
+#[test]
+fn pointer_addresses_are_caught() {
+    let source = game(
+        "fn fixed_step(items: Res<Items>) {
+    let boxed = Box::new(3u32);
+    let a = &*boxed as *const u32 as usize;
+    let b = items.list.as_ptr() as u64;
+    let c = (&*boxed as *const u32).addr();
+    let label = format!(\"{:p}\", &boxed);
+    let fine = 3u8 as usize;
+}
+fn frame_step() {}",
+    );
+    assert_eq!(
+        codes_at(&source),
+        [
+            at("LINT_POINTER_ADDRESS", 11),
+            at("LINT_POINTER_ADDRESS", 12),
+            at("LINT_POINTER_ADDRESS", 13),
+            at("LINT_POINTER_ADDRESS", 14),
+        ]
+    );
+}
+
+/// Iterating a hash collection that a crate function returns is caught, whether the function is
+/// free or a method. Fails if the lint only knows a map's type from a declaration in the body.
+#[test]
+fn hash_iteration_through_a_return_type_is_caught() {
+    let source = game(
+        "struct Board;
+impl Board { fn tallies(&self) -> HashMap<u32, f32> { HashMap::new() } }
+fn lookup() -> std::collections::HashSet<u32> { Default::default() }
+fn fixed_step(board: Res<Board>) {
+    for (k, v) in board.tallies() {}
+    let found: Vec<u32> = lookup().into_iter().collect();
+    let n = lookup().iter().count();
+}
+fn frame_step() {}",
+    );
+    assert_eq!(
+        codes_at(&source),
+        [at("LINT_HASH_ITERATION", 13), at("LINT_HASH_ITERATION", 14)]
+    );
+}

@@ -11,6 +11,7 @@ pub(crate) mod glam_transcendental;
 pub(crate) mod hash_iteration;
 pub(crate) mod mul_add;
 pub(crate) mod parallel_reduction;
+pub(crate) mod pointer_address;
 pub(crate) mod process_randomness;
 pub(crate) mod transcendental;
 pub(crate) mod wall_clock;
@@ -85,7 +86,7 @@ pub(crate) trait Rule {
 }
 
 /// Every rule, in a fixed order.
-pub(crate) fn all() -> [&'static dyn Rule; 8] {
+pub(crate) fn all() -> [&'static dyn Rule; 9] {
     [
         &transcendental::Transcendental,
         &glam_transcendental::GlamTranscendental,
@@ -95,6 +96,7 @@ pub(crate) fn all() -> [&'static dyn Rule; 8] {
         &process_randomness::ProcessRandomness,
         &frame_time::FrameTime,
         &parallel_reduction::ParallelFloatReduction,
+        &pointer_address::PointerAddress,
     ]
 }
 
