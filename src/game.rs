@@ -10,6 +10,8 @@
 //! - `RUSTING_HEADLESS_PACING=uneven` runs it in frames of 3, 1/2, 1/2, 0 and 5 ticks instead of
 //!   one tick a frame (without a script: the bits must not change);
 //! - `RUSTING_STATE_HASH_OUT=<file>` writes that run's `StateHashReport` there (atomically);
+//! - `RUSTING_DETAIL_TICKS=<from>-<to>` adds those ticks' state, down to the field, to the report
+//!   (at most 600 ticks), so comparing reports from two machines names the field that differs;
 //! - `RUSTING_REPLAY_OUT=<file>` records that run and writes its `Replay` there when it ends;
 //! - `RUSTING_REPLAY_PLAY=<file>` plays a replay headless instead and fails, naming the tick, when
 //!   a hash differs;
@@ -178,6 +180,19 @@ pub fn uneven_frames(ticks: u64) -> InputScript {
     }
 }
 
+/// The environment variable asking a run to detail some ticks in its report, `<from>-<to>`.
+pub const DETAIL_TICKS_VARIABLE: &str = "RUSTING_DETAIL_TICKS";
+
+/// The most ticks one run details (each detail holds every simulation entity's fields).
+pub const MAX_DETAIL_TICKS: u64 = 600;
+
+/// `<from>-<to>` as an inclusive range of ticks, from 1, at most [`MAX_DETAIL_TICKS`] long.
+pub fn parse_tick_range(text: &str) -> Option<(u64, u64)> {
+    let (from, to) = text.split_once('-')?;
+    let (from, to): (u64, u64) = (from.trim().parse().ok()?, to.trim().parse().ok()?);
+    (from >= 1 && to >= from && to - from < MAX_DETAIL_TICKS).then_some((from, to))
+}
+
 /// Frames between two writes of a replay being recorded: a run killed without warning loses at
 /// most this many frames of it.
 pub const REPLAY_FLUSH_FRAMES: u64 = 60;
@@ -256,6 +271,15 @@ fn try_run_game(
         }
     }
     let report_path = environment("RUSTING_STATE_HASH_OUT").map(PathBuf::from);
+    let detail_ticks = environment(DETAIL_TICKS_VARIABLE)
+        .map(|value| {
+            parse_tick_range(&value).ok_or(GameError::Environment {
+                name: DETAIL_TICKS_VARIABLE,
+                value,
+                reason: "expected ticks `<from>-<to>` (from 1, at most 600 of them)",
+            })
+        })
+        .transpose()?;
     let replay_out = environment("RUSTING_REPLAY_OUT").map(PathBuf::from);
     let replay_in = environment("RUSTING_REPLAY_PLAY")
         .map(|path| crate::determinism::Replay::load(Path::new(&path)))
@@ -287,6 +311,17 @@ fn try_run_game(
     add_game(&mut app);
     track_ticks(&mut app, channel);
     let hashes = crate::determinism::headless::collect_hashes(&mut app);
+    let details = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    if let Some((from, to)) = detail_ticks {
+        let details = details.clone();
+        app.add_tick_hook(move |world: &mut bevy::prelude::World, tick| {
+            if (from..=to).contains(&tick)
+                && let Ok(mut details) = details.lock()
+            {
+                details.push(crate::determinism::StateDetail::capture(world, tick));
+            }
+        });
+    }
     if environment(crate::determinism::lockstep::LOCKSTEP_VARIABLE).as_deref() == Some("1") {
         let mut lockstep = crate::determinism::lockstep::Lockstep::default();
         app.add_tick_hook(move |world: &mut bevy::prelude::World, tick| {
@@ -307,7 +342,13 @@ fn try_run_game(
     };
     let Some(replay_path) = replay_out else {
         run_headless(&mut app, ticks, script.as_ref());
-        return finish_run(&project, &mut app, report_path.as_deref(), &hashes);
+        return finish_run(
+            &project,
+            &mut app,
+            report_path.as_deref(),
+            &hashes,
+            &details,
+        );
     };
     // Recording: the replay is rewritten every REPLAY_FLUSH_FRAMES frames, and once more if the
     // game panics, so a crash leaves a replay that plays up to the last completed tick.
@@ -328,7 +369,13 @@ fn try_run_game(
     if let Err(panic) = run {
         std::panic::resume_unwind(panic);
     }
-    finish_run(&project, &mut app, report_path.as_deref(), &hashes)
+    finish_run(
+        &project,
+        &mut app,
+        report_path.as_deref(),
+        &hashes,
+        &details,
+    )
 }
 
 /// Runs `ticks` ticks one a frame under a [`SyncTest`](crate::determinism::SyncTest) that rolls
@@ -361,13 +408,16 @@ fn finish_run(
     app: &mut App,
     report_path: Option<&Path>,
     hashes: &std::sync::Mutex<Vec<(u64, u64)>>,
+    details: &std::sync::Mutex<Vec<crate::determinism::StateDetail>>,
 ) -> Result<Option<String>, GameError> {
     if let Some(found) = app.undeclared_state() {
         return Err(found.clone().into());
     }
     if let Some(path) = report_path {
         let hashes = hashes.lock().map(|h| h.clone()).unwrap_or_default();
-        crate::determinism::StateHashReport::capture(app.world_mut(), &hashes).write(path)?;
+        let mut report = crate::determinism::StateHashReport::capture(app.world_mut(), &hashes);
+        report.details = details.lock().map(|d| d.clone()).unwrap_or_default();
+        report.write(path)?;
     }
     let mut summary = String::new();
     let bodies = app

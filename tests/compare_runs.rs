@@ -1,5 +1,5 @@
 //! `compare_runs` names the first divergent tick, entity, component and field; reports on disk
-//! compare the same way, pairing entities by `SceneId`.
+//! compare the same way, pairing entities by `SimId`, and name the field when they detail the tick.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -168,4 +168,76 @@ fn saved_reports_compare_by_scene_id() {
         "temporary files left behind: {leftovers:?}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs an app from `make_app` for 40 ticks and returns its report, with the state of ticks 29 to
+/// 32 detailed down to the field (what `RUSTING_DETAIL_TICKS=29-32` asks of a game).
+fn detailed_report(app: &mut rusting_engine::App) -> StateHashReport {
+    use rusting_engine::determinism::{StateDetail, StateHashes};
+    let step = app.fixed_step();
+    let mut details = Vec::new();
+    for _ in 0..40 {
+        app.update(step);
+        let tick = app.ticks();
+        if (29..=32).contains(&tick) {
+            details.push(StateDetail::capture(app.world_mut(), tick));
+        }
+    }
+    let ticks: Vec<(u64, u64)> = app
+        .world()
+        .resource::<StateHashes>()
+        .cpu
+        .iter()
+        .copied()
+        .collect();
+    let mut report = StateHashReport::capture(app.world_mut(), &ticks);
+    report.details = details;
+    report
+}
+
+/// Two saved reports that detail the divergent tick name the entity, component and field with
+/// both values at that tick, as reports from two machines would; without details they name only
+/// the final state's entity and component. A nudged seed is named as a resource and its field
+/// (never a bare "only resources differ"). Fails if `compare_reports` ignores the reports'
+/// details.
+#[test]
+fn saved_reports_with_details_name_the_field() {
+    static BUILDS: AtomicU32 = AtomicU32::new(0);
+    let (mut plain, mut nudged) = (
+        make_app(&BUILDS, nudge_player),
+        make_app(&BUILDS, nudge_player),
+    );
+    let (a, b) = (detailed_report(&mut plain), detailed_report(&mut nudged));
+    let (file_a, file_b) = (written(&a, "a"), written(&b, "b"));
+    let a = StateHashReport::load(&file_a).unwrap();
+    let b = StateHashReport::load(&file_b).unwrap();
+    std::fs::remove_file(file_a).unwrap();
+    std::fs::remove_file(file_b).unwrap();
+    let difference = compare_reports(&a, &b).expect("the nudge shows");
+    assert_eq!(difference.tick, Some(31));
+    let at_tick = difference.at_tick.expect("both reports detail tick 31");
+    let entity = at_tick.entity.expect("an entity differs");
+    assert_eq!(entity.name.as_deref(), Some("Player"));
+    assert_eq!(at_tick.component.as_deref(), Some("Transform"));
+    let field = at_tick.field.expect("a field differs");
+    assert_eq!(field.path, "translation.x");
+    assert_ne!(field.first, field.second);
+
+    static SEEDS: AtomicU32 = AtomicU32::new(0);
+    let (mut plain, mut reseeded) = (make_app(&SEEDS, nudge_seed), make_app(&SEEDS, nudge_seed));
+    let (a, b) = (detailed_report(&mut plain), detailed_report(&mut reseeded));
+    let at_tick = compare_reports(&a, &b).unwrap().at_tick.unwrap();
+    assert!(at_tick.entity.is_none());
+    assert_eq!(at_tick.component.as_deref(), Some("RandomSeed"));
+    assert_eq!(at_tick.field.unwrap().path, "0");
+}
+
+/// `report` written to a file of the system's temporary directory; returns the path.
+fn written(report: &StateHashReport, tag: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!(
+        "rusting-detailed-{tag}-{}.json",
+        std::process::id()
+    ));
+    report.write(&path).unwrap();
+    path
 }

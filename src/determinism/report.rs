@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use bevy::prelude::{Name, World};
 use serde::{Deserialize, Serialize};
 
+use super::detail::{DetailDifference, StateDetail, compare_details};
 use super::hash::{EntityState, entity_states};
 use crate::json_file;
 use crate::scene::SceneId;
@@ -61,6 +62,10 @@ pub struct StateHashReport {
     pub ticks: Vec<TickHash>,
     /// Every simulation entity after the last tick, in `SimId` order.
     pub entities: Vec<EntityReport>,
+    /// The state of the ticks the run was asked to detail (`RUSTING_DETAIL_TICKS`), down to the
+    /// field, so that comparing two reports names the field that differs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<StateDetail>,
 }
 
 /// Why a report cannot be read or written.
@@ -140,6 +145,7 @@ impl StateHashReport {
                 })
                 .collect(),
             entities: states.iter().map(|s| entity_report(world, s)).collect(),
+            details: Vec::new(),
         }
     }
 
@@ -206,6 +212,9 @@ pub struct ReportDifference {
     pub entity: Option<EntityReport>,
     /// The first component of that entity whose hash differs, or that one side lacks.
     pub component: Option<String>,
+    /// When both reports detail the first divergent tick: where that tick differs, down to the
+    /// field (entity, component or resource, field and both values).
+    pub at_tick: Option<DetailDifference>,
 }
 
 /// The first difference between two reports, or `None` when they match.
@@ -260,9 +269,15 @@ pub fn compare_reports(a: &StateHashReport, b: &StateHashReport) -> Option<Repor
         Some((e, c)) => (Some(e), c),
         None => (None, None),
     };
+    let at_tick = tick.and_then(|tick| {
+        let first = a.details.iter().find(|d| d.tick == tick)?;
+        let second = b.details.iter().find(|d| d.tick == tick)?;
+        compare_details(first, second)
+    });
     Some(ReportDifference {
         tick,
         entity,
         component,
+        at_tick,
     })
 }

@@ -86,6 +86,10 @@ enum Command {
         /// Write the run's state-hash report here.
         #[arg(long)]
         hashes_out: Option<PathBuf>,
+        /// Add these ticks' state, down to the field, to the report (`<from>-<to>`, at most 600
+        /// ticks), so `hashes diff` names the field where two reports part.
+        #[arg(long, requires = "hashes_out")]
+        detail_ticks: Option<String>,
         /// Build in debug instead of release.
         #[arg(long)]
         debug: bool,
@@ -176,6 +180,7 @@ impl Cli {
                 replay,
                 synctest,
                 hashes_out,
+                detail_ticks,
                 debug,
                 target_dir,
             }) => run::run(&run::Request {
@@ -187,6 +192,7 @@ impl Cli {
                 replay: replay.as_deref(),
                 synctest: *synctest,
                 hashes_out: hashes_out.as_deref(),
+                detail_ticks: detail_ticks.as_deref(),
                 debug: *debug,
                 target_dir: target_dir.as_deref(),
             }),

@@ -192,43 +192,6 @@ fn between(tick: u64, configuration: &Configuration) -> String {
     }
 }
 
-/// `: entity ..., component ..., field ...: a vs b`, or what only resources differ in.
-fn blame(difference: Option<&DetailDifference>) -> String {
-    let Some(difference) = difference else {
-        return ": the runs' details agree in every field (the difference is in something the \
-                hash covers and no field shows)"
-            .to_owned();
-    };
-    let mut text = match &difference.entity {
-        Some(entity) => format!(
-            ": entity `{}`{}",
-            entity.name.as_deref().unwrap_or("(unnamed)"),
-            entity
-                .scene_id
-                .map(|id| format!(" (scene id {id})"))
-                .unwrap_or_default()
-        ),
-        None => ": only resources differ".to_owned(),
-    };
-    if let Some(component) = &difference.component {
-        let kind = if difference.entity.is_some() {
-            "component"
-        } else {
-            "resource"
-        };
-        text.push_str(&format!(", {kind} {component}"));
-    } else if difference.entity.is_some() {
-        text.push_str(", which only one of the runs holds");
-    }
-    if let Some(field) = &difference.field {
-        text.push_str(&format!(
-            ", field {}: {} vs {}",
-            field.path, field.first, field.second
-        ));
-    }
-    text
-}
-
 /// What every run is fed: an input script (as given, or a replay's frames written as one into
 /// `work`), how many ticks to run, and the replay when there is one.
 struct Input {
@@ -429,7 +392,7 @@ fn check_in(request: &Request, project: &Project, work: &Path) -> Result<String,
             return Err(diverged(
                 tick,
                 configuration,
-                blame(difference.as_ref()),
+                crate::blame::describe(difference.as_ref()),
                 difference.as_ref(),
             ));
         }

@@ -27,7 +27,9 @@ pub fn diff(a: &Path, b: &Path, json: bool) -> Result<String, Failure> {
                 Some(tick) => format!("first divergent tick {tick}"),
                 None => "every common tick matches, but the runs differ".to_owned(),
             };
-            if let Some(entity) = &difference.entity {
+            if let Some(at_tick) = &difference.at_tick {
+                message.push_str(&crate::blame::describe(Some(at_tick)));
+            } else if let Some(entity) = &difference.entity {
                 message.push_str(&format!(
                     "; entity `{}`{}",
                     entity.name.as_deref().unwrap_or("(unnamed)"),
@@ -39,6 +41,10 @@ pub fn diff(a: &Path, b: &Path, json: bool) -> Result<String, Failure> {
                 if let Some(component) = &difference.component {
                     message.push_str(&format!(", component {component}"));
                 }
+                message.push_str(
+                    " after the last tick (run with `--detail-ticks` around the divergent tick to \
+                     name the field at that tick)",
+                );
             }
             if json {
                 message = serde_json::json!({
@@ -49,6 +55,13 @@ pub fn diff(a: &Path, b: &Path, json: bool) -> Result<String, Failure> {
                     "scene_id": difference.entity.as_ref().and_then(|e| e.scene_id),
                     "sim_id": difference.entity.as_ref().map(|e| e.sim_id),
                     "component": difference.component,
+                    "at_tick": difference.at_tick.as_ref().map(|d| serde_json::json!({
+                        "entity": d.entity.as_ref().and_then(|e| e.name.clone()),
+                        "sim_id": d.entity.as_ref().map(|e| e.sim_id),
+                        "component": d.component,
+                        "field": d.field.as_ref().map(|f| f.path.clone()),
+                        "values": d.field.as_ref().map(|f| [f.first.clone(), f.second.clone()]),
+                    })),
                 })
                 .to_string();
             }

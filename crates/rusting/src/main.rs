@@ -3,6 +3,7 @@
 //! `main` only parses the arguments and turns the outcome into an exit code; each subcommand lives
 //! in a file of its own. Exit codes and error codes are listed in `docs/cli.md`.
 
+mod blame;
 mod cli;
 mod cook;
 mod determinism;

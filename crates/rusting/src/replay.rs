@@ -64,6 +64,7 @@ pub fn play(project_dir: &Path, file: &Path, target_dir: Option<&Path>) -> Resul
         replay: Some(file),
         synctest: None,
         hashes_out: None,
+        detail_ticks: None,
         debug: false,
         target_dir,
     })

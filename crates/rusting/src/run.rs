@@ -32,6 +32,8 @@ pub struct Request<'a> {
     pub synctest: Option<usize>,
     /// Where to write the state-hash report.
     pub hashes_out: Option<&'a Path>,
+    /// Ticks to detail in the report, `<from>-<to>`.
+    pub detail_ticks: Option<&'a str>,
     /// Build in debug.
     pub debug: bool,
     /// The cargo target directory.
@@ -45,6 +47,14 @@ fn bad(code: &'static str, message: impl Into<String>) -> Failure {
 /// Checks the request, builds the game and runs it; `Ok` with the game's summary.
 pub fn run(request: &Request) -> Result<String, Failure> {
     Project::open(request.project).map_err(|e| bad("PROJECT_INVALID", e.to_string()))?;
+    if let Some(range) = request.detail_ticks
+        && rusting_engine::game::parse_tick_range(range).is_none()
+    {
+        return Err(bad(
+            "TICKS_INVALID",
+            format!("--detail-ticks {range}: expected `<from>-<to>`, from 1, at most 600 ticks"),
+        ));
+    }
     if let Some(path) = request.replay {
         Replay::load(path).map_err(|e| bad("REPLAY_INVALID", e.to_string()))?;
     } else if !request.headless {
@@ -93,6 +103,9 @@ pub fn run(request: &Request) -> Result<String, Failure> {
     }
     if let Some(out) = request.hashes_out {
         env.push(("RUSTING_STATE_HASH_OUT", path(out)));
+    }
+    if let Some(range) = request.detail_ticks {
+        env.push(("RUSTING_DETAIL_TICKS", range.to_owned()));
     }
     let result_file = result_path("run");
     env.push(("RUSTING_RESULT_OUT", path(&result_file)));
