@@ -4,6 +4,17 @@
 
 use rusting_engine::determinism::DetailDifference;
 
+/// An entity as messages name it: `` `Player` (scene id 10) ``.
+pub fn entity_label(name: Option<&str>, scene_id: Option<u64>) -> String {
+    format!(
+        "`{}`{}",
+        name.unwrap_or("(unnamed)"),
+        scene_id
+            .map(|id| format!(" (scene id {id})"))
+            .unwrap_or_default()
+    )
+}
+
 /// `: entity ..., component ..., field ...: a vs b`, or what only resources differ in.
 pub fn describe(difference: Option<&DetailDifference>) -> String {
     let Some(difference) = difference else {
@@ -13,12 +24,8 @@ pub fn describe(difference: Option<&DetailDifference>) -> String {
     };
     let mut text = match &difference.entity {
         Some(entity) => format!(
-            ": entity `{}`{}",
-            entity.name.as_deref().unwrap_or("(unnamed)"),
-            entity
-                .scene_id
-                .map(|id| format!(" (scene id {id})"))
-                .unwrap_or_default()
+            ": entity {}",
+            entity_label(entity.name.as_deref(), entity.scene_id)
         ),
         None => ": only resources differ".to_owned(),
     };

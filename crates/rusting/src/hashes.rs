@@ -31,12 +31,8 @@ pub fn diff(a: &Path, b: &Path, json: bool) -> Result<String, Failure> {
                 message.push_str(&crate::blame::describe(Some(at_tick)));
             } else if let Some(entity) = &difference.entity {
                 message.push_str(&format!(
-                    "; entity `{}`{}",
-                    entity.name.as_deref().unwrap_or("(unnamed)"),
-                    entity
-                        .scene_id
-                        .map(|id| format!(" (scene id {id})"))
-                        .unwrap_or_default()
+                    "; entity {}",
+                    crate::blame::entity_label(entity.name.as_deref(), entity.scene_id)
                 ));
                 if let Some(component) = &difference.component {
                     message.push_str(&format!(", component {component}"));
