@@ -212,7 +212,8 @@ pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
             }
             _ => return Err(r.corrupt("a bad input flag")),
         };
-        if repeat == 0 || frames.len() as u64 + repeat > MAX_FRAMES {
+        let total = (frames.len() as u64).checked_add(repeat);
+        if repeat == 0 || total.is_none_or(|total| total > MAX_FRAMES) {
             return Err(r.corrupt("a bad repeat count"));
         }
         for k in 0..repeat {
@@ -230,6 +231,9 @@ pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
     if count > ((bytes.len() - r.at) / 8) as u64 {
         return Err(r.corrupt("more hashes than bytes"));
     }
+    if start_tick.checked_add(count).is_none() {
+        return Err(r.corrupt("hash ticks that overflow"));
+    }
     let mut hashes = Vec::with_capacity(count as usize);
     for k in 0..count {
         hashes.push((start_tick + k + 1, format!("{:016x}", r.u64()?)));
@@ -246,4 +250,55 @@ pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
         frames,
         hashes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::{COMPACT_MAGIC, from_compact, varint};
+    use crate::determinism::replay::{REPLAY_FORMAT_VERSION, ReplayError};
+
+    /// A compact replay's header (no engine version, no scene) followed by `groups` and `hashes`.
+    fn crafted(start_tick: u64, groups: &[(u64, u64, u64)], hashes: u64) -> Vec<u8> {
+        let mut out = COMPACT_MAGIC.to_vec();
+        out.extend_from_slice(&REPLAY_FORMAT_VERSION.to_le_bytes());
+        varint(&mut out, 0);
+        out.extend_from_slice(&7u64.to_le_bytes());
+        varint(&mut out, start_tick);
+        out.push(0);
+        varint(&mut out, groups.len() as u64);
+        for &(repeat, delta, ticks) in groups {
+            varint(&mut out, repeat);
+            varint(&mut out, delta);
+            varint(&mut out, ticks);
+            out.push(0);
+        }
+        varint(&mut out, hashes);
+        for k in 0..hashes {
+            out.extend_from_slice(&k.to_le_bytes());
+        }
+        out
+    }
+
+    /// Arithmetic a crafted file controls is checked: a repeat count near `u64::MAX` after other
+    /// frames, and hash ticks past `u64::MAX`, are refused as corrupt instead of overflowing (a
+    /// debug build panicked with "attempt to add with overflow"). Fails if either sum goes back to
+    /// unchecked `+`.
+    #[test]
+    fn crafted_counts_are_refused_without_overflow() {
+        let file = Path::new("crafted.rply");
+        let repeat = crafted(0, &[(1, 1, 1), (u64::MAX, 1, 0)], 0);
+        let error = from_compact(&repeat, file).unwrap_err();
+        assert!(
+            matches!(&error, ReplayError::Corrupt { message, .. } if message.contains("repeat count")),
+            "{error}"
+        );
+        let ticks = crafted(u64::MAX - 1, &[], 3);
+        let error = from_compact(&ticks, file).unwrap_err();
+        assert!(
+            matches!(&error, ReplayError::Corrupt { message, .. } if message.contains("overflow")),
+            "{error}"
+        );
+    }
 }
