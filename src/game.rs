@@ -295,17 +295,37 @@ fn try_run_game(
         })
         .transpose()?;
     if let (Some(distance), Some(ticks)) = (synctest, ticks) {
+        let synctest_hashes = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let make_app = || {
             let mut app = build_app(&project).expect("the project built once already");
             add_game(&mut app);
             track_ticks(&mut app, channel);
+            crate::determinism::headless::collect_hashes_into(&mut app, synctest_hashes.clone());
             app
         };
         // Check the app builds and starts before the synctest builds more of them.
         let mut first = build_app(&project)?;
         add_game(&mut first);
         first.setup()?;
-        return run_synctest(&project, make_app, distance, ticks, script.as_ref());
+        let summary = run_synctest(
+            &project,
+            make_app,
+            distance,
+            ticks,
+            script.as_ref(),
+            |app| match report_path.as_deref() {
+                Some(path) => {
+                    let hashes = synctest_hashes
+                        .lock()
+                        .map(|h| h.clone())
+                        .unwrap_or_default();
+                    crate::determinism::StateHashReport::capture(app.world_mut(), &hashes)
+                        .write(path)
+                }
+                None => Ok(()),
+            },
+        )?;
+        return Ok(summary);
     }
     let mut app = build_app(&project)?;
     add_game(&mut app);
@@ -331,6 +351,10 @@ fn try_run_game(
     app.setup()?;
     if let Some(replay) = replay_in {
         crate::determinism::play_replay(&replay, &mut app)?;
+        if let Some(path) = report_path.as_deref() {
+            let hashes = hashes.lock().map(|h| h.clone()).unwrap_or_default();
+            crate::determinism::StateHashReport::capture(app.world_mut(), &hashes).write(path)?;
+        }
         return Ok(Some(format!(
             "{}: replay matched all {} recorded ticks",
             project.manifest.name,
@@ -386,6 +410,7 @@ fn run_synctest(
     distance: usize,
     ticks: u64,
     script: Option<&InputScript>,
+    report: impl FnOnce(&mut App) -> Result<(), crate::determinism::ReportError>,
 ) -> Result<Option<String>, GameError> {
     let mut synctest = crate::determinism::SyncTest::new(make_app, distance);
     let mut inputs = script.into_iter().flat_map(|s| s.frames());
@@ -396,6 +421,7 @@ fn run_synctest(
         }
         synctest.advance(input.clone())?;
     }
+    report(synctest.app_mut())?;
     Ok(Some(format!(
         "{}: synctest passed: {ticks} ticks, each re-simulated {distance} ticks back from a snapshot",
         project.manifest.name

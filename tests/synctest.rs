@@ -130,19 +130,43 @@ fn synctest_catches_a_counter_kept_in_a_local() {
     assert!(where_.contains("Transform"), "{where_}");
 }
 
-/// `RUSTING_SYNCTEST=3` turns a game's headless run into a synctest: the starter passes, and the
-/// same game with the `Local` counter fails. Fails if the variable is ignored (both runs pass).
+/// `RUSTING_SYNCTEST=3` turns a game's headless run into a synctest: the starter passes, writing a
+/// state-hash report of every tick once (`RUSTING_STATE_HASH_OUT`), and the same game with the
+/// `Local` counter fails. Fails if the variable is ignored (both runs pass), or if the report is
+/// dropped or holds the re-simulated ticks twice.
 #[test]
 fn rusting_synctest_runs_a_game_as_a_synctest() {
     // SAFETY: the only test in this binary that sets environment variables, and `run_game` is the
     // only reader.
+    let report = std::env::temp_dir().join(format!("rusting-synctest-{}.json", std::process::id()));
     unsafe {
         std::env::set_var("RUSTING_HEADLESS_TICKS", "60");
         std::env::set_var("RUSTING_SYNCTEST", "3");
+        std::env::set_var("RUSTING_STATE_HASH_OUT", &report);
     }
     let clean = game::run_game(Path::new(STARTER), |app| {
         app.add_plugins(starter_game::StarterGame);
     });
+    // The synctest's report holds every tick once, as finally simulated, whatever was re-run.
+    let written = rusting_engine::determinism::StateHashReport::load(&report).unwrap();
+    std::fs::remove_file(&report).unwrap();
+    let ticks: Vec<u64> = written.ticks.iter().map(|t| t.tick).collect();
+    assert_eq!(ticks, (1..=60).collect::<Vec<u64>>());
+    let mut plain = starter_app();
+    let step = plain.fixed_step();
+    for _ in 0..60 {
+        plain.update(step);
+    }
+    let plain_hashes = plain
+        .world()
+        .resource::<rusting_engine::determinism::StateHashes>();
+    assert_eq!(
+        written.ticks.last().unwrap().hash,
+        format!("{:016x}", plain_hashes.get(60).unwrap())
+    );
+    unsafe {
+        std::env::remove_var("RUSTING_STATE_HASH_OUT");
+    }
     let drifting = game::run_game(Path::new(STARTER), |app| {
         app.add_plugins(starter_game::StarterGame);
         app.add_systems(FixedUpdate, drift_by_local_counter.after(SimSet::Tweens));

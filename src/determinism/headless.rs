@@ -33,13 +33,21 @@ pub fn simulate_project_headless(
 /// Adds a tick hook that keeps every tick's hash (`StateHashes` keeps only the latest 1024).
 pub fn collect_hashes(app: &mut App) -> Arc<Mutex<Vec<(u64, u64)>>> {
     let hashes = Arc::new(Mutex::new(Vec::new()));
-    let sink = hashes.clone();
+    collect_hashes_into(app, hashes.clone());
+    hashes
+}
+
+/// [`collect_hashes`] into `sink`. A tick run again after a rollback replaces the hashes from
+/// that tick on, so the list always holds the ticks as finally simulated.
+pub fn collect_hashes_into(app: &mut App, sink: Arc<Mutex<Vec<(u64, u64)>>>) {
     app.add_tick_hook(move |world: &mut World, _tick: u64| {
         if let Some(&last) = world.resource::<StateHashes>().cpu.back()
             && let Ok(mut all) = sink.lock()
         {
+            while all.last().is_some_and(|&(tick, _)| tick >= last.0) {
+                all.pop();
+            }
             all.push(last);
         }
     });
-    hashes
 }
