@@ -1,6 +1,6 @@
 //! The `rusting` binary as a user runs it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use rusting_engine::determinism::{StateHashReport, simulate_project_headless};
@@ -243,6 +243,18 @@ fn shared_target() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target")
 }
 
+/// `rusting determinism <dir> --ticks <ticks>`, building in the shared target directory.
+fn determinism_in_shared_target(dir: &Path, ticks: u64) -> std::process::Output {
+    rusting(&[
+        "determinism",
+        dir.to_str().unwrap(),
+        "--ticks",
+        &ticks.to_string(),
+        "--target-dir",
+        shared_target().to_str().unwrap(),
+    ])
+}
+
 /// A system that moves the player by the number of CPUs the process may use is blamed on the run
 /// pinned to one CPU, at tick 1, naming `Player`. Fails if `determinism` drops the one-CPU
 /// configuration or compares it against itself. Needs two CPUs and `taskset`; elsewhere it says so
@@ -278,14 +290,7 @@ fn lean_by_cpus(mut bodies: Query<(&Name, &mut Transform)>) {
 }
 "#,
     );
-    let out = rusting(&[
-        "determinism",
-        dir.to_str().unwrap(),
-        "--ticks",
-        "20",
-        "--target-dir",
-        shared_target().to_str().unwrap(),
-    ]);
+    let out = determinism_in_shared_target(&dir, 20);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
@@ -337,14 +342,7 @@ fn wobble(time: Res<FrameTime>, mut wobbles: Query<&mut Wobble>) {
 }
 "#,
     );
-    let out = rusting(&[
-        "determinism",
-        dir.to_str().unwrap(),
-        "--ticks",
-        "20",
-        "--target-dir",
-        shared_target().to_str().unwrap(),
-    ]);
+    let out = determinism_in_shared_target(&dir, 20);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
@@ -401,14 +399,7 @@ fn drift_by_hash_order(time: Res<FrameTime>, mut bodies: Query<(&Name, &mut Tran
     );
     let mut diverged = 0;
     for _ in 0..20 {
-        let out = rusting(&[
-            "determinism",
-            dir.to_str().unwrap(),
-            "--ticks",
-            "20",
-            "--target-dir",
-            shared_target().to_str().unwrap(),
-        ]);
+        let out = determinism_in_shared_target(&dir, 20);
         let stderr = String::from_utf8_lossy(&out.stderr);
         if out.status.code() == Some(0) {
             continue;
@@ -457,14 +448,7 @@ fn topple(time: Res<FrameTime>) {
 }
 "#,
     );
-    let out = rusting(&[
-        "determinism",
-        dir.to_str().unwrap(),
-        "--ticks",
-        "20",
-        "--target-dir",
-        shared_target().to_str().unwrap(),
-    ]);
+    let out = determinism_in_shared_target(&dir, 20);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{stderr}");
     assert!(
