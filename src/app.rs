@@ -73,9 +73,9 @@ pub enum AppError {
     /// wall clock, with no tick counted and no hash recorded.
     #[error(
         "bevy's TimePlugin is in the app: it runs `FixedMain` a second time from the wall clock, \
-         outside the engine's ticks (no tick counted, no hash recorded). Leave it out: add \
-         `MinimalPlugins` or `DefaultPlugins` with `.build().disable::<TimePlugin>()`; the engine \
-         runs every fixed tick itself"
+         outside the engine's ticks (no tick counted, no hash recorded). Leave it out: the engine \
+         runs every fixed tick itself (a plugin group that brings it needs \
+         `.build().disable::<TimePlugin>()`)"
     )]
     SecondFixedLoop,
 }

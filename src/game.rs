@@ -307,6 +307,7 @@ fn try_run_game(
         let mut first = build_app(&project)?;
         add_game(&mut first);
         first.setup()?;
+        channel.started();
         let summary = run_synctest(
             &project,
             make_app,
@@ -349,6 +350,7 @@ fn try_run_game(
         });
     }
     app.setup()?;
+    channel.started();
     if let Some(replay) = replay_in {
         crate::determinism::play_replay(&replay, &mut app)?;
         if let Some(path) = report_path.as_deref() {

@@ -134,6 +134,8 @@ impl RunResult {
 pub struct ResultChannel {
     path: Arc<Mutex<Option<std::path::PathBuf>>>,
     tick: Arc<AtomicU64>,
+    /// Whether the app has started (set up) and ticks may be running.
+    started: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl ResultChannel {
@@ -142,7 +144,13 @@ impl ResultChannel {
         ResultChannel {
             path: Arc::new(Mutex::new(path)),
             tick: Arc::default(),
+            started: Arc::default(),
         }
+    }
+
+    /// Notes that the app is set up: a panic from now on happens during a tick.
+    pub fn started(&self) {
+        self.started.store(true, Ordering::Relaxed);
     }
 
     /// Notes that tick `tick` completed.
@@ -180,18 +188,23 @@ impl ResultChannel {
             let location = info
                 .location()
                 .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
-            let tick = channel.tick() + 1;
+            let tick = channel
+                .started
+                .load(Ordering::Relaxed)
+                .then(|| channel.tick() + 1);
+            let when = tick.map_or_else(
+                || "while the app was being built".to_owned(),
+                |tick| format!("during tick {tick}"),
+            );
+            let place = location
+                .as_deref()
+                .map(|l| format!(" at {l}"))
+                .unwrap_or_default();
             let mut result = RunResult::new(
                 "PANIC",
-                format!(
-                    "the game panicked during tick {tick}{}: {message}",
-                    location
-                        .as_deref()
-                        .map(|l| format!(" at {l}"))
-                        .unwrap_or_default()
-                ),
+                format!("the game panicked {when}{place}: {message}"),
             );
-            result.tick = Some(tick);
+            result.tick = tick;
             result.panic = Some(PanicReport { message, location });
             channel.finish(&result);
             previous(info);
