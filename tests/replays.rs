@@ -220,6 +220,11 @@ fn replays_of_the_starter_template_seek_through_snapshots() {
     }
     let snapshots = seeker.snapshot_ticks();
     assert!(snapshots.len() > 8, "{snapshots:?}");
+    // The report's snapshot points are where the seeker snapshots.
+    assert_eq!(
+        snapshots,
+        rusting_engine::determinism::snapshot_points(&replay, 60)
+    );
 
     let tampered_tick = snapshots[4] + 5;
     let mut tampered = replay.clone();

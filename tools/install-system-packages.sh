@@ -13,7 +13,7 @@ set -euo pipefail
 # glslc and the SPIR-V tools, and g++ for linking the C++ archives. cmake is left out on purpose:
 # without it, a shaderc set-up that cannot find the system libraries fails at once instead of
 # building shaderc from source for half an hour. The default build needs none of these.
-packages=(build-essential pkg-config mesa-vulkan-drivers libshaderc-dev glslc spirv-tools g++)
+packages=(build-essential pkg-config mesa-vulkan-drivers libshaderc-dev glslc spirv-tools g++ chromium)
 
 missing=()
 for package in "${packages[@]}"; do

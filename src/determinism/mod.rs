@@ -36,7 +36,7 @@ pub mod undeclared;
 use bevy::app::{App, Plugin};
 
 pub use compare::{Divergence, FieldDifference, compare_runs};
-pub use detail::{DetailDifference, StateDetail, compare_details};
+pub use detail::{ComponentDetail, DetailDifference, EntityDetail, StateDetail, compare_details};
 pub use hash::{
     EntityState, NonFiniteValue, STATE_HASH_HISTORY, StateHashes, entity_states, world_state_hash,
 };
@@ -45,7 +45,7 @@ pub use headless::simulate_project_headless;
 pub use registry::{SimEntry, SimKind, SimRegistry, SimStateAppExt, Simulated};
 pub use replay::{PlaybackCursor, Recorder, Replay, ReplayError, ReplayFrame, play_replay};
 pub use report::{ReportDifference, ReportError, StateHashReport, compare_reports};
-pub use seek::ReplaySeeker;
+pub use seek::{DEFAULT_SNAPSHOT_INTERVAL, ReplaySeeker, snapshot_points};
 pub use sim_state::SimState;
 pub use snapshot::{SnapshotAppExt, SnapshotError, SnapshotRegistry, WorldSnapshot};
 pub use synctest::{SyncTest, SyncTestError};

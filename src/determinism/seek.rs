@@ -15,6 +15,29 @@ use super::replay::{PlaybackCursor, Replay, ReplayError};
 use super::snapshot::WorldSnapshot;
 use crate::app::App;
 
+/// The snapshot interval a report assumes when none is given: 10 s at 60 Hz.
+pub const DEFAULT_SNAPSHOT_INTERVAL: u64 = 600;
+
+/// The ticks a [`ReplaySeeker`] with `interval` snapshots `replay` at once it has played it all:
+/// the start, then the first frame boundary at least `interval` ticks after the last snapshot.
+pub fn snapshot_points(replay: &Replay, interval: u64) -> Vec<u64> {
+    let interval = interval.max(1);
+    let mut points = vec![replay.start_tick];
+    for (k, _) in replay.frames.iter().enumerate() {
+        let boundary = replay
+            .frames
+            .get(k + 1)
+            .map_or_else(|| replay.end_tick(), |next| next.start_tick);
+        if points
+            .last()
+            .is_some_and(|last| boundary >= last.saturating_add(interval))
+        {
+            points.push(boundary);
+        }
+    }
+    points
+}
+
 /// A snapshot and where playback stood when it was taken.
 struct Checkpoint {
     cursor: PlaybackCursor,
@@ -90,7 +113,7 @@ impl<F: FnMut() -> App> ReplaySeeker<F> {
     fn checkpoint_if_due(&mut self) -> Result<(), ReplayError> {
         let last = self.checkpoints.last().map_or(0, |c| c.snapshot.tick());
         let tick = self.app.ticks();
-        if tick >= last + self.interval {
+        if tick >= last.saturating_add(self.interval) {
             let snapshot = self.app.snapshot()?;
             self.checkpoints.push(Checkpoint {
                 cursor: self.cursor,

@@ -59,6 +59,11 @@ enum Command {
         /// point at process-dependent state, not at code generation.
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=16))]
         repeat: u32,
+        /// Also write the outcome as a self-contained HTML page: a lane per run over the ticks,
+        /// the diverging entity field by field in both runs, and its position around the
+        /// divergence.
+        #[arg(long, value_name = "FILE.html")]
+        report: Option<PathBuf>,
     },
     /// Build a game and run it: headless for a number of ticks, recording a session, playing one
     /// back, or as a synctest.
@@ -126,6 +131,13 @@ enum ReplayCommand {
     Info {
         /// The replay file (JSON or compact `.rply`).
         file: PathBuf,
+        /// Also write an HTML page of the recording: its hashes, seek snapshot points and input
+        /// lanes (keys held, axes, look) over the ticks.
+        #[arg(long, value_name = "FILE.html")]
+        report: Option<PathBuf>,
+        /// The snapshot interval, in ticks, the page's snapshot points assume.
+        #[arg(long, default_value_t = rusting_engine::determinism::DEFAULT_SNAPSHOT_INTERVAL, value_parser = clap::value_parser!(u64).range(1..))]
+        snapshot_interval: u64,
     },
     /// Build the game and play the replay headless; fails naming the first tick that differs.
     Play {
@@ -147,6 +159,10 @@ enum HashesCommand {
         a: PathBuf,
         /// The second report.
         b: PathBuf,
+        /// Also write an HTML page: both reports' lanes over the ticks and, when both detail
+        /// the divergent tick, the diverging entity field by field and its position.
+        #[arg(long, value_name = "FILE.html")]
+        report: Option<PathBuf>,
     },
 }
 
@@ -162,6 +178,7 @@ impl Cli {
                 replay,
                 target_dir,
                 repeat,
+                report,
             }) => determinism::check(&determinism::Request {
                 project,
                 ticks: *ticks,
@@ -169,6 +186,7 @@ impl Cli {
                 replay: replay.as_deref(),
                 target_dir: target_dir.as_deref(),
                 repeat: *repeat,
+                report: report.as_deref(),
                 json: self.json,
             }),
             Some(Command::Run {
@@ -197,8 +215,8 @@ impl Cli {
                 target_dir: target_dir.as_deref(),
             }),
             Some(Command::Hashes {
-                command: HashesCommand::Diff { a, b },
-            }) => hashes::diff(a, b, self.json),
+                command: HashesCommand::Diff { a, b, report },
+            }) => hashes::diff(a, b, self.json, report.as_deref()),
             Some(Command::Cook { project }) => cook::cook(project, self.json),
             Some(Command::Validate { project }) => validate::validate(project, self.json),
             Some(Command::New {
@@ -206,8 +224,13 @@ impl Cli {
                 engine_version,
             }) => new::new_project(dir, engine_version.as_deref()),
             Some(Command::Replay {
-                command: ReplayCommand::Info { file },
-            }) => replay::info(file, self.json),
+                command:
+                    ReplayCommand::Info {
+                        file,
+                        report,
+                        snapshot_interval,
+                    },
+            }) => replay::info(file, self.json, report.as_deref(), *snapshot_interval),
             Some(Command::Replay {
                 command:
                     ReplayCommand::Play {

@@ -12,7 +12,9 @@
 //! verdict (same build, debug and release, one CPU, uneven frames) names the entity, component and
 //! field with both values, from the very processes that differed. With `--replay`, every run is fed
 //! the replay's frames and input (as an input script), the replay must be of the project's main
-//! scene, and its recorded hashes must agree with what the runs compute.
+//! scene, and its recorded hashes must agree with what the runs compute. With `--report`, the
+//! outcome is also written as an HTML page (see `html_report`): a lane per run, the blamed entity
+//! field by field in both runs, and its position around the divergence.
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +24,7 @@ use rusting_engine::scene::{LocatedScene, SceneIdentity};
 
 use crate::exit::{Failure, Outcome};
 use crate::game_build::{Build, GameRun, Profile, taskset_available};
+use crate::html_report::{DivergenceView, HtmlReport, Lane, RecordingView, Verdict};
 use crate::lockstep;
 
 /// One way of building and running the game.
@@ -100,8 +103,25 @@ pub struct Request<'a> {
     pub target_dir: Option<&'a Path>,
     /// How many times the debug build runs (at least 2).
     pub repeat: u32,
+    /// Where to write the HTML report.
+    pub report: Option<&'a Path>,
     /// Print a JSON result.
     pub json: bool,
+}
+
+/// What the check found, for the HTML report.
+#[derive(Default)]
+struct Findings {
+    /// The ticks run.
+    ticks: u64,
+    /// A lane per run.
+    lanes: Vec<Lane>,
+    /// Where runs first diverged.
+    divergence: Option<DivergenceView>,
+    /// The replay fed to every run.
+    recording: Option<RecordingView>,
+    /// The human-readable message of a divergence (the printed one may be JSON).
+    message: Option<String>,
 }
 
 /// The two builds every configuration runs one of.
@@ -292,6 +312,9 @@ const DEFAULT_TICKS: u64 = 120;
 pub fn check(request: &Request) -> Result<String, Failure> {
     let project = Project::open(request.project)
         .map_err(|e| Failure::new("PROJECT_INVALID", Outcome::BadInput, e.to_string()))?;
+    if let Some(path) = request.report {
+        crate::html_report::check_target(path)?;
+    }
     let work = std::env::temp_dir().join(format!("rusting-determinism-{}", std::process::id()));
     std::fs::create_dir_all(&work).map_err(|e| {
         Failure::new(
@@ -300,17 +323,79 @@ pub fn check(request: &Request) -> Result<String, Failure> {
             format!("{}: {e}", work.display()),
         )
     })?;
-    let result = check_in(request, &project, &work);
+    let mut findings = Findings::default();
+    let result = check_in(request, &project, &work, &mut findings);
     let _ = std::fs::remove_dir_all(&work);
+    let Some(path) = request.report else {
+        return result;
+    };
+    let verdict = match &result {
+        Ok(summary) => Verdict {
+            ok: true,
+            code: "OK".to_owned(),
+            message: summary.clone(),
+        },
+        Err(failure) => Verdict {
+            ok: false,
+            code: failure.code.to_owned(),
+            message: findings
+                .message
+                .take()
+                .unwrap_or_else(|| failure.message.clone()),
+        },
+    };
+    let mut facts = vec![
+        ("project".to_owned(), request.project.display().to_string()),
+        ("ticks".to_owned(), findings.ticks.to_string()),
+    ];
+    if let Some(script) = request.script {
+        facts.push(("input script".to_owned(), script.display().to_string()));
+    }
+    if let Some(replay) = request.replay {
+        facts.push(("replay".to_owned(), replay.display().to_string()));
+    }
+    let report = HtmlReport {
+        title: format!("rusting determinism: {}", project.manifest.name),
+        facts,
+        verdict,
+        ticks: (1, findings.ticks.max(1)),
+        lanes: findings.lanes,
+        divergence: findings.divergence,
+        recording: findings.recording,
+    };
+    crate::html_report::write(&report, path)?;
     result
 }
 
-fn check_in(request: &Request, project: &Project, work: &Path) -> Result<String, Failure> {
+/// The name of run `k` of `configurations`: repeats of the same configuration are numbered.
+fn run_name(configurations: &[&Configuration], k: usize) -> String {
+    let name = configurations[k].name;
+    let same = configurations.iter().filter(|c| c.name == name).count();
+    if same < 2 {
+        return name.to_owned();
+    }
+    let nth = configurations[..=k]
+        .iter()
+        .filter(|c| c.name == name)
+        .count();
+    format!("{name} {nth}")
+}
+
+fn check_in(
+    request: &Request,
+    project: &Project,
+    work: &Path,
+    findings: &mut Findings,
+) -> Result<String, Failure> {
     let Input {
         script,
         ticks,
         replay,
     } = input(request, project, work)?;
+    findings.ticks = ticks;
+    findings.recording = replay
+        .as_ref()
+        .map(|r| RecordingView::of(r, rusting_engine::determinism::DEFAULT_SNAPSHOT_INTERVAL));
     let script = script.as_deref();
     let build = Build {
         project: request.project,
@@ -349,17 +434,32 @@ fn check_in(request: &Request, project: &Project, work: &Path) -> Result<String,
             planned(request, &binaries, c, ticks, script, files)
         })
         .collect();
-    let ending = lockstep::run(plans, work)?;
-    let diverged = |tick: u64,
-                    configuration: &Configuration,
-                    blame: String,
-                    difference: Option<&DetailDifference>| {
+    let (ending, lanes) = lockstep::run(plans, work)?;
+    let names: Vec<String> = (0..configurations.len())
+        .map(|k| run_name(&configurations, k))
+        .collect();
+    findings.lanes = lanes
+        .iter()
+        .enumerate()
+        .map(|(k, lane)| match k {
+            0 => Lane::reference(&names[0], lane),
+            _ => Lane::compared(&names[k], &names[0], &lanes[0], lane),
+        })
+        .collect();
+    if let Some(last) = lanes.iter().flatten().map(|(t, _)| *t).max() {
+        findings.ticks = findings.ticks.max(last);
+    }
+    let mut diverged = |tick: u64,
+                        configuration: &Configuration,
+                        blame: String,
+                        difference: Option<&DetailDifference>| {
         let mut message = format!(
             "{}{blame}\n{}; usual causes: {}",
             between(tick, configuration),
             configuration.verdict,
             configuration.hint
         );
+        findings.message = Some(message.clone());
         if request.json {
             let entity = difference.and_then(|d| d.entity.as_ref());
             let field = difference.and_then(|d| d.field.as_ref());
@@ -387,14 +487,25 @@ fn check_in(request: &Request, project: &Project, work: &Path) -> Result<String,
             tick,
             index,
             difference,
+            divergence,
         } => {
             let configuration = configurations[index];
-            return Err(diverged(
+            let lockstep::Divergence { details, tracks } = *divergence;
+            let view = DivergenceView::new(
+                tick,
+                [&names[0], &names[index]],
+                [&details[0], &details[1]],
+                difference.as_ref(),
+                tracks,
+            );
+            let failure = diverged(
                 tick,
                 configuration,
                 crate::blame::describe(difference.as_ref()),
                 difference.as_ref(),
-            ));
+            );
+            findings.divergence = Some(view);
+            return Err(failure);
         }
         lockstep::Ending::OutOfStep { tick, index } => {
             let configuration = configurations[index];
@@ -433,6 +544,21 @@ fn check_in(request: &Request, project: &Project, work: &Path) -> Result<String,
     if let Some(replay) = &replay
         && let Some((tick, recorded, computed)) = against_recording(replay, reference)
     {
+        let recorded_lane: Vec<(u64, u64)> = replay
+            .hashes
+            .iter()
+            .filter_map(|(t, h)| Some((*t, u64::from_str_radix(h, 16).ok()?)))
+            .collect();
+        findings.lanes.push(Lane::compared(
+            "recorded in the replay",
+            &names[0],
+            &lanes[0],
+            &recorded_lane,
+        ));
+        findings.message = Some(format!(
+            "tick {tick}: every configuration computed {computed}, but the replay recorded \
+             {recorded}"
+        ));
         let message = if request.json {
             serde_json::json!({
                 "result": "diverged",
@@ -451,21 +577,21 @@ fn check_in(request: &Request, project: &Project, work: &Path) -> Result<String,
         };
         return Err(Failure::new("REPLAY_DIVERGED", Outcome::Failed, message));
     }
-    let mut names: Vec<&str> = configurations.iter().map(|c| c.name).collect();
-    names.dedup();
+    let mut distinct: Vec<&str> = configurations.iter().map(|c| c.name).collect();
+    distinct.dedup();
     Ok(if request.json {
         serde_json::json!({
             "result": "same",
             "project": project.manifest.name,
             "ticks": ticks,
-            "configurations": names,
+            "configurations": distinct,
         })
         .to_string()
     } else {
         format!(
             "{}: {} agree on all {} ticks{}",
             project.manifest.name,
-            names.join(", "),
+            distinct.join(", "),
             ticks,
             if one_cpu {
                 ""

@@ -1,27 +1,126 @@
-//! `rusting hashes diff <A> <B>`: where two state-hash reports first differ.
+//! `rusting hashes diff <A> <B>`: where two state-hash reports first differ, optionally as an HTML
+//! report (`--report`).
 
 use std::path::Path;
 
+use rusting_engine::determinism::report::TickHash;
 use rusting_engine::determinism::{StateHashReport, compare_reports};
 
 use crate::exit::{Failure, Outcome};
+use crate::html_report::{DivergenceView, HtmlReport, Lane, Verdict, track_from_details};
 
-/// Compares two reports; `Ok` with a summary when they match.
-pub fn diff(a: &Path, b: &Path, json: bool) -> Result<String, Failure> {
+/// A report's ticks as `(tick, hash)`, the GPU hash folded in, for the report's lanes.
+fn lane_hashes(ticks: &[TickHash]) -> Vec<(u64, u64)> {
+    ticks
+        .iter()
+        .map(|t| {
+            let hash = u64::from_str_radix(&t.hash, 16).unwrap_or_default();
+            let gpu = t
+                .gpu_hash
+                .as_deref()
+                .and_then(|g| u64::from_str_radix(g, 16).ok())
+                .unwrap_or_default();
+            (t.tick, hash ^ gpu.rotate_left(1))
+        })
+        .collect()
+}
+
+/// The HTML page for two reports and the outcome of comparing them.
+fn page(
+    (a, ra): (&Path, &StateHashReport),
+    (b, rb): (&Path, &StateHashReport),
+    result: &Result<String, Failure>,
+    human: &str,
+) -> HtmlReport {
+    let names = [a.display().to_string(), b.display().to_string()];
+    let (ha, hb) = (lane_hashes(&ra.ticks), lane_hashes(&rb.ticks));
+    let divergence = compare_reports(ra, rb).and_then(|difference| {
+        let tick = difference.tick?;
+        let da = ra.details.iter().find(|d| d.tick == tick)?;
+        let db = rb.details.iter().find(|d| d.tick == tick)?;
+        let at_tick = difference.at_tick.as_ref();
+        let tracks = match at_tick.and_then(|d| d.entity.as_ref()) {
+            Some(entity) => [
+                track_from_details(&ra.details, entity.sim_id),
+                track_from_details(&rb.details, entity.sim_id),
+            ],
+            None => [Vec::new(), Vec::new()],
+        };
+        Some(DivergenceView::new(
+            tick,
+            [&names[0], &names[1]],
+            [da, db],
+            at_tick,
+            tracks,
+        ))
+    });
+    let last = ha.iter().chain(&hb).map(|(t, _)| *t).max().unwrap_or(1);
+    let first = ha.iter().chain(&hb).map(|(t, _)| *t).min().unwrap_or(1);
+    HtmlReport {
+        title: "rusting hashes diff".to_owned(),
+        facts: vec![
+            ("first report".to_owned(), names[0].clone()),
+            ("second report".to_owned(), names[1].clone()),
+        ],
+        verdict: match result {
+            Ok(summary) => Verdict {
+                ok: true,
+                code: "OK".to_owned(),
+                message: summary.clone(),
+            },
+            Err(failure) => Verdict {
+                ok: false,
+                code: failure.code.to_owned(),
+                message: human.to_owned(),
+            },
+        },
+        ticks: (first, last),
+        lanes: vec![
+            Lane::reference(&names[0], &ha),
+            Lane::compared(&names[1], &names[0], &ha, &hb),
+        ],
+        divergence,
+        recording: None,
+    }
+}
+
+/// Compares two reports; `Ok` with a summary when they match. With `report`, also writes the HTML
+/// page.
+pub fn diff(a: &Path, b: &Path, json: bool, report: Option<&Path>) -> Result<String, Failure> {
+    if let Some(path) = report {
+        crate::html_report::check_target(path)?;
+    }
     let load = |path: &Path| {
         StateHashReport::load(path)
             .map_err(|e| Failure::new("REPORT_INVALID", Outcome::BadInput, e.to_string()))
     };
     let (ra, rb) = (load(a)?, load(b)?);
-    match compare_reports(&ra, &rb) {
-        None => Ok(if json {
-            serde_json::json!({ "result": "same", "ticks": ra.ticks.len() }).to_string()
-        } else {
-            format!(
+    let (result, human) = compare(&ra, &rb, json);
+    if let Some(path) = report {
+        crate::html_report::write(&page((a, &ra), (b, &rb), &result, &human), path)?;
+    }
+    result
+}
+
+/// The outcome of comparing two reports, and its human-readable message.
+fn compare(
+    ra: &StateHashReport,
+    rb: &StateHashReport,
+    json: bool,
+) -> (Result<String, Failure>, String) {
+    match compare_reports(ra, rb) {
+        None => {
+            let human = format!(
                 "the reports agree on all {} ticks and every entity",
                 ra.ticks.len()
-            )
-        }),
+            );
+            let summary = if json {
+                serde_json::json!({ "result": "same", "ticks": ra.ticks.len() }).to_string()
+            } else {
+                human.clone()
+            };
+            (Ok(summary), human)
+        }
         Some(difference) => {
             let mut message = match difference.tick {
                 Some(tick) => format!("first divergent tick {tick}"),
@@ -42,6 +141,7 @@ pub fn diff(a: &Path, b: &Path, json: bool) -> Result<String, Failure> {
                      name the field at that tick)",
                 );
             }
+            let human = message.clone();
             if json {
                 message = serde_json::json!({
                     "result": "different",
@@ -61,7 +161,10 @@ pub fn diff(a: &Path, b: &Path, json: bool) -> Result<String, Failure> {
                 })
                 .to_string();
             }
-            Err(Failure::new("HASHES_DIFFER", Outcome::Failed, message))
+            (
+                Err(Failure::new("HASHES_DIFFER", Outcome::Failed, message)),
+                human,
+            )
         }
     }
 }

@@ -7,8 +7,11 @@
 //! a run's hash differs from the first run's, it asks those two runs for their `StateDetail` of
 //! that tick (`detail <file>`), stops the others, and compares the two details: the entity,
 //! component and field come from the processes that differed, never from a rerun that might not
-//! differ again. Standard error of each run goes to a file, so a chatty game cannot block on a
-//! full pipe; any other line a game prints on standard output is skipped.
+//! differ again. For the HTML report it then asks both for the blamed entity's recent positions
+//! (`track`), lets the two run on up to [`AFTER_TICKS`] ticks, asks again, and stops them; what
+//! goes wrong after the divergence only shortens the plot. Every hash each run announced is kept,
+//! as the report's lanes. Standard error of each run goes to a file, so a chatty game cannot block
+//! on a full pipe; any other line a game prints on standard output is skipped.
 //!
 //! This module must never decide verdicts or wording; it reports where runs parted.
 
@@ -16,7 +19,9 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
-use rusting_engine::determinism::lockstep::TICK_LINE;
+use std::collections::BTreeMap;
+
+use rusting_engine::determinism::lockstep::{TICK_LINE, Track};
 use rusting_engine::determinism::{DetailDifference, StateDetail, compare_details};
 
 use crate::exit::{Failure, Outcome};
@@ -121,6 +126,21 @@ impl Drop for Running {
     }
 }
 
+/// How many ticks the two runs that diverged go on, for the report's plot.
+pub const AFTER_TICKS: u64 = 30;
+
+/// The two runs that diverged, as the report shows them.
+pub struct Divergence {
+    /// Both runs' state at the divergent tick (first run, then the one that differs).
+    pub details: [StateDetail; 2],
+    /// The blamed entity's `(tick, translation)` in both runs around the divergent tick, when it
+    /// has a position (empty otherwise).
+    pub tracks: [Vec<(u64, [f32; 3])>; 2],
+}
+
+/// Every run's announced `(tick, hash)`, in run order: the lanes of the report.
+pub type Lanes = Vec<Vec<(u64, u64)>>;
+
 /// How a lockstep check ended.
 pub enum Ending {
     /// Every run announced the same hash on every tick and ended well.
@@ -134,6 +154,8 @@ pub enum Ending {
         /// Where the two runs' details of that tick differ (`None` when they agree in every
         /// field: the hashes differ in something the detail does not show).
         difference: Option<DetailDifference>,
+        /// Both runs' state there, and the blamed entity's positions around it.
+        divergence: Box<Divergence>,
     },
     /// Run `index` ended before the first run did, or announced another tick.
     OutOfStep {
@@ -145,8 +167,8 @@ pub enum Ending {
 }
 
 /// Starts every planned run and steps them in lockstep until they end or one differs; details are
-/// written into `work`.
-pub fn run(planned: Vec<Planned>, work: &Path) -> Result<Ending, Failure> {
+/// written into `work`. Returns how it ended and every hash each run announced.
+pub fn run(planned: Vec<Planned>, work: &Path) -> Result<(Ending, Lanes), Failure> {
     let mut runs = Vec::with_capacity(planned.len());
     for mut plan in planned {
         let stderr = std::fs::File::create(&plan.stderr).map_err(|e| {
@@ -181,17 +203,22 @@ pub fn run(planned: Vec<Planned>, work: &Path) -> Result<Ending, Failure> {
             finished: false,
         });
     }
+    let mut lanes: Lanes = vec![Vec::new(); runs.len()];
     loop {
         let mut announced = Vec::with_capacity(runs.len());
-        for run in &mut runs {
-            announced.push(run.next_tick()?);
+        for (run, lane) in runs.iter_mut().zip(&mut lanes) {
+            let next = run.next_tick()?;
+            if let Some((tick, hash)) = &next {
+                lane.push((*tick, u64::from_str_radix(hash, 16).unwrap_or_default()));
+            }
+            announced.push(next);
         }
         if announced.iter().all(Option::is_none) {
-            return Ok(Ending::Agreed);
+            return Ok((Ending::Agreed, lanes));
         }
         let Some((tick, hash)) = announced[0].clone() else {
             let index = announced.iter().position(Option::is_some).unwrap_or(0);
-            return Ok(Ending::OutOfStep { tick: None, index });
+            return Ok((Ending::OutOfStep { tick: None, index }, lanes));
         };
         let differs = announced.iter().position(|a| match a {
             Some((t, h)) => *t != tick || *h != hash,
@@ -204,37 +231,131 @@ pub fn run(planned: Vec<Planned>, work: &Path) -> Result<Ending, Failure> {
             continue;
         };
         if announced[index].as_ref().is_none_or(|(t, _)| *t != tick) {
-            return Ok(Ending::OutOfStep {
-                tick: Some(tick),
-                index,
-            });
+            return Ok((
+                Ending::OutOfStep {
+                    tick: Some(tick),
+                    index,
+                },
+                lanes,
+            ));
         }
-        let files = [
-            work.join("detail-0.json"),
-            work.join(format!("detail-{index}.json")),
-        ];
         for (k, run) in runs.iter_mut().enumerate() {
             if k != 0 && k != index {
                 run.stop();
                 run.finished = true;
             }
         }
-        for (k, file) in [0, index].into_iter().zip(&files) {
+        let pair = [0, index];
+        let details = pair.map(|k| work.join(format!("detail-{k}.json")));
+        for (k, file) in pair.into_iter().zip(&details) {
             runs[k].send(&format!("detail {}", file.display()))?;
         }
-        for k in [0, index] {
-            runs[k].wait()?;
-            runs[k].finished = true;
-        }
+        // A run that ends instead of writing its detail has failed, and says why.
+        wait_for_file(&mut runs[0], &details[0])?;
+        wait_for_file(&mut runs[index], &details[1])?;
         let load = |file: &PathBuf| {
             StateDetail::load(file)
                 .map_err(|e| Failure::new("RUN_FAILED", Outcome::BuildOrRun, e.to_string()))
         };
-        let (first, second) = (load(&files[0])?, load(&files[1])?);
-        return Ok(Ending::Diverged {
-            tick,
-            index,
-            difference: compare_details(&first, &second),
-        });
+        let (first, second) = (load(&details[0])?, load(&details[1])?);
+        let difference = compare_details(&first, &second);
+        let blamed = difference
+            .as_ref()
+            .and_then(|d| d.entity.as_ref())
+            .map(|e| e.sim_id);
+        let tracks = match blamed {
+            Some(sim_id) => follow(&mut runs, pair, &mut lanes, sim_id, work),
+            None => [Vec::new(), Vec::new()],
+        };
+        for k in pair {
+            let _ = runs[k].send("stop");
+            let _ = runs[k].child.wait();
+            runs[k].finished = true;
+        }
+        return Ok((
+            Ending::Diverged {
+                tick,
+                index,
+                difference,
+                divergence: Box::new(Divergence {
+                    details: [first, second],
+                    tracks,
+                }),
+            },
+            lanes,
+        ));
     }
+}
+
+/// Waits until a run has written `file` (it then waits for the next command), or has ended.
+fn wait_for_file(run: &mut Running, file: &Path) -> Result<(), Failure> {
+    loop {
+        if file.exists() {
+            return Ok(());
+        }
+        if let Some(status) = run
+            .child
+            .try_wait()
+            .map_err(|e| run.failed(&e.to_string()))?
+        {
+            run.finished = true;
+            let stderr = std::fs::read(&run.stderr).unwrap_or_default();
+            return Err(run_failure(
+                Some(run.name),
+                take_result(&run.result),
+                status,
+                &stderr,
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+/// The positions of entity `sim_id` in the two runs of `pair` around the divergent tick: their
+/// rings now, and after each of up to [`AFTER_TICKS`] more ticks (whose hashes join `lanes`).
+/// Anything that goes wrong only shortens the tracks.
+fn follow(
+    runs: &mut [Running],
+    pair: [usize; 2],
+    lanes: &mut Lanes,
+    sim_id: u64,
+    work: &Path,
+) -> [Vec<(u64, [f32; 3])>; 2] {
+    let mut tracks = [BTreeMap::new(), BTreeMap::new()];
+    let ask = |runs: &mut [Running], round: usize, tracks: &mut [BTreeMap<u64, [f32; 3]>; 2]| {
+        for (side, k) in pair.into_iter().enumerate() {
+            let file = work.join(format!("track-{k}-{round}.json"));
+            if runs[k]
+                .send(&format!("track {sim_id} {}", file.display()))
+                .is_err()
+                || wait_for_file(&mut runs[k], &file).is_err()
+            {
+                continue;
+            }
+            if let Ok(track) = Track::load(&file) {
+                tracks[side].extend(track.positions);
+            }
+        }
+    };
+    ask(runs, 0, &mut tracks);
+    // The ring is read after every step: a run that ends before AFTER_TICKS keeps what it showed.
+    for round in 1..=AFTER_TICKS as usize {
+        let mut going = true;
+        for k in pair {
+            going &= runs[k].send("next").is_ok();
+        }
+        for k in pair {
+            match runs[k].next_tick() {
+                Ok(Some((tick, hash))) => {
+                    lanes[k].push((tick, u64::from_str_radix(&hash, 16).unwrap_or_default()));
+                }
+                _ => going = false,
+            }
+        }
+        if !going {
+            break;
+        }
+        ask(runs, round, &mut tracks);
+    }
+    tracks.map(|t| t.into_iter().collect())
 }

@@ -10,6 +10,7 @@ mod determinism;
 mod exit;
 mod game_build;
 mod hashes;
+mod html_report;
 mod lockstep;
 mod new;
 mod replay;

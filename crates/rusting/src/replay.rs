@@ -5,51 +5,108 @@ use std::path::Path;
 use rusting_engine::determinism::Replay;
 
 use crate::exit::{Failure, Outcome};
+use crate::html_report::{HtmlReport, RecordingView, Verdict};
 
 fn load(file: &Path) -> Result<Replay, Failure> {
     Replay::load(file).map_err(|e| Failure::new("REPLAY_INVALID", Outcome::BadInput, e.to_string()))
 }
 
-/// What a replay holds.
-pub fn info(file: &Path, json: bool) -> Result<String, Failure> {
+/// What a replay holds; with `report`, also an HTML page of its recording (hashes, snapshot
+/// points every `interval` ticks, input lanes).
+pub fn info(
+    file: &Path,
+    json: bool,
+    report: Option<&Path>,
+    interval: u64,
+) -> Result<String, Failure> {
+    if let Some(path) = report {
+        crate::html_report::check_target(path)?;
+    }
     let replay = load(file)?;
-    let seconds: f64 = replay
+    if let Some(path) = report {
+        let page = HtmlReport {
+            title: format!("rusting replay info: {}", file.display()),
+            facts: vec![
+                ("replay".to_owned(), file.display().to_string()),
+                ("engine".to_owned(), replay.engine_version.clone()),
+                ("seed".to_owned(), replay.seed.to_string()),
+                (
+                    "scene".to_owned(),
+                    replay.scene.as_ref().map_or_else(
+                        || "(none recorded)".to_owned(),
+                        |s| format!("{} ({})", s.name, s.cooked_hash),
+                    ),
+                ),
+            ],
+            verdict: Verdict {
+                ok: true,
+                code: "OK".to_owned(),
+                message: summary(file, &replay),
+            },
+            ticks: (
+                replay.start_tick + 1,
+                replay.end_tick().max(replay.start_tick + 1),
+            ),
+            lanes: Vec::new(),
+            divergence: None,
+            recording: Some(RecordingView::of(&replay, interval)),
+        };
+        crate::html_report::write(&page, path)?;
+    }
+    Ok(if json {
+        info_json(&replay)
+    } else {
+        summary(file, &replay)
+    })
+}
+
+/// The replay's facts as one line.
+fn summary(file: &Path, replay: &Replay) -> String {
+    let (seconds, inputs) = totals(replay);
+    let scene = replay
+        .scene
+        .as_ref()
+        .map(|s| format!("{} ({})", s.name, s.cooked_hash))
+        .unwrap_or_else(|| "(none recorded)".into());
+    format!(
+        "{}: format {}, engine {}, seed {}, scene {scene}; {} frames ({seconds:.2} s), {} ticks from tick {}, {inputs} input changes",
+        file.display(),
+        replay.format_version,
+        replay.engine_version,
+        replay.seed,
+        replay.frames.len(),
+        replay.hashes.len(),
+        replay.start_tick,
+    )
+}
+
+/// The recording's length in seconds and its number of input changes.
+fn totals(replay: &Replay) -> (f64, usize) {
+    let seconds = replay
         .frames
         .iter()
         .map(|f| f.real_delta_ns as f64)
         .sum::<f64>()
         / 1e9;
     let inputs = replay.frames.iter().filter(|f| f.input.is_some()).count();
-    let scene = replay
-        .scene
-        .as_ref()
-        .map(|s| format!("{} ({})", s.name, s.cooked_hash))
-        .unwrap_or_else(|| "(none recorded)".into());
-    Ok(if json {
-        serde_json::json!({
-            "format_version": replay.format_version,
-            "engine_version": replay.engine_version,
-            "seed": replay.seed,
-            "start_tick": replay.start_tick,
-            "frames": replay.frames.len(),
-            "ticks": replay.hashes.len(),
-            "input_changes": inputs,
-            "seconds": seconds,
-            "scene": replay.scene,
-        })
-        .to_string()
-    } else {
-        format!(
-            "{}: format {}, engine {}, seed {}, scene {scene}; {} frames ({seconds:.2} s), {} ticks from tick {}, {inputs} input changes",
-            file.display(),
-            replay.format_version,
-            replay.engine_version,
-            replay.seed,
-            replay.frames.len(),
-            replay.hashes.len(),
-            replay.start_tick,
-        )
+    (seconds, inputs)
+}
+
+/// The replay's facts as JSON.
+fn info_json(replay: &Replay) -> String {
+    let (seconds, inputs) = totals(replay);
+    serde_json::json!({
+        "format_version": replay.format_version,
+        "engine_version": replay.engine_version,
+        "seed": replay.seed,
+        "start_tick": replay.start_tick,
+        "frames": replay.frames.len(),
+        "ticks": replay.hashes.len(),
+        "input_changes": inputs,
+        "seconds": seconds,
+        "scene": replay.scene,
     })
+    .to_string()
 }
 
 /// Builds the game in `project` and plays `file` into it headless.

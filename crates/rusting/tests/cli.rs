@@ -1,21 +1,16 @@
 //! The `rusting` binary as a user runs it.
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::PathBuf;
 use std::process::Command;
 
 use rusting_engine::determinism::{StateHashReport, simulate_project_headless};
 use rusting_engine::project::Project;
 
-fn rusting(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_rusting"))
-        .args(args)
-        .output()
-        .expect("the rusting binary runs")
-}
-
-fn starter() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("templates/starter")
-}
+use support::{
+    DEBUG_ONLY_NUDGE, determinism_in_shared_target, project_with, rusting, shared_target, starter,
+};
 
 #[test]
 fn help_and_version_succeed_and_no_arguments_is_a_usage_error() {
@@ -221,40 +216,6 @@ fn new_writes_a_project_and_refuses_a_non_empty_directory() {
 
 /// A new project from `rusting new` in a temp dir, with `extra` as `src/extra.rs` and its plugin
 /// `extra::Extra` added to the game.
-fn project_with(tag: &str, extra: &str) -> (PathBuf, PathBuf) {
-    let root = std::env::temp_dir().join(format!("rusting-cli-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
-    let dir = root.join(tag);
-    assert_eq!(
-        rusting(&["new", dir.to_str().unwrap()]).status.code(),
-        Some(0)
-    );
-    std::fs::write(dir.join("src/extra.rs"), extra).unwrap();
-    std::fs::write(
-        dir.join("src/main.rs"),
-        "mod extra;\nmod game;\n\nrusting_engine::rusting_game!((game::StarterGame, extra::Extra));\n",
-    )
-    .unwrap();
-    (root, dir)
-}
-
-/// This workspace's target directory, which the projects' builds share.
-fn shared_target() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target")
-}
-
-/// `rusting determinism <dir> --ticks <ticks>`, building in the shared target directory.
-fn determinism_in_shared_target(dir: &Path, ticks: u64) -> std::process::Output {
-    rusting(&[
-        "determinism",
-        dir.to_str().unwrap(),
-        "--ticks",
-        &ticks.to_string(),
-        "--target-dir",
-        shared_target().to_str().unwrap(),
-    ])
-}
-
 /// A system that moves the player by the number of CPUs the process may use is blamed on the run
 /// pinned to one CPU, at tick 1, naming `Player`. Fails if `determinism` drops the one-CPU
 /// configuration or compares it against itself. Needs two CPUs and `taskset`; elsewhere it says so
@@ -290,7 +251,7 @@ fn lean_by_cpus(mut bodies: Query<(&Name, &mut Transform)>) {
 }
 "#,
     );
-    let out = determinism_in_shared_target(&dir, 20);
+    let out = determinism_in_shared_target(&dir, 20, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
@@ -342,7 +303,7 @@ fn wobble(time: Res<FrameTime>, mut wobbles: Query<&mut Wobble>) {
 }
 "#,
     );
-    let out = determinism_in_shared_target(&dir, 20);
+    let out = determinism_in_shared_target(&dir, 20, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
@@ -399,7 +360,7 @@ fn drift_by_hash_order(time: Res<FrameTime>, mut bodies: Query<(&Name, &mut Tran
     );
     let mut diverged = 0;
     for _ in 0..20 {
-        let out = determinism_in_shared_target(&dir, 20);
+        let out = determinism_in_shared_target(&dir, 20, &[]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         if out.status.code() == Some(0) {
             continue;
@@ -448,7 +409,7 @@ fn topple(time: Res<FrameTime>) {
 }
 "#,
     );
-    let out = determinism_in_shared_target(&dir, 20);
+    let out = determinism_in_shared_target(&dir, 20, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{stderr}");
     assert!(
@@ -467,39 +428,8 @@ fn topple(time: Res<FrameTime>) {
 /// or stops at the tick without rerunning to find the entity.
 #[test]
 fn determinism_reports_a_debug_only_nudge_as_tick_31_player() {
-    let (root, dir) = project_with(
-        "nudged",
-        r#"use bevy::prelude::*;
-use rusting_engine::prelude::*;
-
-pub struct Extra;
-
-impl Plugin for Extra {
-    fn build(&self, app: &mut bevy::app::App) {
-        app.add_systems(FixedUpdate, nudge.after(SimSet::Tweens));
-    }
-}
-
-fn nudge(time: Res<FrameTime>, mut bodies: Query<(&Name, &mut Transform)>) {
-    if cfg!(debug_assertions) && time.fixed_tick == 30 {
-        for (name, mut transform) in &mut bodies {
-            if name.as_str() == "Player" {
-                transform.translation.x += 1.0e-4;
-            }
-        }
-    }
-}
-"#,
-    );
-    let target = shared_target();
-    let out = rusting(&[
-        "determinism",
-        dir.to_str().unwrap(),
-        "--ticks",
-        "60",
-        "--target-dir",
-        target.to_str().unwrap(),
-    ]);
+    let (root, dir) = project_with("nudged", DEBUG_ONLY_NUDGE);
+    let out = determinism_in_shared_target(&dir, 60, &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(

@@ -1,0 +1,84 @@
+//! What the `rusting` binary's tests share: running the binary, and game projects made by
+//! `rusting new` with an extra plugin, built in this workspace's target directory.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Runs the `rusting` binary with `args`.
+pub fn rusting(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_rusting"))
+        .args(args)
+        .output()
+        .expect("the rusting binary runs")
+}
+
+/// The starter template.
+pub fn starter() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("templates/starter")
+}
+
+/// A project made by `rusting new` under a fresh temporary root, with `extra` as `src/extra.rs`
+/// adding the plugin `extra::Extra` to the starter game. Returns the root and the project.
+pub fn project_with(tag: &str, extra: &str) -> (PathBuf, PathBuf) {
+    let root = std::env::temp_dir().join(format!("rusting-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let dir = root.join(tag);
+    assert_eq!(
+        rusting(&["new", dir.to_str().unwrap()]).status.code(),
+        Some(0)
+    );
+    std::fs::write(dir.join("src/extra.rs"), extra).unwrap();
+    std::fs::write(
+        dir.join("src/main.rs"),
+        "mod extra;\nmod game;\n\nrusting_engine::rusting_game!((game::StarterGame, extra::Extra));\n",
+    )
+    .unwrap();
+    (root, dir)
+}
+
+/// This workspace's target directory, which the projects' builds share.
+pub fn shared_target() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target")
+}
+
+/// `rusting determinism <dir> --ticks <ticks>` and `more` arguments, building in the shared
+/// target directory.
+pub fn determinism_in_shared_target(dir: &Path, ticks: u64, more: &[&str]) -> std::process::Output {
+    let target = shared_target();
+    let ticks = ticks.to_string();
+    let mut args = vec![
+        "determinism",
+        dir.to_str().unwrap(),
+        "--ticks",
+        &ticks,
+        "--target-dir",
+        target.to_str().unwrap(),
+    ];
+    args.extend_from_slice(more);
+    rusting(&args)
+}
+
+/// An extra plugin that nudges the player by `1e-4` along x during tick 30, in debug builds only.
+pub const DEBUG_ONLY_NUDGE: &str = r#"use bevy::prelude::*;
+use rusting_engine::prelude::*;
+
+pub struct Extra;
+
+impl Plugin for Extra {
+    fn build(&self, app: &mut bevy::app::App) {
+        app.add_systems(FixedUpdate, nudge.after(SimSet::Tweens));
+    }
+}
+
+fn nudge(time: Res<FrameTime>, mut bodies: Query<(&Name, &mut Transform)>) {
+    if cfg!(debug_assertions) && time.fixed_tick == 30 {
+        for (name, mut transform) in &mut bodies {
+            if name.as_str() == "Player" {
+                transform.translation.x += 1.0e-4;
+            }
+        }
+    }
+}
+"#;
