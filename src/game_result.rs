@@ -39,6 +39,65 @@ pub struct PanicReport {
     /// `file:line:column`, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<String>,
+    /// The system that panicked (its function's path, as bevy names systems), when the stack
+    /// shows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+}
+
+/// The system a panic's backtrace `text` (as `std::backtrace::Backtrace` prints it) went through:
+/// the outermost frame of the game's own code just inside the first frame of `bevy_ecs`, which is
+/// the function bevy runs as the system. `None` when no such frame is left (an optimised build may
+/// inline the system into bevy's code) or the panic did not happen in a system.
+pub fn system_in_backtrace(text: &str) -> Option<String> {
+    let symbols: Vec<String> = text
+        .lines()
+        .filter_map(|line| {
+            let (index, symbol) = line.trim_start().split_once(": ")?;
+            index.parse::<usize>().ok()?;
+            Some(plain_symbol(symbol.trim()))
+        })
+        .collect();
+    let bevy = symbols.iter().position(|s| s.starts_with("bevy_ecs::"))?;
+    let library = |s: &str| {
+        [
+            "std::",
+            "core::",
+            "alloc::",
+            "__rustc::",
+            "bevy",
+            "<",
+            "rusting_engine::game_result::",
+        ]
+        .iter()
+        .any(|prefix| s.starts_with(prefix))
+    };
+    let own = symbols[..bevy].iter().rev().find(|s| !library(s))?;
+    let system = own
+        .trim_end_matches("::{{closure}}")
+        .trim_end_matches("::{closure#0}");
+    (!system.is_empty()).then(|| system.to_owned())
+}
+
+/// A symbol without crate disambiguators (`std[e28293b1aa0f68bd]::`) or a trailing legacy hash
+/// (`::h0123456789abcdef`).
+fn plain_symbol(symbol: &str) -> String {
+    let mut plain = String::with_capacity(symbol.len());
+    let mut depth = 0;
+    for c in symbol.chars() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            c if depth == 0 => plain.push(c),
+            _ => {}
+        }
+    }
+    match plain.rsplit_once("::h") {
+        Some((path, hash)) if hash.len() == 16 && hash.chars().all(|c| c.is_ascii_hexdigit()) => {
+            path.to_owned()
+        }
+        _ => plain,
+    }
 }
 
 /// Why a game run stopped.
@@ -200,14 +259,61 @@ impl ResultChannel {
                 .as_deref()
                 .map(|l| format!(" at {l}"))
                 .unwrap_or_default();
+            let system = tick.and_then(|_| {
+                system_in_backtrace(&std::backtrace::Backtrace::force_capture().to_string())
+            });
+            let in_system = system
+                .as_deref()
+                .map(|s| format!(" in system `{s}`"))
+                .unwrap_or_default();
             let mut result = RunResult::new(
                 "PANIC",
-                format!("the game panicked {when}{place}: {message}"),
+                format!("the game panicked {when}{in_system}{place}: {message}"),
             );
             result.tick = tick;
-            result.panic = Some(PanicReport { message, location });
+            result.panic = Some(PanicReport {
+                message,
+                location,
+                system,
+            });
             channel.finish(&result);
             previous(info);
         }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::system_in_backtrace;
+
+    /// Fails if the system is no longer found past the panic machinery and `core`'s call shims, or
+    /// if a stack with no frame of the game's own (an inlined release system) names something.
+    #[test]
+    fn the_system_is_read_from_the_stack() {
+        let debug = "   0: __rustc::rust_begin_unwind
+             at /rustc/x/library/std/src/panicking.rs:697:5
+   1: core::panicking::panic_fmt
+   2: panics::extra::topple
+             at ./src/extra.rs:14:9
+   3: core::ops::function::FnMut::call_mut
+   4: <Func as bevy_ecs::system::function_system::SystemParamFunction<fn(F0) .> Out>>::run
+   5: bevy_ecs::system::system::System::run_without_applying_deferred
+   6: rusting_engine::app::App::update";
+        assert_eq!(
+            system_in_backtrace(debug).as_deref(),
+            Some("panics::extra::topple")
+        );
+        let release = "   8: __rustc[b7974e8690430dd9]::rust_begin_unwind
+   9: core[c1f1a4ba060b9bfa]::panicking::panic_fmt
+  10: bevy_ecs::system::system::System::run_without_applying_deferred::hc8fcd8e4874b69b1
+  11: rusting_engine::app::App::update::h0f50b6743ac9bfe7";
+        assert_eq!(system_in_backtrace(release), None);
+        let hashed = "   2: game[0a1b]::hud::draw::{closure#0}::h0123456789abcdef
+   3: bevy_ecs::system::system::System::run_without_applying_deferred";
+        assert_eq!(
+            system_in_backtrace(hashed).as_deref(),
+            Some("game::hud::draw")
+        );
+        assert_eq!(system_in_backtrace("no stack here"), None);
     }
 }
