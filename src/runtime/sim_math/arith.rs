@@ -54,6 +54,18 @@ fn classify(bits: u32) -> Class {
     }
 }
 
+/// `x`, or zero of its sign when `x` is subnormal: how every `sim_math` routine reads its inputs
+/// (devices differ on subnormals; simulation must not rely on them).
+#[inline(always)]
+pub fn flush_subnormal(x: f32) -> f32 {
+    let bits = x.to_bits();
+    if bits & EXPONENT_MASK == 0 {
+        signed_zero(bits & SIGN_MASK)
+    } else {
+        x
+    }
+}
+
 #[inline(always)]
 fn nan() -> f32 {
     f32::from_bits(CANONICAL_NAN_BITS)

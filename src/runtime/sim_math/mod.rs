@@ -28,7 +28,7 @@ mod rotation;
 mod trig;
 mod vector;
 
-pub use arith::{CANONICAL_NAN_BITS, div, inv_sqrt, recip, sqrt, to_int};
+pub use arith::{CANONICAL_NAN_BITS, div, flush_subnormal, inv_sqrt, recip, sqrt, to_int};
 pub use rotation::{
     EulerOrder, euler_from_rotation, rotation_from_euler, rotation_from_matrix,
     rotation_from_scaled_axis, rotation_matrix, transform_from_matrix, transform_matrix,
