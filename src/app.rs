@@ -63,9 +63,9 @@ pub enum AppError {
     /// bodies up failed).
     #[error("{0}")]
     Gpu(String),
-    /// The fixed tick rate is not a positive, finite number of ticks per second.
-    #[error("the fixed tick rate must be a positive number of ticks per second, not {0}")]
-    TickRate(f32),
+    /// The fixed tick rate is outside `runtime::time::TICK_RATE_RANGE`.
+    #[error("the fixed tick rate {0}")]
+    TickRate(String),
     /// Two types are registered as simulation state under one name.
     #[error("{0}")]
     SimState(String),
@@ -191,10 +191,10 @@ impl App {
         {
             return Err(AppError::SimState(conflict));
         }
-        let fixed_delta = world.resource::<FrameTime>().fixed_delta;
-        if !(fixed_delta.is_finite() && fixed_delta > 0.0) {
-            return Err(AppError::TickRate(1.0 / fixed_delta));
-        }
+        let rate = world
+            .resource::<crate::runtime::TickAccumulator>()
+            .rate_hz();
+        crate::runtime::time::check_tick_rate(rate).map_err(AppError::TickRate)?;
         if let Some(reason) = world
             .get_resource::<crate::physics::gpu::GpuPhysicsStatus>()
             .and_then(|status| status.unavailable.clone())

@@ -40,6 +40,35 @@ use crate::project::{Project, ProjectError};
 use crate::runtime::{InputScript, InputScriptError, RuntimeInput, TimeControl};
 use crate::scene::{self, SceneError};
 
+/// Why `path` cannot be written as an output: its directory is missing, or it exists and is not
+/// a regular file.
+fn output_problem(path: &Path) -> Result<(), &'static str> {
+    let directory = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    if !directory.is_dir() {
+        return Err("the output's directory does not exist");
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.file_type().is_file() => {
+            Err("the output exists and is not a regular file; writing would replace it")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A replay error with the replay's file named once: reading errors name it already.
+fn replay_in_message(file: &Path, error: &crate::determinism::ReplayError) -> String {
+    let text = error.to_string();
+    let name = file.display().to_string();
+    if text.starts_with(&name) {
+        text
+    } else {
+        format!("{name}: {text}")
+    }
+}
+
 /// Why a game cannot start.
 #[derive(thiserror::Error, Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -59,9 +88,17 @@ pub enum GameError {
     /// The state-hash report cannot be written.
     #[error(transparent)]
     Report(#[from] crate::determinism::ReportError),
-    /// A replay cannot be read or written, or playing it diverged.
+    /// A replay cannot be written.
     #[error(transparent)]
     Replay(#[from] crate::determinism::ReplayError),
+    /// The replay to play (`RUSTING_REPLAY_PLAY`) cannot be read, or playing it diverged.
+    #[error("{}", replay_in_message(file, error))]
+    ReplayIn {
+        /// The replay file.
+        file: PathBuf,
+        /// What went wrong.
+        error: crate::determinism::ReplayError,
+    },
     /// A synctest found state outside the snapshot (`RUSTING_SYNCTEST`).
     #[error(transparent)]
     SyncTest(#[from] crate::determinism::SyncTestError),
@@ -281,8 +318,28 @@ fn try_run_game(
         })
         .transpose()?;
     let replay_out = environment("RUSTING_REPLAY_OUT").map(PathBuf::from);
+    // Outputs are checked before the run, not found unwritable at its end.
+    for (name, path) in [
+        ("RUSTING_STATE_HASH_OUT", &report_path),
+        ("RUSTING_REPLAY_OUT", &replay_out),
+    ] {
+        if let Some(path) = path
+            && let Err(reason) = output_problem(path)
+        {
+            return Err(GameError::Environment {
+                name,
+                value: path.display().to_string(),
+                reason,
+            });
+        }
+    }
     let replay_in = environment("RUSTING_REPLAY_PLAY")
-        .map(|path| crate::determinism::Replay::load(Path::new(&path)))
+        .map(|path| {
+            let file = PathBuf::from(path);
+            crate::determinism::Replay::load(&file)
+                .map(|replay| (file.clone(), replay))
+                .map_err(|error| GameError::ReplayIn { file, error })
+        })
         .transpose()?;
     let synctest = environment("RUSTING_SYNCTEST")
         .map(|value| match value.parse::<usize>() {
@@ -351,8 +408,9 @@ fn try_run_game(
     }
     app.setup()?;
     channel.started();
-    if let Some(replay) = replay_in {
-        crate::determinism::play_replay(&replay, &mut app)?;
+    if let Some((file, replay)) = replay_in {
+        crate::determinism::play_replay(&replay, &mut app)
+            .map_err(|error| GameError::ReplayIn { file, error })?;
         if let Some(path) = report_path.as_deref() {
             let hashes = hashes.lock().map(|h| h.clone()).unwrap_or_default();
             crate::determinism::StateHashReport::capture(app.world_mut(), &hashes).write(path)?;

@@ -142,6 +142,15 @@ impl RunResult {
                 | ReplayError::Length { .. }
                 | ReplayError::StartTick { .. },
             ) => "REPLAY_DIVERGED",
+            GameError::ReplayIn {
+                error:
+                    ReplayError::Diverged { .. }
+                    | ReplayError::Scene { .. }
+                    | ReplayError::Length { .. }
+                    | ReplayError::StartTick { .. },
+                ..
+            } => "REPLAY_DIVERGED",
+            GameError::ReplayIn { .. } => "REPLAY_INVALID",
             GameError::Replay(ReplayError::Io { .. }) => "OUTPUT_FAILED",
             GameError::Replay(_) => "REPLAY_INVALID",
             GameError::SyncTest(_) => "SYNCTEST_FAILED",

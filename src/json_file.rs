@@ -38,15 +38,27 @@ pub(crate) fn read<T: DeserializeOwned>(path: &Path) -> Result<T, ReadError> {
     serde_json::from_str(&text).map_err(|e| ReadError::Json(e.line(), e.column(), e.to_string()))
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename.
+/// Writes `bytes` to `path` through a temporary file beside it and a rename, so a reader never
+/// sees half a file. Refuses a `path` that exists and is not a regular file (a symbolic link,
+/// directory or device would be replaced by the rename), and removes the temporary file on every
+/// error.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Ok(meta) = std::fs::symlink_metadata(path)
+        && !meta.file_type().is_file()
+    {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            "exists and is not a regular file (a link, directory or device); not replacing it",
+        ));
+    }
     let file_name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "file".into());
     let temporary = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
-    std::fs::write(&temporary, bytes)?;
-    std::fs::rename(&temporary, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&temporary);
-    })
+    std::fs::write(&temporary, bytes)
+        .and_then(|()| std::fs::rename(&temporary, path))
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&temporary);
+        })
 }

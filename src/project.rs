@@ -111,14 +111,8 @@ impl Project {
             field,
             reason,
         };
-        if !(manifest.fixed_rate_hz.is_finite() && manifest.fixed_rate_hz > 0.0) {
-            return Err(bad(
-                "fixed_rate_hz",
-                format!(
-                    "must be a positive number of ticks per second, not {}",
-                    manifest.fixed_rate_hz
-                ),
-            ));
+        if let Err(reason) = crate::runtime::time::check_tick_rate(manifest.fixed_rate_hz) {
+            return Err(bad("fixed_rate_hz", reason));
         }
         if manifest.name.trim().is_empty() {
             return Err(bad("name", "cannot be empty".into()));

@@ -25,6 +25,16 @@ use crate::scene::SceneIdentity;
 /// The replay format version this engine writes and reads.
 pub const REPLAY_FORMAT_VERSION: u32 = 1;
 
+/// Frames a replay may hold beyond 64 a tick: about 28 minutes of 60 frames a second in which no
+/// tick ran (a paused game).
+pub const IDLE_FRAMES: u64 = 100_000;
+
+/// The most frames a replay of `ticks` ticks may hold: 64 a tick plus [`IDLE_FRAMES`]. Bounds
+/// what a file can make a reader allocate, whatever it claims.
+pub fn max_frames(ticks: u64) -> u64 {
+    ticks.saturating_mul(64).saturating_add(IDLE_FRAMES)
+}
+
 /// One recorded frame.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -84,12 +94,25 @@ pub enum ReplayError {
         message: String,
     },
     /// A replay of another format version.
-    #[error("replay format_version {found} is not supported (this engine reads {supported})")]
+    #[error("{file}: replay format_version {found} is not supported (this engine reads {supported})", file = file.display())]
     Version {
+        /// The replay file.
+        file: PathBuf,
         /// What the replay says.
         found: u32,
         /// What this engine reads.
         supported: u32,
+    },
+    /// The replay parses but cannot be played: its frames and hashes disagree, or it claims more
+    /// than it holds.
+    #[error("{file}: {place}: {message}", file = file.display())]
+    Invalid {
+        /// The replay file.
+        file: PathBuf,
+        /// Where in the replay, e.g. `hashes[10]` or `frames[3].start_tick`.
+        place: String,
+        /// What is wrong.
+        message: String,
     },
     /// The app was not at the tick the replay starts from.
     #[error("the replay starts at tick {expected}, but the app is at tick {found}")]
@@ -210,7 +233,7 @@ impl Replay {
             column: e.column(),
             message: e.to_string(),
         })?;
-        replay.check()?;
+        replay.check(file)?;
         Ok(replay)
     }
 
@@ -226,7 +249,7 @@ impl Replay {
             && bytes.starts_with(super::replay_compact::COMPACT_MAGIC)
         {
             let replay = super::replay_compact::from_compact(&bytes, path)?;
-            replay.check()?;
+            replay.check(path)?;
             return Ok(replay);
         }
         let replay: Replay = json_file::read(path).map_err(|e| {
@@ -243,7 +266,7 @@ impl Replay {
                 },
             )
         })?;
-        replay.check()?;
+        replay.check(path)?;
         Ok(replay)
     }
 
@@ -261,12 +284,71 @@ impl Replay {
         })
     }
 
-    fn check(&self) -> Result<(), ReplayError> {
+    /// Checks that the replay can be played: its version, hashes for every tick from its start on
+    /// (no gaps), frames that start at its start tick and never go back or past its last hash, no
+    /// more frames than [`max_frames`] allows, and input a game can use.
+    fn check(&self, file: &Path) -> Result<(), ReplayError> {
+        let invalid = |place: String, message: String| ReplayError::Invalid {
+            file: file.to_owned(),
+            place,
+            message,
+        };
         if self.format_version != REPLAY_FORMAT_VERSION {
             return Err(ReplayError::Version {
+                file: file.to_owned(),
                 found: self.format_version,
                 supported: REPLAY_FORMAT_VERSION,
             });
+        }
+        for (k, (tick, hash)) in self.hashes.iter().enumerate() {
+            let want = self.start_tick.checked_add(k as u64 + 1);
+            if want != Some(*tick) {
+                return Err(invalid(
+                    format!("hashes[{k}]"),
+                    format!(
+                        "tick {tick}, but hashes follow on tick by tick from the start tick {}                          (expected tick {})",
+                        self.start_tick,
+                        want.map_or_else(|| "past the largest tick".to_owned(), |t| t.to_string())
+                    ),
+                ));
+            }
+            if hash.len() != 16 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(invalid(
+                    format!("hashes[{k}]"),
+                    format!("`{hash}` is not a hash of 16 hex digits"),
+                ));
+            }
+        }
+        let end = self.end_tick();
+        let limit = max_frames(self.hashes.len() as u64);
+        if self.frames.len() as u64 > limit {
+            return Err(invalid(
+                "frames".to_owned(),
+                format!(
+                    "{} frames for {} ticks; a replay holds at most {limit} (64 a tick, plus                      {IDLE_FRAMES} that run none)",
+                    self.frames.len(),
+                    self.hashes.len()
+                ),
+            ));
+        }
+        let mut previous = self.start_tick;
+        for (k, frame) in self.frames.iter().enumerate() {
+            let first = k == 0 && frame.start_tick != self.start_tick;
+            if first || frame.start_tick < previous || frame.start_tick > end {
+                return Err(invalid(
+                    format!("frames[{k}].start_tick"),
+                    format!(
+                        "{}, but frames start at the replay's start tick {}, never go back, and                          end by its last hashed tick {end}",
+                        frame.start_tick, self.start_tick
+                    ),
+                ));
+            }
+            previous = frame.start_tick;
+            if let Some(input) = &frame.input
+                && let Err(message) = crate::runtime::input_script::check_input(input)
+            {
+                return Err(invalid(format!("frames[{k}].input"), message));
+            }
         }
         Ok(())
     }
@@ -318,7 +400,7 @@ impl Replay {
     /// Checks that `app` (set up, at the replay's start tick) holds the recorded scene, and writes
     /// the recorded seed in place.
     pub fn prepare(&self, app: &mut App) -> Result<(), ReplayError> {
-        self.check()?;
+        self.check(Path::new("(replay in memory)"))?;
         if app.ticks() != self.start_tick {
             return Err(ReplayError::StartTick {
                 expected: self.start_tick,

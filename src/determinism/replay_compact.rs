@@ -171,6 +171,7 @@ pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
     let format_version = u32::from_le_bytes(r.take(4)?.try_into().expect("four bytes"));
     if format_version != REPLAY_FORMAT_VERSION {
         return Err(ReplayError::Version {
+            file: file.to_owned(),
             found: format_version,
             supported: REPLAY_FORMAT_VERSION,
         });
@@ -193,9 +194,11 @@ pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
         }
         _ => return Err(r.corrupt("a bad scene flag")),
     };
+    // Groups are read first and checked against the hashes before any frame is made, so a file
+    // cannot make the reader allocate more than its own size allows.
     let groups = r.varint()?;
-    let mut frames = Vec::new();
-    let mut tick = start_tick;
+    let mut read = Vec::new();
+    let (mut frame_total, mut tick_total) = (0u64, 0u64);
     for _ in 0..groups {
         let repeat = r.varint()?;
         let delta = r.varint()?;
@@ -212,20 +215,15 @@ pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
             }
             _ => return Err(r.corrupt("a bad input flag")),
         };
-        let total = (frames.len() as u64).checked_add(repeat);
-        if repeat == 0 || total.is_none_or(|total| total > MAX_FRAMES) {
-            return Err(r.corrupt("a bad repeat count"));
-        }
-        for k in 0..repeat {
-            frames.push(ReplayFrame {
-                real_delta_ns: delta,
-                start_tick: tick,
-                input: if k == 0 { input.clone() } else { None },
-            });
-            tick = tick
-                .checked_add(ticks)
-                .ok_or_else(|| r.corrupt("a tick count that overflows"))?;
-        }
+        frame_total = frame_total
+            .checked_add(repeat)
+            .filter(|_| repeat > 0)
+            .ok_or_else(|| r.corrupt("a bad repeat count"))?;
+        tick_total = repeat
+            .checked_mul(ticks)
+            .and_then(|t| t.checked_add(tick_total))
+            .ok_or_else(|| r.corrupt("a tick count that overflows"))?;
+        read.push((repeat, delta, ticks, input));
     }
     let count = r.varint()?;
     if count > ((bytes.len() - r.at) / 8) as u64 {
@@ -233,6 +231,30 @@ pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
     }
     if start_tick.checked_add(count).is_none() {
         return Err(r.corrupt("hash ticks that overflow"));
+    }
+    if tick_total != count {
+        return Err(r.corrupt(&format!(
+            "frames that run {tick_total} ticks, but {count} hashes"
+        )));
+    }
+    if frame_total > super::replay::max_frames(count).min(MAX_FRAMES) {
+        return Err(r.corrupt(&format!(
+            "{frame_total} frames for {count} ticks (a replay holds at most 64 frames a tick plus \
+             {} that run none)",
+            super::replay::IDLE_FRAMES
+        )));
+    }
+    let mut frames = Vec::with_capacity(frame_total as usize);
+    let mut tick = start_tick;
+    for (repeat, delta, ticks, input) in read {
+        for k in 0..repeat {
+            frames.push(ReplayFrame {
+                real_delta_ns: delta,
+                start_tick: tick,
+                input: if k == 0 { input.clone() } else { None },
+            });
+            tick += ticks;
+        }
     }
     let mut hashes = Vec::with_capacity(count as usize);
     for k in 0..count {

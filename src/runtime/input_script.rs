@@ -15,6 +15,34 @@ use crate::json_file;
 /// The script format version this engine reads.
 pub const INPUT_SCRIPT_VERSION: u32 = 1;
 
+/// The largest magnitude an axis or look value may have (axes are usually within `[-1, 1]`, look
+/// in logical pixels a frame).
+pub const MAX_INPUT_MAGNITUDE: f32 = 1.0e6;
+
+/// The most fixed ticks of real time one scripted frame may last.
+pub const MAX_TICKS_PER_FRAME: f64 = 3600.0;
+
+/// Checks that `input` holds values a game can use: finite axes and look within
+/// [`MAX_INPUT_MAGNITUDE`]. The error names the value (`axes.move_x`, `look_delta.y`).
+pub fn check_input(input: &RuntimeInput) -> Result<(), String> {
+    let usable = |v: f32| v.is_finite() && v.abs() <= MAX_INPUT_MAGNITUDE;
+    for (name, value) in &input.axes {
+        if !usable(*value) {
+            return Err(format!(
+                "axes.{name} is {value}; axes must be finite and within ±{MAX_INPUT_MAGNITUDE:e}"
+            ));
+        }
+    }
+    for (axis, value) in [("x", input.look_delta.x), ("y", input.look_delta.y)] {
+        if !usable(value) {
+            return Err(format!(
+                "look_delta.{axis} is {value}; look must be finite and within ±{MAX_INPUT_MAGNITUDE:e}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// What frames see before the script gives any input.
 static NO_INPUT: RuntimeInput = RuntimeInput::EMPTY;
 
@@ -114,8 +142,21 @@ impl InputScript {
             return Err(bad("/format_version".into(), "this engine reads version 1"));
         }
         for (k, frames) in script.frames.iter().enumerate() {
-            if !(frames.ticks.is_finite() && frames.ticks >= 0.0) {
-                return Err(bad(format!("/frames/{k}/ticks"), "must be zero or more"));
+            if !(frames.ticks.is_finite() && (0.0..=MAX_TICKS_PER_FRAME).contains(&frames.ticks)) {
+                return Err(bad(
+                    format!("/frames/{k}/ticks"),
+                    &format!("must be from 0 to {MAX_TICKS_PER_FRAME} ticks a frame"),
+                ));
+            }
+            if let Some(input) = &frames.input
+                && let Err(reason) = check_input(input)
+            {
+                let field = reason
+                    .split(' ')
+                    .next()
+                    .unwrap_or_default()
+                    .replace('.', "/");
+                return Err(bad(format!("/frames/{k}/input/{field}"), &reason));
             }
         }
         Ok(script)

@@ -14,6 +14,24 @@ use std::time::Duration;
 
 use bevy::prelude::Resource;
 
+/// The fixed tick rates the engine runs, in ticks per second: from one tick a second to 1,000.
+/// Outside it a tick's duration rounds to nothing (the run never ends) or a run barely moves.
+/// `rusting validate`, `Project::open` and the app's startup check share it.
+pub const TICK_RATE_RANGE: std::ops::RangeInclusive<f32> = 1.0..=1000.0;
+
+/// Checks a fixed tick rate against [`TICK_RATE_RANGE`]; the error says what is wrong.
+pub fn check_tick_rate(rate_hz: f32) -> Result<(), String> {
+    if rate_hz.is_finite() && TICK_RATE_RANGE.contains(&rate_hz) {
+        Ok(())
+    } else {
+        Err(format!(
+            "must be from {} to {} ticks per second, not {rate_hz}",
+            TICK_RATE_RANGE.start(),
+            TICK_RATE_RANGE.end()
+        ))
+    }
+}
+
 /// The engine's clock, as simulation and presentation see it.
 #[derive(Resource, Clone, Debug, PartialEq, rusting_macros::SimState)]
 pub struct FrameTime {
@@ -102,6 +120,8 @@ impl TimeControl {
 /// counts, with no floating-point drift.
 #[derive(Resource, Clone, Debug, PartialEq, Eq)]
 pub struct TickAccumulator {
+    /// The tick rate's bits (kept as bits so the accumulator stays `Eq`).
+    rate_bits: u32,
     step: Duration,
     /// Time owed to the simulation, including whole ticks held back by the cap.
     pub pending: Duration,
@@ -113,9 +133,15 @@ impl TickAccumulator {
     /// each. A rate that is not a positive finite number gives a zero step, which runs no ticks.
     pub fn new(rate_hz: f32) -> Self {
         TickAccumulator {
+            rate_bits: rate_hz.to_bits(),
             step: Duration::try_from_secs_f64(1.0 / rate_hz as f64).unwrap_or(Duration::ZERO),
             pending: Duration::ZERO,
         }
+    }
+
+    /// The tick rate it was made for, in ticks per second.
+    pub fn rate_hz(&self) -> f32 {
+        f32::from_bits(self.rate_bits)
     }
 
     /// The real duration of one tick at time scale 1.

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use rusting_engine::determinism::{DetailDifference, Replay, StateHashReport};
 use rusting_engine::project::Project;
+use rusting_engine::runtime::InputScript;
 use rusting_engine::scene::{LocatedScene, SceneIdentity};
 
 use crate::exit::{Failure, Outcome};
@@ -224,12 +225,8 @@ struct Input {
 fn input(request: &Request, project: &Project, work: &Path) -> Result<Input, Failure> {
     let bad = |code: &'static str, message: String| Failure::new(code, Outcome::BadInput, message);
     if let Some(script) = request.script {
-        if !script.is_file() {
-            return Err(bad(
-                "SCRIPT_INVALID",
-                format!("{}: no such input script", script.display()),
-            ));
-        }
+        // Checked here, before anything builds: a broken script is bad input, not a failed run.
+        InputScript::load(script).map_err(|e| bad("SCRIPT_INVALID", e.to_string()))?;
         return Ok(Input {
             script: Some(script.to_owned()),
             ticks: request.ticks.unwrap_or(DEFAULT_TICKS),
@@ -312,9 +309,15 @@ const DEFAULT_TICKS: u64 = 120;
 pub fn check(request: &Request) -> Result<String, Failure> {
     let project = Project::open(request.project)
         .map_err(|e| Failure::new("PROJECT_INVALID", Outcome::BadInput, e.to_string()))?;
-    if let Some(path) = request.report {
-        crate::html_report::check_target(path)?;
-    }
+    let mut inputs = Vec::new();
+    inputs.extend(request.script.map(|p| ("--script", p)));
+    inputs.extend(request.replay.map(|p| ("--replay", p)));
+    let outputs: Vec<(&str, &Path)> = request
+        .report
+        .map(|p| ("--report", p))
+        .into_iter()
+        .collect();
+    crate::outputs::check(&inputs, &outputs)?;
     let work = std::env::temp_dir().join(format!("rusting-determinism-{}", std::process::id()));
     std::fs::create_dir_all(&work).map_err(|e| {
         Failure::new(

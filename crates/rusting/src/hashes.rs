@@ -87,9 +87,8 @@ fn page(
 /// Compares two reports; `Ok` with a summary when they match. With `report`, also writes the HTML
 /// page.
 pub fn diff(a: &Path, b: &Path, json: bool, report: Option<&Path>) -> Result<String, Failure> {
-    if let Some(path) = report {
-        crate::html_report::check_target(path)?;
-    }
+    let outputs: Vec<(&str, &Path)> = report.map(|p| ("--report", p)).into_iter().collect();
+    crate::outputs::check(&[("A", a), ("B", b)], &outputs)?;
     let load = |path: &Path| {
         StateHashReport::load(path)
             .map_err(|e| Failure::new("REPORT_INVALID", Outcome::BadInput, e.to_string()))

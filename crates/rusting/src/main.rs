@@ -13,6 +13,7 @@ mod hashes;
 mod html_report;
 mod lockstep;
 mod new;
+mod outputs;
 mod replay;
 mod run;
 mod validate;

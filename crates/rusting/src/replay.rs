@@ -19,9 +19,8 @@ pub fn info(
     report: Option<&Path>,
     interval: u64,
 ) -> Result<String, Failure> {
-    if let Some(path) = report {
-        crate::html_report::check_target(path)?;
-    }
+    let outputs: Vec<(&str, &Path)> = report.map(|p| ("--report", p)).into_iter().collect();
+    crate::outputs::check(&[("FILE", file)], &outputs)?;
     let replay = load(file)?;
     if let Some(path) = report {
         let page = HtmlReport {

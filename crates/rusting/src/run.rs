@@ -10,6 +10,7 @@ use std::path::Path;
 
 use rusting_engine::determinism::Replay;
 use rusting_engine::project::Project;
+use rusting_engine::runtime::InputScript;
 
 use crate::exit::{Failure, Outcome};
 use crate::game_build::{Build, GameRun, Profile, result_path, run_failure, take_result};
@@ -66,14 +67,17 @@ pub fn run(request: &Request) -> Result<String, Failure> {
     } else if request.ticks.is_none() {
         return Err(bad("TICKS_REQUIRED", "a headless run needs --ticks <n>"));
     }
-    if let Some(script) = request.script
-        && !script.is_file()
-    {
-        return Err(bad(
-            "SCRIPT_INVALID",
-            format!("{}: no such input script", script.display()),
-        ));
+    // Checked before anything builds: a broken script is bad input, not a failed run.
+    if let Some(script) = request.script {
+        InputScript::load(script).map_err(|e| bad("SCRIPT_INVALID", e.to_string()))?;
     }
+    let mut inputs = Vec::new();
+    inputs.extend(request.script.map(|p| ("--script", p)));
+    inputs.extend(request.replay.map(|p| ("--replay", p)));
+    let mut outputs = Vec::new();
+    outputs.extend(request.record.map(|p| ("--record", p)));
+    outputs.extend(request.hashes_out.map(|p| ("--hashes-out", p)));
+    crate::outputs::check(&inputs, &outputs)?;
     let profile = if request.debug {
         Profile::Debug
     } else {

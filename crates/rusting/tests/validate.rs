@@ -496,3 +496,45 @@ fn gpu_bodies_in_a_cross_platform_project_need_a_cross_platform_device() {
     );
     assert!(with_code(&value, "DEVICE_UNCHECKED").is_empty(), "{value}");
 }
+
+/// A tick rate the engine cannot run (`1e10`, whose tick rounds to no time at all and hung every
+/// run; `0.5`; `0`) is refused by `validate`, naming `rusting.json` and `fixed_rate_hz`, and by the
+/// app's startup check, from the one shared range. Fails if either side goes back to accepting
+/// any positive rate.
+#[test]
+fn an_unrunnable_tick_rate_is_refused_by_validate_and_at_startup() {
+    for rate in ["1e10", "0.5", "0", "1001"] {
+        let fixture = Fixture::new(&format!("rate-{rate}"), "Local");
+        fixture.write(
+            "rusting.json",
+            &format!(
+                r#"{{"name": "fixture", "main_scene": "scenes/main.scene.json", "fixed_rate_hz": {rate}}}"#
+            ),
+        );
+        let out = rusting(&["validate", fixture.path().to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{rate}: {stderr}");
+        assert!(
+            stderr.contains("rusting.json")
+                && stderr.contains("fixed_rate_hz")
+                && stderr.contains("from 1 to 1000"),
+            "{rate}: {stderr}"
+        );
+        let mut app = rusting_engine::App::new(rusting_engine::runtime::RuntimeSettings {
+            fixed_rate_hz: rate.parse().unwrap(),
+            ..Default::default()
+        });
+        let error = app.setup().unwrap_err();
+        assert!(
+            matches!(error, rusting_engine::AppError::TickRate(_)),
+            "{rate}: {error}"
+        );
+    }
+    for rate in [1.0f32, 60.0, 1000.0] {
+        let mut app = rusting_engine::App::new(rusting_engine::runtime::RuntimeSettings {
+            fixed_rate_hz: rate,
+            ..Default::default()
+        });
+        app.setup().unwrap();
+    }
+}

@@ -68,31 +68,6 @@ pub(crate) fn escape(text: &str) -> String {
     out
 }
 
-/// Refuses a report path before any work: its directory must exist and it must not name
-/// anything but a regular file (`OUTPUT_INVALID`, exit code 3).
-pub fn check_target(path: &Path) -> Result<(), Failure> {
-    let refuse = |why: &str| {
-        Failure::new(
-            "OUTPUT_INVALID",
-            Outcome::BadInput,
-            format!("{}: {why}", path.display()),
-        )
-    };
-    let directory = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    if !directory.is_dir() {
-        return Err(refuse("the report's directory does not exist"));
-    }
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if !meta.file_type().is_file() => Err(refuse(
-            "exists and is not a regular file; the report would replace it",
-        )),
-        _ => Ok(()),
-    }
-}
-
 /// Writes `report` to `path` atomically; `OUTPUT_INVALID` when it cannot.
 pub fn write(report: &HtmlReport, path: &Path) -> Result<(), Failure> {
     report.write(path).map_err(|e| {

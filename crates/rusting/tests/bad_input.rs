@@ -1,0 +1,363 @@
+//! Damaged, crafted and hand-made input as a user might feed it: every case is refused with an
+//! invalid-input exit code and a message naming the file and the place, in bounded time and
+//! memory, and no output ever replaces an input or a special file.
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use support::{rusting, starter};
+
+/// A fresh scratch directory for `tag`.
+fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rusting-bad-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `rusting <args>` with its address space limited to `megabytes`; returns the output and how
+/// long it took.
+fn limited(megabytes: u64, args: &[&str]) -> (std::process::Output, Duration) {
+    let started = Instant::now();
+    let out = Command::new("prlimit")
+        .arg(format!("--as={}", megabytes << 20))
+        .arg(env!("CARGO_BIN_EXE_rusting"))
+        .args(args)
+        .output()
+        .expect("prlimit (util-linux) runs");
+    (out, started.elapsed())
+}
+
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// A compact replay: header (engine "x", seed 7, start tick 0, no scene), `groups` of
+/// `(repeat, delta, ticks)` without input, then `hashes` hashes.
+fn compact(groups: &[(u64, u64, u64)], hashes: u64) -> Vec<u8> {
+    let mut out = b"RPLY".to_vec();
+    out.extend_from_slice(&1u32.to_le_bytes());
+    varint(&mut out, 1);
+    out.push(b'x');
+    out.extend_from_slice(&7u64.to_le_bytes());
+    varint(&mut out, 0);
+    out.push(0);
+    varint(&mut out, groups.len() as u64);
+    for &(repeat, delta, ticks) in groups {
+        varint(&mut out, repeat);
+        varint(&mut out, delta);
+        varint(&mut out, ticks);
+        out.push(0);
+    }
+    varint(&mut out, hashes);
+    for k in 0..hashes {
+        out.extend_from_slice(&k.to_le_bytes());
+    }
+    out
+}
+
+/// A JSON replay with `frames` (`(start_tick, input)`) and hashes at `ticks`.
+fn json_replay(frames: &[(u64, Option<&str>)], ticks: &[u64]) -> Vec<u8> {
+    let frames: Vec<String> = frames
+        .iter()
+        .map(|(start, input)| match input {
+            Some(input) => {
+                format!(r#"{{"real_delta_ns": 16666667, "start_tick": {start}, "input": {input}}}"#)
+            }
+            None => format!(r#"{{"real_delta_ns": 16666667, "start_tick": {start}}}"#),
+        })
+        .collect();
+    let hashes: Vec<String> = ticks
+        .iter()
+        .map(|t| format!(r#"[{t}, "{t:016x}"]"#))
+        .collect();
+    format!(
+        r#"{{"format_version": 1, "engine_version": "x", "seed": 7, "start_tick": 0, "frames": [{}], "hashes": [{}]}}"#,
+        frames.join(", "),
+        hashes.join(", ")
+    )
+    .into_bytes()
+}
+
+/// The crafted replays that once panicked, hung or ate memory, and more: each is refused by
+/// `replay info` with `REPLAY_INVALID` (exit code 3), a message naming the file and the place,
+/// within 5 s and 512 MB of address space. Fails if a reader expands frames before checking what
+/// the file claims against its size (10 million frames from 64 bytes took 867 MB), if frames may
+/// run ticks the file holds no hash for (4e9 ticks hung `replay play`), if hash ticks may have gaps
+/// (a gap was reported as "diverged" with two equal hashes), or if an unusable axis is accepted.
+#[test]
+fn crafted_replays_are_refused_in_bounded_time_and_memory() {
+    let dir = scratch("replays");
+    let input = |axis: &str| {
+        format!(
+            r#"{{"pressed": [], "axes": {{"move_x": {axis}}}, "look_delta": [0, 0], "viewport": [0, 0]}}"#
+        )
+    };
+    let huge_axis = input("1e39");
+    let absurd_axis = input("5e7");
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "ten-million-frames.rply",
+            compact(&[(10_000_000, 1, 0)], 0),
+            "10000000 frames for 0 ticks",
+        ),
+        (
+            "repeat-overflow.rply",
+            compact(&[(1, 1, 1), (u64::MAX, 1, 0)], 1),
+            "a bad repeat count",
+        ),
+        (
+            "tick-overflow.rply",
+            compact(&[(u64::MAX / 2, 1, 4)], 0),
+            "a tick count that overflows",
+        ),
+        (
+            "ticks-without-hashes.rply",
+            compact(&[(2, 1, 2_000_000_000)], 0),
+            "frames that run 4000000000 ticks, but 0 hashes",
+        ),
+        (
+            "more-hashes.rply",
+            compact(&[(1, 1, 1)], 2),
+            "frames that run 1 ticks, but 2 hashes",
+        ),
+        (
+            "hash-count.rply",
+            {
+                let mut b = compact(&[], 0);
+                b.pop();
+                varint(&mut b, 1 << 40);
+                b
+            },
+            "more hashes than bytes",
+        ),
+        (
+            "far-frame.json",
+            json_replay(&[(0, None), (4_000_000_000, None)], &[1, 2]),
+            "frames[1].start_tick",
+        ),
+        ("gap.json", json_replay(&[(0, None)], &[1, 3]), "hashes[1]"),
+        (
+            "late-start.json",
+            json_replay(&[(5, None)], &[1]),
+            "frames[0].start_tick",
+        ),
+        (
+            "huge-axis.json",
+            json_replay(&[(0, Some(&huge_axis))], &[1]),
+            "frames[0].input: axes.move_x is inf",
+        ),
+        (
+            "absurd-axis.json",
+            json_replay(&[(0, Some(&absurd_axis))], &[1]),
+            "frames[0].input: axes.move_x is 50000000",
+        ),
+    ];
+    for (name, bytes, expected) in cases {
+        let file = dir.join(name);
+        std::fs::write(&file, &bytes).unwrap();
+        let (out, took) = limited(512, &["replay", "info", file.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{name}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("REPLAY_INVALID: {}", file.display()))
+                && stderr.contains(expected),
+            "{name}: expected `{expected}`: {stderr}"
+        );
+        assert!(took < Duration::from_secs(5), "{name} took {took:?}");
+    }
+    // `replay play` refuses before it builds anything.
+    let far = dir.join("far-frame.json");
+    let (out, took) = limited(
+        512,
+        &[
+            "replay",
+            "play",
+            starter().to_str().unwrap(),
+            far.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(took < Duration::from_secs(5));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Outputs are refused up front with `OUTPUT_INVALID` (exit code 3), before anything builds:
+/// `--hashes-out` naming the `--script` (also spelled another way), a report naming one of the
+/// compared reports, two outputs naming one file, a symbolic link or a directory as the target,
+/// and a missing directory. The input is left as it was. Fails if any output is written over an
+/// input or a special file, or a missing directory is found only after the run.
+#[test]
+fn outputs_never_replace_inputs_or_special_files() {
+    let dir = scratch("outputs");
+    let script = dir.join("script.json");
+    let text = std::fs::read(starter().join("input/walkthrough.json")).unwrap();
+    std::fs::write(&script, &text).unwrap();
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    let link = dir.join("link.json");
+    std::os::unix::fs::symlink(&script, &link).unwrap();
+    let project = starter();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            project.to_str().unwrap(),
+            "--headless",
+            "--ticks",
+            "5",
+        ];
+        args.extend_from_slice(extra);
+        rusting(&args)
+    };
+    let same = dir.join("sub/../script.json");
+    let record = dir.join("session.json");
+    let sub = dir.join("sub");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec![
+                "--script",
+                script.to_str().unwrap(),
+                "--hashes-out",
+                script.to_str().unwrap(),
+            ],
+            "is also the input --script",
+        ),
+        (
+            vec![
+                "--script",
+                script.to_str().unwrap(),
+                "--hashes-out",
+                same.to_str().unwrap(),
+            ],
+            "is also the input --script",
+        ),
+        (
+            vec![
+                "--record",
+                record.to_str().unwrap(),
+                "--hashes-out",
+                record.to_str().unwrap(),
+            ],
+            "is also the output --record",
+        ),
+        (
+            vec!["--hashes-out", link.to_str().unwrap()],
+            "a symbolic link",
+        ),
+        (vec!["--hashes-out", sub.to_str().unwrap()], "a directory"),
+        (
+            vec!["--hashes-out", "/no/such/directory/hashes.json"],
+            "its directory does not exist",
+        ),
+    ];
+    for (extra, expected) in cases {
+        let started = Instant::now();
+        let out = run(&extra);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{extra:?}: {stderr}");
+        assert!(
+            stderr.starts_with("OUTPUT_INVALID: ") && stderr.contains(expected),
+            "{extra:?}: {stderr}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{extra:?} built something first"
+        );
+    }
+    assert_eq!(
+        std::fs::read(&script).unwrap(),
+        text,
+        "the script was changed"
+    );
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let report = dir.join("a.json");
+    std::fs::write(&report, "{}").unwrap();
+    let out = rusting(&[
+        "hashes",
+        "diff",
+        report.to_str().unwrap(),
+        report.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is also the input A"));
+    assert_eq!(std::fs::read(&report).unwrap(), b"{}");
+    let no_temp = std::fs::read_dir(&dir)
+        .unwrap()
+        .all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".tmp"));
+    assert!(no_temp, "a temporary file was left behind");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A malformed input script is refused as `SCRIPT_INVALID` (exit code 3) with its file and JSON
+/// pointer before anything builds, never as `RUN_FAILED` after a build. Fails if `run` or
+/// `determinism` stop loading the script up front.
+#[test]
+fn malformed_scripts_are_refused_before_building() {
+    let dir = scratch("scripts");
+    let cases = [
+        (
+            "huge-ticks.json",
+            r#"{"format_version": 1, "frames": [{"ticks": 1e22}]}"#,
+            "/frames/0/ticks",
+        ),
+        (
+            "huge-axis.json",
+            r#"{"format_version": 1, "frames": [{"input": {"pressed": [], "axes": {"move_x": 1e39}, "look_delta": [0, 0], "viewport": [0, 0]}}]}"#,
+            "/frames/0/input/axes/move_x",
+        ),
+        (
+            "broken.json",
+            r#"{"format_version": 1, "frames": [{"ticks": }]}"#,
+            "broken.json:1:",
+        ),
+    ];
+    for (name, text, expected) in cases {
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        for command in ["run", "determinism"] {
+            let started = Instant::now();
+            let mut args = vec![
+                command,
+                starter().to_str().unwrap().to_owned().leak() as &str,
+            ];
+            if command == "run" {
+                args.extend(["--headless", "--ticks", "5"]);
+            }
+            args.extend(["--script", file.to_str().unwrap()]);
+            let out = rusting(&args);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(3), "{command} {name}: {stderr}");
+            assert!(
+                stderr.starts_with("SCRIPT_INVALID: ") && stderr.contains(expected),
+                "{command} {name}: {stderr}"
+            );
+            assert!(
+                started.elapsed() < Duration::from_secs(5),
+                "{command} {name} built first"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
