@@ -38,19 +38,29 @@ pub(crate) fn read<T: DeserializeOwned>(path: &Path) -> Result<T, ReadError> {
     serde_json::from_str(&text).map_err(|e| ReadError::Json(e.line(), e.column(), e.to_string()))
 }
 
+/// Renames `temporary` over `target`, refusing a `target` that exists and is not a regular file.
+pub fn replace_with(temporary: &Path, target: &Path) -> std::io::Result<()> {
+    refuse_special(target)?;
+    std::fs::rename(temporary, target)
+}
+
+/// An error when `path` exists and is not a regular file.
+fn refuse_special(path: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.file_type().is_file() => Err(std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            "exists and is not a regular file (a link, directory or device); not replacing it",
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Writes `bytes` to `path` through a temporary file beside it and a rename, so a reader never
 /// sees half a file. Refuses a `path` that exists and is not a regular file (a symbolic link,
 /// directory or device would be replaced by the rename), and removes the temporary file on every
 /// error.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if let Ok(meta) = std::fs::symlink_metadata(path)
-        && !meta.file_type().is_file()
-    {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::AlreadyExists,
-            "exists and is not a regular file (a link, directory or device); not replacing it",
-        ));
-    }
+    refuse_special(path)?;
     let file_name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

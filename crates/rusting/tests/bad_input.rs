@@ -361,3 +361,62 @@ fn malformed_scripts_are_refused_before_building() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `cook` is all or nothing: with one broken scene among good ones it writes no cooked file (and
+/// leaves an earlier cooked file as it was), and a project whose main scene is missing is refused
+/// with `SCENE_INVALID` naming it. Fails if scenes are written one by one as they cook.
+#[test]
+fn cook_is_all_or_nothing() {
+    let dir = scratch("cook");
+    std::fs::create_dir_all(dir.join("scenes")).unwrap();
+    std::fs::copy(starter().join("rusting.json"), dir.join("rusting.json")).unwrap();
+    let good = std::fs::read(starter().join("scenes/main.scene.json")).unwrap();
+    std::fs::write(dir.join("scenes/main.scene.json"), &good).unwrap();
+    std::fs::write(dir.join("scenes/b.scene.json"), &good).unwrap();
+    std::fs::write(dir.join("scenes/c.scene.json"), b"{ \"entities\": 3 }").unwrap();
+    std::fs::create_dir_all(dir.join("cooked")).unwrap();
+    std::fs::write(dir.join("cooked/main.json"), b"earlier").unwrap();
+    let out = rusting(&["cook", dir.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.starts_with("SCENE_INVALID: ") && stderr.contains("c.scene.json"),
+        "{stderr}"
+    );
+    let mut left: Vec<String> = std::fs::read_dir(dir.join("cooked"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["main.json"], "cook wrote some scenes");
+    assert_eq!(
+        std::fs::read(dir.join("cooked/main.json")).unwrap(),
+        b"earlier"
+    );
+
+    std::fs::remove_file(dir.join("scenes/c.scene.json")).unwrap();
+    std::fs::remove_file(dir.join("scenes/main.scene.json")).unwrap();
+    let out = rusting(&["cook", dir.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("main.scene.json: the main scene named in rusting.json does not exist"),
+        "{stderr}"
+    );
+    assert!(!dir.join("cooked/b.json").exists());
+
+    std::fs::write(dir.join("scenes/main.scene.json"), &good).unwrap();
+    let out = rusting(&["cook", dir.to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.join("cooked/b.json").exists());
+    assert_ne!(
+        std::fs::read(dir.join("cooked/main.json")).unwrap(),
+        b"earlier"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
