@@ -1,8 +1,9 @@
 //! Replays of the starter game: size per minute and playback speed against real time, measured in
-//! one run. Run with `cargo bench --bench replay`.
+//! one run; then a simulated hour recorded through the journal (memory, bytes written, the worst
+//! time one frame spends recording). Run with `cargo bench --bench replay`.
 
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rusting_engine::determinism::play_replay;
 use rusting_engine::game;
@@ -37,4 +38,64 @@ fn main() {
         compact.len() as f64 / 1024.0 / minute_of_play,
         simulated / seconds
     );
+    soak(&script);
+}
+
+/// A field of `/proc/self/<file>` (`VmRSS:` in kB, `wchar:` in bytes).
+fn proc_field(file: &str, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/self/{file}"))
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find_map(|line| line.strip_prefix(field))
+                .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// One simulated hour of the starter game (its walkthrough, then idle) recorded to a compact
+/// replay through the journal: memory growth, bytes written against the final size, and the
+/// worst time the recorder took in one frame (its calls timed directly: the frame, its tick's
+/// hash, the end of the frame).
+fn soak(script: &InputScript) {
+    let dir = std::env::temp_dir().join(format!("rusting-soak-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = dir.join("hour.rply");
+    let hour = 216_000;
+    let mut app = starter();
+    let rss_before = proc_field("status", "VmRSS:");
+    let written_before = proc_field("io", "wchar:");
+    app.start_recording_to(&target).unwrap();
+    let started = Instant::now();
+    game::run_headless(&mut app, hour, Some(script));
+    let simulated = started.elapsed().as_secs_f64();
+    let rss_growth = proc_field("status", "VmRSS:").saturating_sub(rss_before);
+    app.finish_recording().unwrap();
+    let written = proc_field("io", "wchar:") - written_before;
+    let final_bytes = std::fs::metadata(&target).unwrap().len();
+    // The recorder's own cost per frame, for the same hour of frames.
+    let journal = dir.join("calls.rply");
+    let mut recorder =
+        rusting_engine::determinism::Recorder::journal(7, 0, None, &journal).unwrap();
+    let input = rusting_engine::runtime::RuntimeInput::default();
+    let mut worst = Duration::ZERO;
+    for frame in 0..hour {
+        let started = Instant::now();
+        recorder.frame(Duration::from_nanos(16_666_667), frame, &input);
+        recorder.tick(frame + 1, frame.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        recorder.end_frame();
+        worst = worst.max(started.elapsed());
+    }
+    recorder.finish().unwrap();
+    println!(
+        "one simulated hour of the starter recorded ({simulated:.1} s to simulate): memory +{rss_growth} kB \
+         while recording, {:.2} MB written for a {:.2} MB replay ({:.2}x); the recorder's worst \
+         frame {:.3} ms",
+        written as f64 / 1e6,
+        final_bytes as f64 / 1e6,
+        written as f64 / final_bytes as f64,
+        worst.as_secs_f64() * 1e3
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

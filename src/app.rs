@@ -13,6 +13,7 @@
 //!
 //! This module must never read the wall clock or let the frame delta reach a fixed system.
 
+use std::path::Path;
 use std::time::Duration;
 
 use bevy::app::{App as BevyApp, FixedMain, MainScheduleOrder, Plugins};
@@ -23,7 +24,7 @@ use bevy::prelude::{IntoScheduleConfigs, World};
 
 use crate::RustingPlugins;
 use crate::determinism::registry::SimStateAppExt;
-use crate::determinism::replay::{Recorder, Replay};
+use crate::determinism::replay::{Recorder, Replay, ReplayError};
 use crate::determinism::sim_state::SimState;
 use crate::determinism::snapshot::{SnapshotAppExt, SnapshotError, WorldSnapshot};
 use crate::determinism::undeclared::{UndeclaredCheck, UndeclaredState, find_undeclared};
@@ -249,6 +250,9 @@ impl App {
         for _ in 0..ticks {
             self.run_tick();
         }
+        if let Some(recorder) = &mut self.recorder {
+            recorder.end_frame();
+        }
         self.bevy.update();
         self.bevy.world_mut().resource_mut::<FrameTime>().frame += 1;
         FrameReport { first_tick, ticks }
@@ -287,9 +291,8 @@ impl App {
         self.world().resource::<TickAccumulator>().step()
     }
 
-    /// Starts recording every following frame into a `Replay` (replacing any recording in
-    /// progress). The recorder lives here, outside the `World`.
-    pub fn start_recording(&mut self) {
+    /// The seed, tick and scene a recording starts from.
+    fn recording_start(&mut self) -> (u64, u64, Option<crate::scene::SceneIdentity>) {
         if let Err(error) = self.setup() {
             panic!("the Rusting app cannot start: {error}");
         }
@@ -297,17 +300,41 @@ impl App {
         let seed = world.resource::<crate::runtime::RandomSeed>().0;
         let tick = world.resource::<FrameTime>().fixed_tick;
         let scene = world.get_resource::<crate::scene::SceneIdentity>().cloned();
+        (seed, tick, scene)
+    }
+
+    /// Starts recording every following frame into a `Replay` in memory (replacing any recording
+    /// in progress). The recorder lives here, outside the `World`.
+    pub fn start_recording(&mut self) {
+        let (seed, tick, scene) = self.recording_start();
         self.recorder = Some(Recorder::new(seed, tick, scene));
     }
 
-    /// The recording so far, if one is running.
-    pub fn recording(&self) -> Option<&Replay> {
-        self.recorder.as_ref().map(Recorder::replay)
+    /// Starts recording every following frame into a journal beside `target`, appended as the
+    /// app runs in constant memory; [`App::finish_recording`] turns it into the replay at
+    /// `target` (compact when its name ends in `.rply`). A crash leaves the journal, which every
+    /// replay reader accepts. Fails when the journal cannot be created, or one is left from an
+    /// earlier run.
+    pub fn start_recording_to(&mut self, target: &Path) -> Result<(), ReplayError> {
+        let (seed, tick, scene) = self.recording_start();
+        self.recorder = Some(Recorder::journal(seed, tick, scene, target)?);
+        Ok(())
     }
 
-    /// Stops recording and returns the replay.
+    /// The recording so far, if one is running into memory.
+    pub fn recording(&self) -> Option<&Replay> {
+        self.recorder.as_ref().and_then(Recorder::replay)
+    }
+
+    /// Stops recording and returns the replay (a journal's is written to its target first).
+    pub fn finish_recording(&mut self) -> Result<Option<Replay>, ReplayError> {
+        self.recorder.take().map(Recorder::finish).transpose()
+    }
+
+    /// Stops recording and returns the replay, or `None` when there was no recording or its
+    /// journal could not be finished (see [`App::finish_recording`] for the error).
     pub fn stop_recording(&mut self) -> Option<Replay> {
-        self.recorder.take().map(Recorder::finish)
+        self.finish_recording().ok().flatten()
     }
 
     /// `T` (a component or resource) is simulation state: hashed, copied by snapshots, compared

@@ -230,10 +230,6 @@ pub fn parse_tick_range(text: &str) -> Option<(u64, u64)> {
     (from >= 1 && to >= from && to - from < MAX_DETAIL_TICKS).then_some((from, to))
 }
 
-/// Frames between two writes of a replay being recorded: a run killed without warning loses at
-/// most this many frames of it.
-pub const REPLAY_FLUSH_FRAMES: u64 = 60;
-
 fn environment(name: &'static str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
@@ -434,22 +430,13 @@ fn try_run_game(
             &details,
         );
     };
-    // Recording: the replay is rewritten every REPLAY_FLUSH_FRAMES frames, and once more if the
-    // game panics, so a crash leaves a replay that plays up to the last completed tick.
-    app.start_recording();
+    // Recording: every frame and hash is appended to a journal beside the replay as the run goes
+    // (see `replay_journal`); at the end, or when the game panics, it becomes the replay.
+    app.start_recording_to(&replay_path)?;
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        run_headless_with(&mut app, ticks, script.as_ref(), |app, frames| {
-            if frames % REPLAY_FLUSH_FRAMES == 0
-                && let Some(replay) = app.recording()
-                && let Err(error) = replay.write(&replay_path)
-            {
-                eprintln!("warning: {error}");
-            }
-        });
+        run_headless(&mut app, ticks, script.as_ref());
     }));
-    if let Some(replay) = app.stop_recording() {
-        replay.write(&replay_path)?;
-    }
+    app.finish_recording()?;
     if let Err(panic) = run {
         std::panic::resume_unwind(panic);
     }

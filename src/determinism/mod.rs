@@ -26,6 +26,7 @@ pub mod lockstep;
 pub mod registry;
 pub mod replay;
 pub mod replay_compact;
+pub mod replay_journal;
 pub mod report;
 pub mod seek;
 pub mod sim_state;

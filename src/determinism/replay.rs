@@ -153,28 +153,66 @@ pub enum ReplayError {
     },
 }
 
+/// Where a recorder puts what it records.
+#[derive(Clone)]
+enum Sink {
+    /// A replay held in memory.
+    Memory(Replay),
+    /// A journal on disk (see `replay_journal`), in constant memory.
+    Journal(super::replay_journal::SharedJournal),
+}
+
 /// Records frames as the engine `App` runs them (lives in the `App`, outside the `World`).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Recorder {
-    replay: Replay,
+    sink: Sink,
     last_input: Option<RuntimeInput>,
 }
 
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.sink {
+            Sink::Memory(replay) => f.debug_tuple("Recorder").field(replay).finish(),
+            Sink::Journal(_) => f.write_str("Recorder(journal)"),
+        }
+    }
+}
+
+/// An empty replay starting at `start_tick` with `seed`, in an app holding `scene`.
+fn empty_replay(seed: u64, start_tick: u64, scene: Option<SceneIdentity>) -> Replay {
+    Replay {
+        format_version: REPLAY_FORMAT_VERSION,
+        engine_version: env!("CARGO_PKG_VERSION").to_owned(),
+        seed,
+        start_tick,
+        scene,
+        frames: Vec::new(),
+        hashes: Vec::new(),
+    }
+}
+
 impl Recorder {
-    /// A recorder starting at `start_tick` with `seed`, in an app holding `scene`.
+    /// A recorder into memory starting at `start_tick` with `seed`, in an app holding `scene`.
     pub fn new(seed: u64, start_tick: u64, scene: Option<SceneIdentity>) -> Self {
         Recorder {
-            replay: Replay {
-                format_version: REPLAY_FORMAT_VERSION,
-                engine_version: env!("CARGO_PKG_VERSION").to_owned(),
-                seed,
-                start_tick,
-                scene,
-                frames: Vec::new(),
-                hashes: Vec::new(),
-            },
+            sink: Sink::Memory(empty_replay(seed, start_tick, scene)),
             last_input: None,
         }
+    }
+
+    /// A recorder into a journal beside `target` (see `replay_journal`), which finishing turns
+    /// into the replay at `target`.
+    pub fn journal(
+        seed: u64,
+        start_tick: u64,
+        scene: Option<SceneIdentity>,
+        target: &Path,
+    ) -> Result<Self, ReplayError> {
+        let header = empty_replay(seed, start_tick, scene);
+        Ok(Recorder {
+            sink: Sink::Journal(super::replay_journal::Journal::create(target, &header)?),
+            last_input: None,
+        })
     }
 
     /// Records a frame about to run.
@@ -183,39 +221,84 @@ impl Recorder {
         if changed {
             self.last_input = Some(input.clone());
         }
-        self.replay.frames.push(ReplayFrame {
+        let frame = ReplayFrame {
             real_delta_ns: real_delta.as_nanos().min(u64::MAX as u128) as u64,
             start_tick,
             input: changed.then(|| input.clone()),
-        });
+        };
+        match &mut self.sink {
+            Sink::Memory(replay) => replay.frames.push(frame),
+            Sink::Journal(journal) => {
+                if let Ok(mut journal) = journal.lock() {
+                    journal.frame(frame);
+                }
+            }
+        }
+    }
+
+    /// Ends a frame: a journal hands the frame's records to the operating system, so a kill
+    /// loses at most the frame that is running.
+    pub fn end_frame(&mut self) {
+        if let Sink::Journal(journal) = &self.sink
+            && let Ok(mut journal) = journal.lock()
+        {
+            journal.flush();
+        }
     }
 
     /// Records a tick's hash.
     pub fn tick(&mut self, tick: u64, hash: u64) {
-        self.replay.hashes.push((tick, hex(hash)));
+        match &mut self.sink {
+            Sink::Memory(replay) => replay.hashes.push((tick, hex(hash))),
+            Sink::Journal(journal) => {
+                if let Ok(mut journal) = journal.lock() {
+                    journal.hash(tick, hash);
+                }
+            }
+        }
     }
 
     /// Forgets every frame that started at or after `tick` and every hash after it: the app was
     /// rolled back to `tick`, and what it runs next replaces them.
     pub fn rewind(&mut self, tick: u64) {
-        self.replay.frames.retain(|frame| frame.start_tick < tick);
-        self.replay.hashes.retain(|&(t, _)| t <= tick);
-        self.last_input = self
-            .replay
-            .frames
-            .iter()
-            .rev()
-            .find_map(|frame| frame.input.clone());
+        match &mut self.sink {
+            Sink::Memory(replay) => {
+                replay.frames.retain(|frame| frame.start_tick < tick);
+                replay.hashes.retain(|&(t, _)| t <= tick);
+                self.last_input = replay
+                    .frames
+                    .iter()
+                    .rev()
+                    .find_map(|frame| frame.input.clone());
+            }
+            Sink::Journal(journal) => {
+                if let Ok(mut journal) = journal.lock() {
+                    journal.rewind(tick);
+                }
+                // The next frame records its input in full.
+                self.last_input = None;
+            }
+        }
     }
 
-    /// The replay so far.
-    pub fn replay(&self) -> &Replay {
-        &self.replay
+    /// The replay so far, when recording into memory.
+    pub fn replay(&self) -> Option<&Replay> {
+        match &self.sink {
+            Sink::Memory(replay) => Some(replay),
+            Sink::Journal(_) => None,
+        }
     }
 
-    /// The finished replay.
-    pub fn finish(self) -> Replay {
-        self.replay
+    /// The finished replay: the one in memory, or the journal's, written to its target and the
+    /// journal removed.
+    pub fn finish(self) -> Result<Replay, ReplayError> {
+        match self.sink {
+            Sink::Memory(replay) => Ok(replay),
+            Sink::Journal(journal) => match journal.lock() {
+                Ok(mut journal) => journal.finalize(),
+                Err(poisoned) => poisoned.into_inner().finalize(),
+            },
+        }
     }
 }
 
@@ -243,14 +326,21 @@ impl Replay {
         super::replay_compact::to_compact(self)
     }
 
-    /// Reads the replay at `path`, in either form.
+    /// Reads the replay at `path`, in either form, or a recording journal (see
+    /// `replay_journal`) up to its last complete line.
     pub fn load(path: &Path) -> Result<Replay, ReplayError> {
-        if let Ok(bytes) = std::fs::read(path)
-            && bytes.starts_with(super::replay_compact::COMPACT_MAGIC)
-        {
-            let replay = super::replay_compact::from_compact(&bytes, path)?;
-            replay.check(path)?;
-            return Ok(replay);
+        if let Ok(bytes) = std::fs::read(path) {
+            let replay = if bytes.starts_with(super::replay_compact::COMPACT_MAGIC) {
+                Some(super::replay_compact::from_compact(&bytes, path)?)
+            } else if super::replay_journal::is_journal(&bytes) {
+                Some(super::replay_journal::from_journal(&bytes, path)?)
+            } else {
+                None
+            };
+            if let Some(replay) = replay {
+                replay.check(path)?;
+                return Ok(replay);
+            }
         }
         let replay: Replay = json_file::read(path).map_err(|e| {
             e.into(
