@@ -34,9 +34,17 @@ enum Command {
     New {
         /// The directory to create.
         dir: PathBuf,
-        /// Depend on this crates.io version of the engine instead of this checkout by path.
-        #[arg(long)]
+        /// Take the engine (and, in the CI workflow, `rusting`) from this git repository instead
+        /// of the engine's public one.
+        #[arg(long, value_name = "URL", conflicts_with_all = ["engine_version", "engine_path"])]
+        engine_git: Option<String>,
+        /// Depend on this crates.io version of the engine.
+        #[arg(long, value_name = "VERSION", conflicts_with = "engine_path")]
         engine_version: Option<String>,
+        /// Depend on an engine checkout on this machine by path (for working on the engine: a CI
+        /// runner cannot fetch it).
+        #[arg(long, value_name = "DIR")]
+        engine_path: Option<PathBuf>,
     },
     /// Build a game in debug and release, run each headless (and release again on one CPU, and in
     /// uneven frames), and check that every tick's world-state hash is the same.
@@ -221,8 +229,18 @@ impl Cli {
             Some(Command::Validate { project }) => validate::validate(project, self.json),
             Some(Command::New {
                 dir,
+                engine_git,
                 engine_version,
-            }) => new::new_project(dir, engine_version.as_deref()),
+                engine_path,
+            }) => {
+                let engine = match (engine_git, engine_version, engine_path) {
+                    (_, Some(version), _) => new::Engine::Version(version.clone()),
+                    (_, _, Some(path)) => new::Engine::Path(path.clone()),
+                    (Some(url), _, _) => new::Engine::Git(url.clone()),
+                    _ => new::Engine::Git(new::ENGINE_GIT.to_owned()),
+                };
+                new::new_project(dir, &engine)
+            }
             Some(Command::Replay {
                 command:
                     ReplayCommand::Info {

@@ -40,7 +40,8 @@ impl Profile {
 pub struct Build<'a> {
     /// The project directory (holding `Cargo.toml` and `rusting.json`).
     pub project: &'a Path,
-    /// The cargo target directory (default: the project's `target`).
+    /// The cargo target directory (default: `CARGO_TARGET_DIR` when set, as cargo does, else the
+    /// project's `target`).
     pub target_dir: Option<&'a Path>,
 }
 
@@ -48,6 +49,7 @@ impl Build<'_> {
     fn target(&self) -> PathBuf {
         self.target_dir
             .map(Path::to_owned)
+            .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from))
             .unwrap_or_else(|| self.project.join("target"))
     }
 

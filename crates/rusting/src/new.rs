@@ -2,10 +2,12 @@
 //!
 //! Writes the starter's files (its `Cargo.toml`, `Cargo.lock` with the engine's dependency
 //! versions, `rust-toolchain.toml` pinning the engine's Rust release, `rusting.json`, scene,
-//! walkthrough script, sources) and a GitHub workflow that runs
-//! `rusting determinism` on the project. The engine dependency is a path to this engine checkout,
-//! or a crates.io version with `--engine-version`. It never writes into a directory that holds
-//! anything.
+//! walkthrough script, sources) and a GitHub workflow that installs the `rusting` command from
+//! the engine's git repository and runs `rusting determinism` on the project. The engine
+//! dependency is one a fresh CI runner can fetch: the engine's public git repository (or another
+//! with `--engine-git`), or a crates.io version with `--engine-version`; a path to an engine
+//! checkout (`--engine-path`) is for working on the engine itself. Any directory name becomes a
+//! valid crate name. It never writes into a directory that holds anything.
 
 use std::path::Path;
 
@@ -46,8 +48,24 @@ const STARTER: &[(&str, &str)] = &[
 /// The starter's manifest, whose engine dependency is rewritten for the new project.
 const STARTER_MANIFEST: &str = include_str!("../templates/starter/Cargo.toml");
 
-/// The CI workflow a new project gets.
-const WORKFLOW: &str = r#"name: determinism
+/// The engine's public git repository: where a new project's engine and `rusting` come from.
+pub const ENGINE_GIT: &str = "https://github.com/rusting-engine/rusting";
+
+/// Where a new project's engine dependency comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// A git repository (the default: [`ENGINE_GIT`]).
+    Git(String),
+    /// A crates.io version.
+    Version(String),
+    /// An engine checkout on this machine: for working on the engine, not for CI.
+    Path(std::path::PathBuf),
+}
+
+/// The CI workflow a new project gets: install `rusting` from `git`, then check the project.
+fn workflow(git: &str) -> String {
+    format!(
+        r#"name: determinism
 on:
   push:
   pull_request:
@@ -57,12 +75,113 @@ jobs:
     steps:
       - uses: actions/checkout@v4
       - uses: dtolnay/rust-toolchain@1.95.0
-      - run: cargo install --locked --git https://github.com/rusting-engine/rusting rusting
+      - run: cargo install --locked --git {git} rusting
       - run: rusting determinism . --ticks 600 --script input/walkthrough.json
-"#;
+"#
+    )
+}
 
-/// Writes a new project into `dir`.
-pub fn new_project(dir: &Path, engine_version: Option<&str>) -> Result<String, Failure> {
+/// Rust keywords and names cargo keeps for itself: not usable as a package name.
+const RESERVED: &[&str] = &[
+    "as",
+    "async",
+    "await",
+    "break",
+    "const",
+    "continue",
+    "crate",
+    "dyn",
+    "else",
+    "enum",
+    "extern",
+    "false",
+    "fn",
+    "for",
+    "if",
+    "impl",
+    "in",
+    "let",
+    "loop",
+    "match",
+    "mod",
+    "move",
+    "mut",
+    "pub",
+    "ref",
+    "return",
+    "self",
+    "static",
+    "struct",
+    "super",
+    "trait",
+    "true",
+    "type",
+    "unsafe",
+    "use",
+    "where",
+    "while",
+    "abstract",
+    "become",
+    "box",
+    "do",
+    "final",
+    "gen",
+    "macro",
+    "override",
+    "priv",
+    "try",
+    "typeof",
+    "unsized",
+    "virtual",
+    "yield",
+    "alloc",
+    "core",
+    "std",
+    "proc_macro",
+    "test",
+    "build",
+    "deps",
+    "examples",
+    "incremental",
+    "nul",
+    "con",
+    "aux",
+    "prn",
+];
+
+/// A valid crate name for a project in a directory called `name`: letters, digits and `_` only
+/// (anything else becomes `_`), lower case, starting with a letter, not a keyword or a name cargo
+/// reserves, at most 64 characters.
+pub fn crate_name(name: &str) -> String {
+    let mut crate_name: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    crate_name.truncate(64);
+    let crate_name = crate_name.trim_matches('_').to_owned();
+    if crate_name.is_empty() {
+        return "game".to_owned();
+    }
+    let crate_name = if crate_name.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("game_{crate_name}")
+    } else {
+        crate_name
+    };
+    if RESERVED.contains(&crate_name.as_str()) {
+        format!("{crate_name}_game")
+    } else {
+        crate_name
+    }
+}
+
+/// Writes a new project into `dir`, its engine from `engine`.
+pub fn new_project(dir: &Path, engine: &Engine) -> Result<String, Failure> {
     if dir.exists() {
         let empty = std::fs::read_dir(dir)
             .map(|mut entries| entries.next().is_none())
@@ -78,20 +197,39 @@ pub fn new_project(dir: &Path, engine_version: Option<&str>) -> Result<String, F
             ));
         }
     }
-    let engine_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let engine_path = std::fs::canonicalize(&engine_path).unwrap_or(engine_path);
-    let dependency = match engine_version {
-        Some(version) => format!("rusting_engine = \"{version}\""),
-        None => format!(
-            "rusting_engine = {{ path = {:?} }}",
-            engine_path.to_string_lossy()
-        ),
+    let dependency = match engine {
+        Engine::Git(url) => format!("rusting_engine = {{ git = {url:?} }}"),
+        Engine::Version(version) => format!("rusting_engine = {version:?}"),
+        Engine::Path(path) => {
+            let path = std::fs::canonicalize(path).map_err(|e| {
+                Failure::new(
+                    "PROJECT_INVALID",
+                    Outcome::BadInput,
+                    format!("--engine-path {}: {e}", path.display()),
+                )
+            })?;
+            if !path.join("Cargo.toml").is_file() {
+                return Err(Failure::new(
+                    "PROJECT_INVALID",
+                    Outcome::BadInput,
+                    format!(
+                        "--engine-path {}: not an engine checkout (no Cargo.toml)",
+                        path.display()
+                    ),
+                ));
+            }
+            format!("rusting_engine = {{ path = {:?} }}", path.to_string_lossy())
+        }
     };
-    let name = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().replace(['-', ' '], "_"))
-        .filter(|n| !n.is_empty())
-        .unwrap_or_else(|| "game".into());
+    let git = match engine {
+        Engine::Git(url) => url.as_str(),
+        _ => ENGINE_GIT,
+    };
+    let name = crate_name(
+        &dir.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    );
     let manifest = STARTER_MANIFEST
         .replace("rusting_engine = { path = \"../../../..\" }", &dependency)
         .replace("name = \"starter\"", &format!("name = \"{name}\""));
@@ -113,7 +251,7 @@ pub fn new_project(dir: &Path, engine_version: Option<&str>) -> Result<String, F
         };
         write(relative, &contents)?;
     }
-    write(".github/workflows/determinism.yml", WORKFLOW)?;
+    write(".github/workflows/determinism.yml", &workflow(git))?;
     write(".gitignore", "target/\ncooked/\n")?;
     Ok(format!(
         "created {} ({name}); try: cd {} && rusting determinism . --ticks 120 --script input/walkthrough.json",
@@ -128,4 +266,29 @@ fn io_failure(path: &Path, error: std::io::Error) -> Failure {
         Outcome::BuildOrRun,
         format!("{}: {error}", path.display()),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::crate_name;
+
+    /// Fails if a directory name can give a crate name cargo refuses.
+    #[test]
+    fn any_directory_name_gives_a_valid_crate_name() {
+        for (dir, name) in [
+            ("space-game", "space_game"),
+            ("My Game!", "my_game"),
+            ("2048", "game_2048"),
+            ("fn", "fn_game"),
+            ("test", "test_game"),
+            ("été", "t"),
+            ("---", "game"),
+            ("", "game"),
+            ("ünïcode wörld", "n_code_w_rld"),
+        ] {
+            assert_eq!(crate_name(dir), name, "{dir:?}");
+        }
+        let long = crate_name(&"a".repeat(300));
+        assert_eq!(long.len(), 64);
+    }
 }

@@ -214,8 +214,6 @@ fn new_writes_a_project_and_refuses_a_non_empty_directory() {
     std::fs::remove_dir_all(&root).unwrap();
 }
 
-/// A new project from `rusting new` in a temp dir, with `extra` as `src/extra.rs` and its plugin
-/// `extra::Extra` added to the game.
 /// A system that moves the player by the number of CPUs the process may use is blamed on the run
 /// pinned to one CPU, at tick 1, naming `Player`. Fails if `determinism` drops the one-CPU
 /// configuration or compares it against itself. Needs two CPUs and `taskset`; elsewhere it says so

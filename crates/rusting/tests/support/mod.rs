@@ -25,8 +25,16 @@ pub fn project_with(tag: &str, extra: &str) -> (PathBuf, PathBuf) {
     let root = std::env::temp_dir().join(format!("rusting-cli-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     let dir = root.join(tag);
+    let engine = engine_checkout();
     assert_eq!(
-        rusting(&["new", dir.to_str().unwrap()]).status.code(),
+        rusting(&[
+            "new",
+            dir.to_str().unwrap(),
+            "--engine-path",
+            engine.to_str().unwrap()
+        ])
+        .status
+        .code(),
         Some(0)
     );
     std::fs::write(dir.join("src/extra.rs"), extra).unwrap();
@@ -36,6 +44,11 @@ pub fn project_with(tag: &str, extra: &str) -> (PathBuf, PathBuf) {
     )
     .unwrap();
     (root, dir)
+}
+
+/// This engine checkout (the workspace root).
+pub fn engine_checkout() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// This workspace's target directory, which the projects' builds share.

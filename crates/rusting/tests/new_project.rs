@@ -1,0 +1,143 @@
+//! A project made by `rusting new` builds on a fresh CI runner: its engine comes from a git URL
+//! (here a local `file://` repository standing in for the public one), and the commands of its
+//! workflow pass from a fresh clone of it.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use support::{engine_checkout, rusting, shared_target};
+
+/// Runs `program` with `args` in `dir`; panics with its output when it fails.
+fn run(dir: &Path, program: &str, args: &[&str], env: &[(&str, &Path)]) -> String {
+    let mut command = Command::new(program);
+    command.current_dir(dir).args(args);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let out = command
+        .output()
+        .unwrap_or_else(|e| panic!("{program}: {e}"));
+    assert!(
+        out.status.success(),
+        "{program} {args:?} in {}: {}{}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Copies the engine's sources (everything but build output and git data) into `to`.
+fn copy_sources(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if name == "target" || name == ".git" {
+            continue;
+        }
+        let (source, target) = (entry.path(), to.join(&name));
+        if entry.file_type().unwrap().is_dir() {
+            copy_sources(&source, &target);
+        } else if entry.file_type().unwrap().is_file() {
+            std::fs::copy(&source, &target).unwrap();
+        }
+    }
+}
+
+/// A git repository holding `dir`'s files in one commit.
+fn commit_all(dir: &Path) {
+    let git = |args: &[&str]| {
+        let mut all = vec![
+            "-c",
+            "user.name=Rusting",
+            "-c",
+            "user.email=ci@rusting.invalid",
+        ];
+        all.extend_from_slice(args);
+        run(dir, "git", &all, &[]);
+    };
+    git(&["init", "--quiet", "--initial-branch=main"]);
+    git(&["add", "--all"]);
+    git(&["commit", "--quiet", "--message", "import"]);
+}
+
+/// `rusting new --engine-git file://...` writes a project whose engine is that git repository and
+/// whose workflow installs `rusting` from it; a fresh clone of the project then passes the
+/// workflow's commands: `cargo install --locked --git <url> rusting`, then `rusting determinism .
+/// --ticks 600 --script input/walkthrough.json` with the installed command. (Builds share this
+/// workspace's target directory through `CARGO_TARGET_DIR`.) Fails if the project depends on the
+/// engine by a path on this machine, or the workflow names another repository.
+#[test]
+fn a_new_project_builds_from_a_fresh_clone() {
+    let root = std::env::temp_dir().join(format!("rusting-fresh-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let engine = root.join("engine");
+    copy_sources(&engine_checkout(), &engine);
+    commit_all(&engine);
+    let url = format!("file://{}", engine.display());
+
+    let project = root.join("Fresh Game");
+    let out = rusting(&["new", project.to_str().unwrap(), "--engine-git", &url]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("name = \"fresh_game\""), "{manifest}");
+    assert!(
+        manifest.contains(&format!("rusting_engine = {{ git = \"{url}\" }}")),
+        "{manifest}"
+    );
+    assert!(!manifest.contains("path ="), "{manifest}");
+    commit_all(&project);
+    let clone = root.join("clone");
+    run(
+        &root,
+        "git",
+        &[
+            "clone",
+            "--quiet",
+            project.to_str().unwrap(),
+            clone.to_str().unwrap(),
+        ],
+        &[],
+    );
+
+    let workflow =
+        std::fs::read_to_string(clone.join(".github/workflows/determinism.yml")).unwrap();
+    let commands: Vec<&str> = workflow
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("- run: "))
+        .collect();
+    assert_eq!(commands.len(), 2, "{workflow}");
+    let target = shared_target();
+    let bin = root.join("bin");
+    let install: Vec<&str> = commands[0].split_whitespace().collect();
+    assert_eq!(
+        &install[..5],
+        ["cargo", "install", "--locked", "--git", url.as_str()]
+    );
+    let mut args: Vec<&str> = install[1..].to_vec();
+    args.extend(["--quiet", "--root", bin.to_str().unwrap()]);
+    run(
+        &clone,
+        env!("CARGO"),
+        &args,
+        &[("CARGO_TARGET_DIR", &target)],
+    );
+    let check: Vec<&str> = commands[1].split_whitespace().collect();
+    assert_eq!(check[0], "rusting");
+    let installed: PathBuf = bin.join("bin/rusting");
+    let summary = run(
+        &clone,
+        installed.to_str().unwrap(),
+        &check[1..],
+        &[("CARGO_TARGET_DIR", &target)],
+    );
+    assert!(summary.contains("agree on all 600 ticks"), "{summary}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
