@@ -19,7 +19,7 @@ fn main() {
         "crates/rusting/templates/starter/input/walkthrough.json",
     ))
     .unwrap();
-    let ticks = 3600; // one minute at 60 Hz
+    let ticks = 7200; // two minutes at 60 Hz: one state detail
     let mut app = starter();
     app.start_recording();
     game::run_headless(&mut app, ticks, Some(&script));
@@ -27,16 +27,21 @@ fn main() {
     let json = replay.to_json();
     let compact = replay.to_compact().expect("contiguous hashes");
     let minute_of_play = ticks as f64 / 60.0 / 60.0;
+    let started = Instant::now();
+    let detail = rusting_engine::determinism::StateDetail::capture(app.world_mut(), ticks);
+    let detail_ms = started.elapsed().as_secs_f64() * 1e3;
+    let detail_bytes = serde_json::to_vec(&detail).unwrap().len();
     let mut fresh = starter();
     let start = Instant::now();
     play_replay(&replay, &mut fresh).expect("the recording plays back");
     let seconds = start.elapsed().as_secs_f64();
     let simulated = ticks as f64 / 60.0;
     println!(
-        "starter, {ticks} ticks: replay JSON {:.1} KB, compact {:.1} KB per minute of play; playback {seconds:.3} s for {simulated:.0} s of play, {:.0}x real time",
+        "starter, {ticks} ticks: replay JSON {:.1} KB, compact {:.1} KB per minute of play; playback {seconds:.3} s for {simulated:.0} s of play, {:.0}x real time; a state detail {:.1} KB, captured in {detail_ms:.3} ms",
         json.len() as f64 / 1024.0 / minute_of_play,
         compact.len() as f64 / 1024.0 / minute_of_play,
-        simulated / seconds
+        simulated / seconds,
+        detail_bytes as f64 / 1024.0
     );
     soak(&script);
 }

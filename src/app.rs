@@ -251,6 +251,11 @@ impl App {
             self.run_tick();
         }
         if let Some(recorder) = &mut self.recorder {
+            let tick = self.bevy.world().resource::<FrameTime>().fixed_tick;
+            if ticks > 0 && recorder.detail_due(tick) {
+                let world = self.bevy.world_mut();
+                recorder.detail(crate::determinism::StateDetail::capture(world, tick));
+            }
             recorder.end_frame();
         }
         self.bevy.update();

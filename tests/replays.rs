@@ -264,3 +264,75 @@ fn a_replay_as_an_input_script_reproduces_its_hashes() {
         .collect();
     assert_eq!(got, replay.hashes);
 }
+
+/// The player, nudged by `1e-4` along x during tick 100 while recording only.
+#[derive(bevy::prelude::Resource)]
+struct Nudge;
+
+fn nudge(
+    nudge: Option<bevy::prelude::Res<Nudge>>,
+    time: bevy::prelude::Res<rusting_engine::runtime::FrameTime>,
+    mut bodies: bevy::prelude::Query<(&bevy::prelude::Name, &mut bevy::prelude::Transform)>,
+) {
+    if nudge.is_some() && time.fixed_tick == 99 {
+        for (name, mut transform) in &mut bodies {
+            if name.as_str() == "Player" {
+                transform.translation.x += 1.0e-4;
+            }
+        }
+    }
+}
+
+/// A recording made by a build that nudged the player during tick 100, played back by one that
+/// does not: `REPLAY_DIVERGED` names tick 100 and, from the state detail the recording holds at
+/// tick 7200 (one every two minutes), the entity `Player`, component `Transform` and field
+/// `translation.x`, in the JSON and compact forms alike. Fails if recordings stop holding state
+/// details, or playback stops at the divergent tick without comparing the next one.
+#[test]
+fn a_diverging_replay_names_the_entity_component_and_field() {
+    use bevy::prelude::{FixedUpdate, IntoScheduleConfigs};
+    use rusting_engine::runtime::SimSet;
+
+    let with_nudge = |recording: bool| {
+        let project = rusting_engine::project::Project::open(Path::new(support::STARTER)).unwrap();
+        let mut app = game::build_app(&project).unwrap();
+        app.add_plugins(support::starter_game::StarterGame);
+        app.add_systems(FixedUpdate, nudge.after(SimSet::Tweens));
+        if recording {
+            app.world_mut().insert_resource(Nudge);
+        }
+        app.setup().unwrap();
+        app
+    };
+    let mut app = with_nudge(true);
+    app.start_recording();
+    game::run_headless(&mut app, 7300, None);
+    let replay = app.stop_recording().unwrap();
+    let ticks: Vec<u64> = replay.details.iter().map(|d| d.tick).collect();
+    assert_eq!(ticks, [7200]);
+    let compact = Replay::load_bytes(&replay.to_compact().unwrap(), Path::new("s.rply")).unwrap();
+    assert_eq!(compact, replay);
+    for replay in [replay, compact] {
+        let error = play_replay(&replay, &mut with_nudge(false)).unwrap_err();
+        let text = error.to_string();
+        match &error {
+            ReplayError::Diverged { tick, blame, .. } => {
+                assert_eq!(*tick, 100, "{text}");
+                let blame = blame.as_ref().expect("blamed at the next detail");
+                assert_eq!(blame.tick, 7200);
+                let difference = blame.difference.as_ref().expect("a field differs");
+                assert_eq!(
+                    difference.entity.as_ref().unwrap().name.as_deref(),
+                    Some("Player")
+                );
+                assert_eq!(difference.component.as_deref(), Some("Transform"));
+                assert_eq!(difference.field.as_ref().unwrap().path, "translation.x");
+            }
+            other => panic!("expected a divergence, got {other:?}"),
+        }
+        assert!(
+            text.contains("at tick 7200, the recording's next state detail: entity `Player`"),
+            "{text}"
+        );
+    }
+}

@@ -212,6 +212,51 @@ pub struct DetailDifference {
     pub field: Option<FieldDifference>,
 }
 
+/// An entity as messages name it: `` `Player` (scene id 10) ``.
+pub fn entity_label(name: Option<&str>, scene_id: Option<u64>) -> String {
+    format!(
+        "`{}`{}",
+        name.unwrap_or("(unnamed)"),
+        scene_id
+            .map(|id| format!(" (scene id {id})"))
+            .unwrap_or_default()
+    )
+}
+
+/// `entity `Player` (scene id 10), component Transform, field translation.x: 0.0001 vs 0.0`, or
+/// `only resources differ, resource ...` when every entity agrees: the one wording every command
+/// and error uses.
+impl std::fmt::Display for DetailDifference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.entity {
+            Some(entity) => write!(
+                f,
+                "entity {}",
+                entity_label(entity.name.as_deref(), entity.scene_id)
+            )?,
+            None => f.write_str("only resources differ")?,
+        }
+        if let Some(component) = &self.component {
+            let kind = if self.entity.is_some() {
+                "component"
+            } else {
+                "resource"
+            };
+            write!(f, ", {kind} {component}")?;
+        } else if self.entity.is_some() {
+            f.write_str(", which only one of the runs holds")?;
+        }
+        if let Some(field) = &self.field {
+            write!(
+                f,
+                ", field {}: {} vs {}",
+                field.path, field.first, field.second
+            )?;
+        }
+        Ok(())
+    }
+}
+
 fn component_difference(
     a: &[ComponentDetail],
     b: &[ComponentDetail],

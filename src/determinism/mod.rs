@@ -23,6 +23,7 @@ pub mod hash;
 pub mod hasher;
 pub mod headless;
 pub mod lockstep;
+pub mod recorder;
 pub mod registry;
 pub mod replay;
 pub mod replay_compact;

@@ -14,8 +14,11 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::detail::{DetailDifference, StateDetail, compare_details};
 use super::hash::StateHashes;
 use super::report::hex;
+
+pub use super::recorder::Recorder;
 use crate::app::App;
 use crate::json_file;
 use crate::runtime::input_script::{INPUT_SCRIPT_VERSION, ScriptFrames};
@@ -67,6 +70,42 @@ pub struct Replay {
     pub frames: Vec<ReplayFrame>,
     /// `(tick, hash)` after every recorded tick, hashes as 16 hex digits.
     pub hashes: Vec<(u64, String)>,
+    /// The state down to the field at sparse ticks (frame ends about every
+    /// [`DETAIL_INTERVAL`] ticks), so a divergence found in playback is blamed on an entity,
+    /// component and field.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<StateDetail>,
+}
+
+/// Ticks between two recorded [`StateDetail`]s: one every two minutes at 60 Hz (the starter's is
+/// about 20 KB, so the compact form stays under 40 KB a minute).
+pub const DETAIL_INTERVAL: u64 = 7200;
+
+/// Where playback stood when it found the state that a divergence led to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayBlame {
+    /// The recorded detail's tick: the first at or after the divergent tick.
+    pub tick: u64,
+    /// Where playback differs from the recording there (`None`: every field agrees, and the
+    /// difference is in something the hash covers and no field shows).
+    pub difference: Option<DetailDifference>,
+}
+
+impl std::fmt::Display for ReplayBlame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.difference {
+            Some(difference) => write!(
+                f,
+                "; at tick {}, the recording's next state detail: {difference} (recorded vs played)",
+                self.tick
+            ),
+            None => write!(
+                f,
+                "; at tick {}, the recording's next state detail agrees in every field",
+                self.tick
+            ),
+        }
+    }
 }
 
 /// Why a replay cannot be read, or where it stopped matching.
@@ -123,7 +162,7 @@ pub enum ReplayError {
         found: u64,
     },
     /// Playback computed a different hash than the recording.
-    #[error("the replay diverged at tick {tick}: recorded {recorded}, got {computed}")]
+    #[error("the replay diverged at tick {tick}: recorded {recorded}, got {computed}{}", blame.as_ref().map(|b| b.to_string()).unwrap_or_default())]
     Diverged {
         /// The first tick whose hash differs.
         tick: u64,
@@ -131,6 +170,9 @@ pub enum ReplayError {
         recorded: String,
         /// The hash playback computed.
         computed: String,
+        /// Where playback and the recording differ at the recording's next state detail, when
+        /// playback went on to one.
+        blame: Option<Box<ReplayBlame>>,
     },
     /// The replay was recorded with another scene than the app holds.
     #[error("the replay was recorded with scene `{}` ({}), but the app holds `{}` ({})", recorded.name, recorded.cooked_hash, loaded.name, loaded.cooked_hash)]
@@ -151,155 +193,6 @@ pub enum ReplayError {
         /// Ticks playback ran.
         played: usize,
     },
-}
-
-/// Where a recorder puts what it records.
-#[derive(Clone)]
-enum Sink {
-    /// A replay held in memory.
-    Memory(Replay),
-    /// A journal on disk (see `replay_journal`), in constant memory.
-    Journal(super::replay_journal::SharedJournal),
-}
-
-/// Records frames as the engine `App` runs them (lives in the `App`, outside the `World`).
-#[derive(Clone)]
-pub struct Recorder {
-    sink: Sink,
-    last_input: Option<RuntimeInput>,
-}
-
-impl std::fmt::Debug for Recorder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.sink {
-            Sink::Memory(replay) => f.debug_tuple("Recorder").field(replay).finish(),
-            Sink::Journal(_) => f.write_str("Recorder(journal)"),
-        }
-    }
-}
-
-/// An empty replay starting at `start_tick` with `seed`, in an app holding `scene`.
-fn empty_replay(seed: u64, start_tick: u64, scene: Option<SceneIdentity>) -> Replay {
-    Replay {
-        format_version: REPLAY_FORMAT_VERSION,
-        engine_version: env!("CARGO_PKG_VERSION").to_owned(),
-        seed,
-        start_tick,
-        scene,
-        frames: Vec::new(),
-        hashes: Vec::new(),
-    }
-}
-
-impl Recorder {
-    /// A recorder into memory starting at `start_tick` with `seed`, in an app holding `scene`.
-    pub fn new(seed: u64, start_tick: u64, scene: Option<SceneIdentity>) -> Self {
-        Recorder {
-            sink: Sink::Memory(empty_replay(seed, start_tick, scene)),
-            last_input: None,
-        }
-    }
-
-    /// A recorder into a journal beside `target` (see `replay_journal`), which finishing turns
-    /// into the replay at `target`.
-    pub fn journal(
-        seed: u64,
-        start_tick: u64,
-        scene: Option<SceneIdentity>,
-        target: &Path,
-    ) -> Result<Self, ReplayError> {
-        let header = empty_replay(seed, start_tick, scene);
-        Ok(Recorder {
-            sink: Sink::Journal(super::replay_journal::Journal::create(target, &header)?),
-            last_input: None,
-        })
-    }
-
-    /// Records a frame about to run.
-    pub fn frame(&mut self, real_delta: Duration, start_tick: u64, input: &RuntimeInput) {
-        let changed = self.last_input.as_ref() != Some(input);
-        if changed {
-            self.last_input = Some(input.clone());
-        }
-        let frame = ReplayFrame {
-            real_delta_ns: real_delta.as_nanos().min(u64::MAX as u128) as u64,
-            start_tick,
-            input: changed.then(|| input.clone()),
-        };
-        match &mut self.sink {
-            Sink::Memory(replay) => replay.frames.push(frame),
-            Sink::Journal(journal) => {
-                if let Ok(mut journal) = journal.lock() {
-                    journal.frame(frame);
-                }
-            }
-        }
-    }
-
-    /// Ends a frame: a journal hands the frame's records to the operating system, so a kill
-    /// loses at most the frame that is running.
-    pub fn end_frame(&mut self) {
-        if let Sink::Journal(journal) = &self.sink
-            && let Ok(mut journal) = journal.lock()
-        {
-            journal.flush();
-        }
-    }
-
-    /// Records a tick's hash.
-    pub fn tick(&mut self, tick: u64, hash: u64) {
-        match &mut self.sink {
-            Sink::Memory(replay) => replay.hashes.push((tick, hex(hash))),
-            Sink::Journal(journal) => {
-                if let Ok(mut journal) = journal.lock() {
-                    journal.hash(tick, hash);
-                }
-            }
-        }
-    }
-
-    /// Forgets every frame that started at or after `tick` and every hash after it: the app was
-    /// rolled back to `tick`, and what it runs next replaces them.
-    pub fn rewind(&mut self, tick: u64) {
-        match &mut self.sink {
-            Sink::Memory(replay) => {
-                replay.frames.retain(|frame| frame.start_tick < tick);
-                replay.hashes.retain(|&(t, _)| t <= tick);
-                self.last_input = replay
-                    .frames
-                    .iter()
-                    .rev()
-                    .find_map(|frame| frame.input.clone());
-            }
-            Sink::Journal(journal) => {
-                if let Ok(mut journal) = journal.lock() {
-                    journal.rewind(tick);
-                }
-                // The next frame records its input in full.
-                self.last_input = None;
-            }
-        }
-    }
-
-    /// The replay so far, when recording into memory.
-    pub fn replay(&self) -> Option<&Replay> {
-        match &self.sink {
-            Sink::Memory(replay) => Some(replay),
-            Sink::Journal(_) => None,
-        }
-    }
-
-    /// The finished replay: the one in memory, or the journal's, written to its target and the
-    /// journal removed.
-    pub fn finish(self) -> Result<Replay, ReplayError> {
-        match self.sink {
-            Sink::Memory(replay) => Ok(replay),
-            Sink::Journal(journal) => match journal.lock() {
-                Ok(mut journal) => journal.finalize(),
-                Err(poisoned) => poisoned.into_inner().finalize(),
-            },
-        }
-    }
 }
 
 impl Replay {
@@ -326,38 +219,28 @@ impl Replay {
         super::replay_compact::to_compact(self)
     }
 
-    /// Reads the replay at `path`, in either form, or a recording journal (see
-    /// `replay_journal`) up to its last complete line.
-    pub fn load(path: &Path) -> Result<Replay, ReplayError> {
-        if let Ok(bytes) = std::fs::read(path) {
-            let replay = if bytes.starts_with(super::replay_compact::COMPACT_MAGIC) {
-                Some(super::replay_compact::from_compact(&bytes, path)?)
-            } else if super::replay_journal::is_journal(&bytes) {
-                Some(super::replay_journal::from_journal(&bytes, path)?)
-            } else {
-                None
-            };
-            if let Some(replay) = replay {
-                replay.check(path)?;
-                return Ok(replay);
-            }
-        }
-        let replay: Replay = json_file::read(path).map_err(|e| {
-            e.into(
-                |message| ReplayError::Io {
-                    file: path.to_owned(),
-                    message,
-                },
-                |line, column, message| ReplayError::Corrupt {
-                    file: path.to_owned(),
-                    line,
-                    column,
-                    message,
-                },
-            )
-        })?;
-        replay.check(path)?;
+    /// Reads a replay from `bytes` in any form (compact, a recording journal, or JSON) and checks
+    /// it; `file` names it in errors.
+    pub fn load_bytes(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
+        let replay = if bytes.starts_with(super::replay_compact::COMPACT_MAGIC) {
+            super::replay_compact::from_compact(bytes, file)?
+        } else if super::replay_journal::is_journal(bytes) {
+            super::replay_journal::from_journal(bytes, file)?
+        } else {
+            return Replay::from_json(bytes, file);
+        };
+        replay.check(file)?;
         Ok(replay)
+    }
+
+    /// Reads the replay at `path`, in either form, or a recording journal (see
+    /// `replay_journal`) up to its last complete record.
+    pub fn load(path: &Path) -> Result<Replay, ReplayError> {
+        let bytes = std::fs::read(path).map_err(|e| ReplayError::Io {
+            file: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        Replay::load_bytes(&bytes, path)
     }
 
     /// Writes the replay to `path` atomically: compact when the file name ends in `.rply`, else
@@ -440,6 +323,20 @@ impl Replay {
                 return Err(invalid(format!("frames[{k}].input"), message));
             }
         }
+        let mut after = self.start_tick;
+        for (k, detail) in self.details.iter().enumerate() {
+            if detail.tick <= after || detail.tick > end {
+                return Err(invalid(
+                    format!("details[{k}].tick"),
+                    format!(
+                        "{}, but details follow one another after the start tick {} and end by \
+                         the last hashed tick {end}",
+                        detail.tick, self.start_tick
+                    ),
+                ));
+            }
+            after = detail.tick;
+        }
         Ok(())
     }
 }
@@ -519,6 +416,16 @@ impl Replay {
         app: &mut App,
         cursor: &mut PlaybackCursor,
     ) -> Result<(), ReplayError> {
+        self.play_frame_checked(app, cursor, true)
+    }
+
+    /// [`Replay::play_frame`], checking the hashes only when `check`.
+    fn play_frame_checked(
+        &self,
+        app: &mut App,
+        cursor: &mut PlaybackCursor,
+        check: bool,
+    ) -> Result<(), ReplayError> {
         let Some(frame) = self.frames.get(cursor.frame) else {
             return Ok(());
         };
@@ -536,6 +443,9 @@ impl Replay {
         let before = app.ticks();
         app.update(Duration::from_nanos(frame.real_delta_ns));
         cursor.frame += 1;
+        if !check {
+            return Ok(());
+        }
         let hashes = app.world().resource::<StateHashes>();
         for tick in before + 1..=app.ticks() {
             let computed = hashes.get(tick).map(hex).unwrap_or_default();
@@ -547,6 +457,7 @@ impl Replay {
                         tick,
                         recorded: recorded.clone(),
                         computed,
+                        blame: None,
                     });
                 }
                 None => {
@@ -562,6 +473,26 @@ impl Replay {
     }
 }
 
+impl Replay {
+    /// After a divergence at `tick`, plays on (without checking hashes) to the recording's first
+    /// state detail at or after it, and compares playback's state there with it. `None` when the
+    /// recording holds no such detail, or playback's frames do not end on its tick.
+    fn blame(&self, app: &mut App, cursor: &mut PlaybackCursor, tick: u64) -> Option<ReplayBlame> {
+        let recorded = self.details.iter().find(|d| d.tick >= tick)?;
+        while app.ticks() < recorded.tick && cursor.frame < self.frames.len() {
+            self.play_frame_checked(app, cursor, false).ok()?;
+        }
+        if app.ticks() != recorded.tick {
+            return None;
+        }
+        let played = StateDetail::capture(app.world_mut(), recorded.tick);
+        Some(ReplayBlame {
+            tick: recorded.tick,
+            difference: compare_details(recorded, &played),
+        })
+    }
+}
+
 /// Plays `replay` into `app` (built with the same scene and set up, at the replay's start tick):
 /// writes the seed in place, feeds every frame's delta and input, and checks every tick's hash.
 pub fn play_replay(replay: &Replay, app: &mut App) -> Result<(), ReplayError> {
@@ -569,7 +500,22 @@ pub fn play_replay(replay: &Replay, app: &mut App) -> Result<(), ReplayError> {
     let cap = app.world().resource::<TimeControl>().max_ticks_per_frame;
     let mut cursor = PlaybackCursor::default();
     while cursor.frame < replay.frames.len() {
-        replay.play_frame(app, &mut cursor)?;
+        if let Err(error) = replay.play_frame(app, &mut cursor) {
+            return Err(match error {
+                ReplayError::Diverged {
+                    tick,
+                    recorded,
+                    computed,
+                    ..
+                } => ReplayError::Diverged {
+                    blame: replay.blame(app, &mut cursor, tick).map(Box::new),
+                    tick,
+                    recorded,
+                    computed,
+                },
+                other => other,
+            });
+        }
     }
     app.world_mut()
         .resource_mut::<TimeControl>()

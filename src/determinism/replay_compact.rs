@@ -8,7 +8,9 @@
 //! varint group count, then per group of identical frames:
 //!   varint repeat, varint real delta (ns), varint ticks each frame ran,
 //!   u8 has_input, [varint length + RuntimeInput JSON] (only on the group's first frame)
-//! then varint hash count and one u64 per tick (ticks follow on from the start tick).
+//! then varint hash count and one u64 per tick (ticks follow on from the start tick),
+//! then, when the replay holds state details, varint detail count and per detail varint length +
+//! the StateDetail as JSON.
 //! ```
 //!
 //! Frames that repeat (same delta, same tick count, no new input) collapse into one group, and the
@@ -104,6 +106,14 @@ pub fn to_compact(replay: &Replay) -> Option<Vec<u8>> {
     for (_, hash) in &replay.hashes {
         let value = u64::from_str_radix(hash, 16).ok()?;
         out.extend_from_slice(&value.to_le_bytes());
+    }
+    if !replay.details.is_empty() {
+        varint(&mut out, replay.details.len() as u64);
+        for detail in &replay.details {
+            let json = serde_json::to_vec(detail).expect("a detail serializes");
+            varint(&mut out, json.len() as u64);
+            out.extend_from_slice(&json);
+        }
     }
     Some(out)
 }
@@ -260,6 +270,18 @@ pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
     for k in 0..count {
         hashes.push((start_tick + k + 1, format!("{:016x}", r.u64()?)));
     }
+    let mut details = Vec::new();
+    if r.at < bytes.len() {
+        let count = r.varint()?;
+        for _ in 0..count {
+            let length = r.length()?;
+            let json = r.take(length)?;
+            details.push(
+                serde_json::from_slice(json)
+                    .map_err(|_| r.corrupt("a state detail that does not parse"))?,
+            );
+        }
+    }
     if r.at != bytes.len() {
         return Err(r.corrupt("trailing bytes"));
     }
@@ -271,6 +293,7 @@ pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
         scene,
         frames,
         hashes,
+        details,
     })
 }
 

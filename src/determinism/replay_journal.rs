@@ -27,6 +27,7 @@
 //! 0x03 hash         u64 hash of the next tick
 //! 0x04 rewind       varint tick: frames that started at or after it, and hashes after it, are void
 //! 0x05 hash at      varint tick, u64 hash (a hash that does not follow on)
+//! 0x06 detail       varint length + the StateDetail as JSON
 //! ```
 //!
 //! This module must never hold more than one frame in memory while recording.
@@ -50,6 +51,7 @@ const SAME_FRAME: u8 = 2;
 const HASH: u8 = 3;
 const REWIND: u8 = 4;
 const HASH_AT: u8 = 5;
+const DETAIL: u8 = 6;
 
 /// The journal beside a recording's target: the target's name with `.journal` added.
 pub fn journal_path(target: &Path) -> PathBuf {
@@ -117,6 +119,7 @@ impl Journal {
         let mut empty = header.clone();
         empty.frames.clear();
         empty.hashes.clear();
+        empty.details.clear();
         let json = serde_json::to_vec(&empty).expect("a replay serializes");
         let mut bytes = JOURNAL_MAGIC.to_vec();
         bytes.extend_from_slice(&JOURNAL_VERSION.to_le_bytes());
@@ -202,6 +205,15 @@ impl Journal {
         }
         self.record.extend_from_slice(&hash.to_le_bytes());
         self.tick = tick;
+        self.append();
+    }
+
+    /// Appends a state detail.
+    pub fn detail(&mut self, detail: &super::detail::StateDetail) {
+        let json = serde_json::to_vec(detail).expect("a detail serializes");
+        self.record.push(DETAIL);
+        varint(&mut self.record, json.len() as u64);
+        self.record.extend_from_slice(&json);
         self.append();
     }
 
@@ -319,6 +331,7 @@ pub fn from_journal(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
         serde_json::from_slice(json).map_err(|e| corrupt(r.at, &format!("a bad header: {e}")))?;
     replay.frames.clear();
     replay.hashes.clear();
+    replay.details.clear();
     let mut tick = replay.start_tick;
     let mut last_delta: Option<u64> = None;
     while r.at < bytes.len() {
@@ -383,10 +396,22 @@ pub fn from_journal(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
                         None => Err(corrupt(start, "a tick that overflows")),
                     }
                 }
+                DETAIL => {
+                    let length = usize::try_from(r.varint()?).ok()?;
+                    let json = r.take(length)?;
+                    match serde_json::from_slice(json) {
+                        Ok(detail) => {
+                            replay.details.push(detail);
+                            Ok(())
+                        }
+                        Err(_) => Err(corrupt(start, "a state detail that does not parse")),
+                    }
+                }
                 REWIND => {
                     let to = r.varint()?;
                     replay.frames.retain(|frame| frame.start_tick < to);
                     replay.hashes.retain(|&(t, _)| t <= to);
+                    replay.details.retain(|d| d.tick <= to);
                     tick = to;
                     last_delta = None;
                     Ok(())
@@ -456,6 +481,7 @@ mod tests {
             scene: None,
             frames: Vec::new(),
             hashes: Vec::new(),
+            details: Vec::new(),
         };
         let journal = Journal::create(&target, &header).unwrap();
         {

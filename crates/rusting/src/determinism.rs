@@ -575,7 +575,8 @@ fn check_in(
             format!(
                 "tick {tick}: every configuration computed {computed}, but the replay recorded \
                  {recorded} (the game changed since it was recorded, or the recording came from \
-                 a build that was not deterministic)"
+                 a build that was not deterministic); `rusting replay play` on the replay names \
+                 the entity, component and field"
             )
         };
         return Err(Failure::new("REPLAY_DIVERGED", Outcome::Failed, message));
