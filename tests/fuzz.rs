@@ -15,6 +15,7 @@
 //! target again with the printed seed; `RUSTING_FUZZ_SAVE=1` writes every input to
 //! `target/fuzz/<target>.current` before it is parsed, which names the input that aborted.
 
+use rusting_engine::determinism::replay_compact::write_varint;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -284,18 +285,6 @@ fn mutate_json(rng: &mut Rng, input: &[u8], other: &[u8]) -> Vec<u8> {
     }
 }
 
-fn varint(out: &mut Vec<u8>, mut v: u64) {
-    loop {
-        let byte = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
-}
-
 /// A number a generator picks: small most of the time, sometimes at an edge.
 fn some_number(rng: &mut Rng) -> u64 {
     match rng.below(6) {
@@ -310,13 +299,13 @@ fn some_number(rng: &mut Rng) -> u64 {
 fn generate_compact(rng: &mut Rng) -> Vec<u8> {
     let mut out = b"RPLY".to_vec();
     out.extend_from_slice(&1u32.to_le_bytes());
-    varint(&mut out, 1);
+    write_varint(&mut out, 1);
     out.push(b'x');
     out.extend_from_slice(&rng.next().to_le_bytes());
-    varint(&mut out, some_number(rng));
+    write_varint(&mut out, some_number(rng));
     out.push(0);
     let groups = rng.below(6);
-    varint(
+    write_varint(
         &mut out,
         if rng.chance(8) {
             some_number(rng)
@@ -325,13 +314,13 @@ fn generate_compact(rng: &mut Rng) -> Vec<u8> {
         },
     );
     for _ in 0..groups {
-        varint(&mut out, some_number(rng));
-        varint(&mut out, some_number(rng));
-        varint(&mut out, some_number(rng));
+        write_varint(&mut out, some_number(rng));
+        write_varint(&mut out, some_number(rng));
+        write_varint(&mut out, some_number(rng));
         out.push(0);
     }
     let hashes = rng.below(20) as u64;
-    varint(
+    write_varint(
         &mut out,
         if rng.chance(8) {
             some_number(rng)
@@ -352,8 +341,8 @@ fn generate_journal(rng: &mut Rng, header: &[u8]) -> Vec<u8> {
         match rng.below(6) {
             0 => {
                 out.push(1);
-                varint(&mut out, some_number(rng));
-                varint(&mut out, some_number(rng));
+                write_varint(&mut out, some_number(rng));
+                write_varint(&mut out, some_number(rng));
                 out.push(0);
             }
             1 => out.push(2),
@@ -363,11 +352,11 @@ fn generate_journal(rng: &mut Rng, header: &[u8]) -> Vec<u8> {
             }
             3 => {
                 out.push(4);
-                varint(&mut out, some_number(rng));
+                write_varint(&mut out, some_number(rng));
             }
             4 => {
                 out.push(5);
-                varint(&mut out, some_number(rng));
+                write_varint(&mut out, some_number(rng));
                 out.extend_from_slice(&rng.next().to_le_bytes());
             }
             _ => out.push(rng.next() as u8),

@@ -29,7 +29,9 @@ const MAX_FRAMES: u64 = 10_000_000;
 /// The first bytes of a compact replay.
 pub const COMPACT_MAGIC: &[u8; 4] = b"RPLY";
 
-fn varint(out: &mut Vec<u8>, mut v: u64) {
+/// Appends `v` to `out` as a LEB128 varint (seven bits a byte, low bits first), as the compact
+/// replay and the recording journal write their numbers.
+pub fn write_varint(out: &mut Vec<u8>, mut v: u64) {
     loop {
         let byte = (v & 0x7f) as u8;
         v >>= 7;
@@ -56,14 +58,14 @@ pub fn to_compact(replay: &Replay) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(64 + replay.hashes.len() * 8);
     out.extend_from_slice(COMPACT_MAGIC);
     out.extend_from_slice(&replay.format_version.to_le_bytes());
-    varint(&mut out, replay.engine_version.len() as u64);
+    write_varint(&mut out, replay.engine_version.len() as u64);
     out.extend_from_slice(replay.engine_version.as_bytes());
     out.extend_from_slice(&replay.seed.to_le_bytes());
-    varint(&mut out, replay.start_tick);
+    write_varint(&mut out, replay.start_tick);
     match &replay.scene {
         Some(scene) => {
             out.push(1);
-            varint(&mut out, scene.name.len() as u64);
+            write_varint(&mut out, scene.name.len() as u64);
             out.extend_from_slice(scene.name.as_bytes());
             let hash = u64::from_str_radix(&scene.cooked_hash, 16).ok()?;
             out.extend_from_slice(&hash.to_le_bytes());
@@ -87,31 +89,31 @@ pub fn to_compact(replay: &Replay) -> Option<Vec<u8>> {
             _ => groups.push((1, frame.real_delta_ns, ticks, frame.input.as_ref())),
         }
     }
-    varint(&mut out, groups.len() as u64);
+    write_varint(&mut out, groups.len() as u64);
     for (repeat, delta, ticks, input) in groups {
-        varint(&mut out, repeat);
-        varint(&mut out, delta);
-        varint(&mut out, ticks);
+        write_varint(&mut out, repeat);
+        write_varint(&mut out, delta);
+        write_varint(&mut out, ticks);
         match input {
             Some(input) => {
                 out.push(1);
                 let json = serde_json::to_vec(input).expect("input always serializes");
-                varint(&mut out, json.len() as u64);
+                write_varint(&mut out, json.len() as u64);
                 out.extend_from_slice(&json);
             }
             None => out.push(0),
         }
     }
-    varint(&mut out, replay.hashes.len() as u64);
+    write_varint(&mut out, replay.hashes.len() as u64);
     for (_, hash) in &replay.hashes {
         let value = u64::from_str_radix(hash, 16).ok()?;
         out.extend_from_slice(&value.to_le_bytes());
     }
     if !replay.details.is_empty() {
-        varint(&mut out, replay.details.len() as u64);
+        write_varint(&mut out, replay.details.len() as u64);
         for detail in &replay.details {
             let json = serde_json::to_vec(detail).expect("a detail serializes");
-            varint(&mut out, json.len() as u64);
+            write_varint(&mut out, json.len() as u64);
             out.extend_from_slice(&json);
         }
     }
@@ -301,25 +303,25 @@ pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
 mod tests {
     use std::path::Path;
 
-    use super::{COMPACT_MAGIC, from_compact, varint};
+    use super::{COMPACT_MAGIC, from_compact, write_varint};
     use crate::determinism::replay::{REPLAY_FORMAT_VERSION, ReplayError};
 
     /// A compact replay's header (no engine version, no scene) followed by `groups` and `hashes`.
     fn crafted(start_tick: u64, groups: &[(u64, u64, u64)], hashes: u64) -> Vec<u8> {
         let mut out = COMPACT_MAGIC.to_vec();
         out.extend_from_slice(&REPLAY_FORMAT_VERSION.to_le_bytes());
-        varint(&mut out, 0);
+        write_varint(&mut out, 0);
         out.extend_from_slice(&7u64.to_le_bytes());
-        varint(&mut out, start_tick);
+        write_varint(&mut out, start_tick);
         out.push(0);
-        varint(&mut out, groups.len() as u64);
+        write_varint(&mut out, groups.len() as u64);
         for &(repeat, delta, ticks) in groups {
-            varint(&mut out, repeat);
-            varint(&mut out, delta);
-            varint(&mut out, ticks);
+            write_varint(&mut out, repeat);
+            write_varint(&mut out, delta);
+            write_varint(&mut out, ticks);
             out.push(0);
         }
-        varint(&mut out, hashes);
+        write_varint(&mut out, hashes);
         for k in 0..hashes {
             out.extend_from_slice(&k.to_le_bytes());
         }

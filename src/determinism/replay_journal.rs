@@ -38,6 +38,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::replay::{Replay, ReplayError, ReplayFrame};
+use super::replay_compact::write_varint;
 use crate::runtime::RuntimeInput;
 
 /// The journal format version.
@@ -58,18 +59,6 @@ pub fn journal_path(target: &Path) -> PathBuf {
     let mut name = target.file_name().unwrap_or_default().to_os_string();
     name.push(".journal");
     target.with_file_name(name)
-}
-
-fn varint(out: &mut Vec<u8>, mut v: u64) {
-    loop {
-        let byte = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
 }
 
 /// An open journal (see the module docs).
@@ -123,7 +112,7 @@ impl Journal {
         let json = serde_json::to_vec(&empty).expect("a replay serializes");
         let mut bytes = JOURNAL_MAGIC.to_vec();
         bytes.extend_from_slice(&JOURNAL_VERSION.to_le_bytes());
-        varint(&mut bytes, json.len() as u64);
+        write_varint(&mut bytes, json.len() as u64);
         bytes.extend_from_slice(&json);
         let mut out = BufWriter::with_capacity(64 * 1024, file);
         out.write_all(&bytes)
@@ -178,13 +167,13 @@ impl Journal {
             self.record.push(SAME_FRAME);
         } else {
             self.record.push(FRAME);
-            varint(&mut self.record, frame.real_delta_ns);
-            varint(&mut self.record, frame.start_tick);
+            write_varint(&mut self.record, frame.real_delta_ns);
+            write_varint(&mut self.record, frame.start_tick);
             match &frame.input {
                 Some(input) => {
                     self.record.push(1);
                     let json = serde_json::to_vec(input).expect("input serializes");
-                    varint(&mut self.record, json.len() as u64);
+                    write_varint(&mut self.record, json.len() as u64);
                     self.record.extend_from_slice(&json);
                 }
                 None => self.record.push(0),
@@ -201,7 +190,7 @@ impl Journal {
             self.record.push(HASH);
         } else {
             self.record.push(HASH_AT);
-            varint(&mut self.record, tick);
+            write_varint(&mut self.record, tick);
         }
         self.record.extend_from_slice(&hash.to_le_bytes());
         self.tick = tick;
@@ -212,7 +201,7 @@ impl Journal {
     pub fn detail(&mut self, detail: &super::detail::StateDetail) {
         let json = serde_json::to_vec(detail).expect("a detail serializes");
         self.record.push(DETAIL);
-        varint(&mut self.record, json.len() as u64);
+        write_varint(&mut self.record, json.len() as u64);
         self.record.extend_from_slice(&json);
         self.append();
     }
@@ -220,7 +209,7 @@ impl Journal {
     /// Appends a rollback to `tick`.
     pub fn rewind(&mut self, tick: u64) {
         self.record.push(REWIND);
-        varint(&mut self.record, tick);
+        write_varint(&mut self.record, tick);
         self.tick = tick;
         self.last_delta = None;
         self.append();

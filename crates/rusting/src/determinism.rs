@@ -332,21 +332,7 @@ pub fn check(request: &Request) -> Result<String, Failure> {
     let Some(path) = request.report else {
         return result;
     };
-    let verdict = match &result {
-        Ok(summary) => Verdict {
-            ok: true,
-            code: "OK".to_owned(),
-            message: summary.clone(),
-        },
-        Err(failure) => Verdict {
-            ok: false,
-            code: failure.code.to_owned(),
-            message: findings
-                .message
-                .take()
-                .unwrap_or_else(|| failure.message.clone()),
-        },
-    };
+    let verdict = Verdict::of(&result, findings.message.as_deref());
     let mut facts = vec![
         ("project".to_owned(), request.project.display().to_string()),
         ("ticks".to_owned(), findings.ticks.to_string()),

@@ -62,18 +62,7 @@ fn page(
             ("first report".to_owned(), names[0].clone()),
             ("second report".to_owned(), names[1].clone()),
         ],
-        verdict: match result {
-            Ok(summary) => Verdict {
-                ok: true,
-                code: "OK".to_owned(),
-                message: summary.clone(),
-            },
-            Err(failure) => Verdict {
-                ok: false,
-                code: failure.code.to_owned(),
-                message: human.to_owned(),
-            },
-        },
+        verdict: Verdict::of(result, Some(human)),
         ticks: (first, last),
         lanes: vec![
             Lane::reference(&names[0], &ha),

@@ -37,11 +37,7 @@ pub fn info(
                     ),
                 ),
             ],
-            verdict: Verdict {
-                ok: true,
-                code: "OK".to_owned(),
-                message: summary(file, &replay),
-            },
+            verdict: Verdict::of(&Ok(summary(file, &replay)), None),
             ticks: (
                 replay.start_tick + 1,
                 replay.end_tick().max(replay.start_tick + 1),

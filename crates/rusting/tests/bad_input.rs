@@ -4,6 +4,7 @@
 
 mod support;
 
+use rusting_engine::determinism::replay_compact::write_varint;
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -31,36 +32,24 @@ fn limited(megabytes: u64, args: &[&str]) -> (std::process::Output, Duration) {
     (out, started.elapsed())
 }
 
-fn varint(out: &mut Vec<u8>, mut v: u64) {
-    loop {
-        let byte = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
-}
-
 /// A compact replay: header (engine "x", seed 7, start tick 0, no scene), `groups` of
 /// `(repeat, delta, ticks)` without input, then `hashes` hashes.
 fn compact(groups: &[(u64, u64, u64)], hashes: u64) -> Vec<u8> {
     let mut out = b"RPLY".to_vec();
     out.extend_from_slice(&1u32.to_le_bytes());
-    varint(&mut out, 1);
+    write_varint(&mut out, 1);
     out.push(b'x');
     out.extend_from_slice(&7u64.to_le_bytes());
-    varint(&mut out, 0);
+    write_varint(&mut out, 0);
     out.push(0);
-    varint(&mut out, groups.len() as u64);
+    write_varint(&mut out, groups.len() as u64);
     for &(repeat, delta, ticks) in groups {
-        varint(&mut out, repeat);
-        varint(&mut out, delta);
-        varint(&mut out, ticks);
+        write_varint(&mut out, repeat);
+        write_varint(&mut out, delta);
+        write_varint(&mut out, ticks);
         out.push(0);
     }
-    varint(&mut out, hashes);
+    write_varint(&mut out, hashes);
     for k in 0..hashes {
         out.extend_from_slice(&k.to_le_bytes());
     }
@@ -137,7 +126,7 @@ fn crafted_replays_are_refused_in_bounded_time_and_memory() {
             {
                 let mut b = compact(&[], 0);
                 b.pop();
-                varint(&mut b, 1 << 40);
+                write_varint(&mut b, 1 << 40);
                 b
             },
             "more hashes than bytes",

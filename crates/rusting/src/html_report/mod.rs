@@ -34,6 +34,25 @@ pub struct Verdict {
     pub message: String,
 }
 
+impl Verdict {
+    /// The verdict of a command's `result`; a failure's message is `human` (the printed one may be
+    /// JSON).
+    pub fn of(result: &Result<String, Failure>, human: Option<&str>) -> Verdict {
+        match result {
+            Ok(summary) => Verdict {
+                ok: true,
+                code: "OK".to_owned(),
+                message: summary.clone(),
+            },
+            Err(failure) => Verdict {
+                ok: false,
+                code: failure.code.to_owned(),
+                message: human.unwrap_or(&failure.message).to_owned(),
+            },
+        }
+    }
+}
+
 /// One report page.
 pub struct HtmlReport {
     /// The page's heading, e.g. `rusting determinism: starter`.
