@@ -266,6 +266,15 @@ impl App {
     /// Runs one fixed tick and the hooks after it.
     fn run_tick(&mut self) {
         let world = self.bevy.world_mut();
+        // Before the tick's change ticks start: presentation state, not the tick's own changes.
+        let running = world.resource::<FrameTime>().fixed_tick + 1;
+        if let Some(mut resimulation) = world.get_resource_mut::<crate::runtime::Resimulation>() {
+            let again = running <= resimulation.newest_tick;
+            resimulation.active = again;
+            resimulation.newest_tick = resimulation.newest_tick.max(running);
+            crate::logging::LOG_RESIMULATING.store(again, std::sync::atomic::Ordering::Relaxed);
+        }
+        crate::logging::LOG_TICK.store(running, std::sync::atomic::Ordering::Relaxed);
         let start = world.change_tick();
         world.increment_change_tick();
         world.run_schedule(FixedMain);

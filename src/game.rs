@@ -238,6 +238,7 @@ fn environment(name: &'static str) -> Option<String> {
 /// outcome into an exit code and, with `RUSTING_RESULT_OUT`, a [`RunResult`] file (see
 /// [`crate::game_result`] for both).
 pub fn run_game(crate_dir: &Path, add_game: impl Fn(&mut App)) -> ExitCode {
+    crate::logging::init_logging();
     let channel = ResultChannel::new(environment(RESULT_VARIABLE).map(PathBuf::from));
     if environment(RESULT_VARIABLE).is_some() {
         channel.install_panic_hook();

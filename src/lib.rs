@@ -40,6 +40,7 @@ pub mod game;
 pub mod game_result;
 pub mod gameplay;
 pub mod json_file;
+pub mod logging;
 pub mod physics;
 pub mod project;
 pub mod runtime;
@@ -90,8 +91,8 @@ pub mod prelude {
     };
     pub use crate::runtime::sim_math;
     pub use crate::runtime::{
-        DeterminismMode, DeterminismSupport, FrameTime, RandomSeed, RuntimeInput, RuntimeSettings,
-        SimId, SimSet, TimeControl,
+        DeterminismMode, DeterminismSupport, FrameTime, RandomSeed, Resimulation, RuntimeInput,
+        RuntimeSettings, SimId, SimSet, TimeControl, not_resimulating, resimulating,
     };
     pub use rusting_macros::SimState;
 }

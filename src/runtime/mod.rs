@@ -9,6 +9,7 @@ pub mod input;
 pub mod input_script;
 pub mod mode;
 pub mod random;
+pub mod resimulation;
 pub mod schedule;
 pub mod sim_id;
 pub mod sim_math;
@@ -24,6 +25,7 @@ pub use mode::{
     DeterminismError, DeterminismMode, DeterminismSupport, PartUser, PartUsers, UnsupportedPart,
 };
 pub use random::RandomSeed;
+pub use resimulation::{Resimulation, not_resimulating, resimulating};
 pub use schedule::SimSet;
 pub use sim_id::{SimId, SimIdAllocator};
 pub use time::{FrameTime, TickAccumulator, TimeControl};
@@ -67,6 +69,7 @@ impl Plugin for RuntimePlugin {
             .insert_resource(settings.mode)
             .insert_resource(DeterminismSupport::default())
             .insert_resource(SimIdAllocator::default())
+            .insert_resource(Resimulation::default())
             .register_sim_resource::<FrameTime>()
             .register_sim_resource::<RandomSeed>()
             .register_sim_resource::<RuntimeInput>()
