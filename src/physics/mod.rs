@@ -23,6 +23,6 @@ pub use components::{
 pub use plugin::PhysicsPlugin;
 pub use resources::{
     CollisionEvent, CollisionEventKind, CollisionEvents, ContactReport, PhysicsIdRegistry,
-    PhysicsSettings, SLEEP_STEPS, SOLVER_ITERATIONS, SOLVER_SUBSTEPS,
+    PhysicsSettings, SLEEP_STEPS, SOLVER_ITERATIONS, SOLVER_SUBSTEPS, Touch,
 };
 pub use world::PhysicsWorld;

@@ -188,6 +188,52 @@ pub struct CollisionEvent {
     pub id: u64,
 }
 
+impl CollisionEvent {
+    /// Whether `body` is one of the two bodies.
+    pub fn involves(&self, body: SimId) -> bool {
+        self.a == body || self.b == body
+    }
+
+    /// The other body, when `body` is one of the two.
+    pub fn other(&self, body: SimId) -> Option<SimId> {
+        pair_other(self.a, self.b, body)
+    }
+
+    /// The other body's entity this tick, when `body` is one of the two.
+    pub fn other_entity(&self, body: SimId) -> Option<Entity> {
+        pair_other(self.a, self.b, body).map(|o| {
+            if o == self.a {
+                self.entity_a
+            } else {
+                self.entity_b
+            }
+        })
+    }
+}
+
+/// The one of `a` and `b` that is not `body`, when `body` is one of them.
+fn pair_other(a: SimId, b: SimId, body: SimId) -> Option<SimId> {
+    if body == a {
+        Some(b)
+    } else if body == b {
+        Some(a)
+    } else {
+        None
+    }
+}
+
+/// Another body as seen from one body: what [`CollisionEvents::touching`] and its companions list.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Touch {
+    /// The other body.
+    pub other: SimId,
+    /// Its entity this tick (`Entity::PLACEHOLDER` when it is gone).
+    pub entity: Entity,
+    /// The unit contact normal from this body towards the other (zero for an event that ended,
+    /// which has no contact).
+    pub normal: Vec3,
+}
+
 impl MapEntities for CollisionEvent {
     fn map_entities<M: EntityMapper>(&mut self, mapper: &mut M) {
         self.entity_a = mapper.get_mapped(self.entity_a);
@@ -240,7 +286,80 @@ impl MapEntities for CollisionEvents {
     }
 }
 
+impl ContactReport {
+    /// Whether `body` is one of the two bodies.
+    pub fn involves(&self, body: SimId) -> bool {
+        self.a == body || self.b == body
+    }
+
+    /// The other body and the contact normal from `body` towards it, when `body` is one of the two.
+    pub fn seen_from(&self, body: SimId) -> Option<Touch> {
+        let other = pair_other(self.a, self.b, body)?;
+        Some(if body == self.a {
+            Touch {
+                other,
+                entity: self.entity_b,
+                normal: self.normal,
+            }
+        } else {
+            Touch {
+                other,
+                entity: self.entity_a,
+                normal: -self.normal,
+            }
+        })
+    }
+}
+
 impl CollisionEvents {
+    /// Every body `body` touches this tick, in simulation-id order, with the contact normal from
+    /// `body` towards it.
+    pub fn touching(&self, body: SimId) -> Vec<Touch> {
+        let mut touches: Vec<Touch> = self
+            .contacts
+            .iter()
+            .filter_map(|c| c.seen_from(body))
+            .collect();
+        touches.sort_by_key(|t| t.other);
+        touches
+    }
+
+    /// The bodies `body` started (`CollisionEventKind::Started`) or stopped
+    /// (`CollisionEventKind::Ended`) touching this tick, in simulation-id order.
+    pub fn changed(&self, body: SimId, kind: CollisionEventKind) -> Vec<Touch> {
+        let mut touches: Vec<Touch> = self
+            .events
+            .iter()
+            .filter(|e| e.kind == kind)
+            .filter_map(|e| {
+                let other = e.other(body)?;
+                let normal = self
+                    .contacts
+                    .iter()
+                    .find_map(|c| c.seen_from(body).filter(|t| t.other == other))
+                    .map_or(Vec3::ZERO, |t| t.normal);
+                Some(Touch {
+                    other,
+                    entity: e.other_entity(body)?,
+                    normal,
+                })
+            })
+            .collect();
+        touches.sort_by_key(|t| t.other);
+        touches.dedup_by_key(|t| t.other);
+        touches
+    }
+
+    /// The bodies `body` started touching this tick, in simulation-id order.
+    pub fn started_touching(&self, body: SimId) -> Vec<Touch> {
+        self.changed(body, CollisionEventKind::Started)
+    }
+
+    /// The bodies `body` stopped touching this tick, in simulation-id order.
+    pub fn stopped_touching(&self, body: SimId) -> Vec<Touch> {
+        self.changed(body, CollisionEventKind::Ended)
+    }
+
     /// Whether body `body` rests on something this tick: it touches a body whose contact normal
     /// points up into it by more than `min_up` (the cosine of the steepest slope that still
     /// counts).
