@@ -292,6 +292,7 @@ impl App {
             self.first_undeclared = Some(found);
         }
         let hash = crate::determinism::hash::record_state_hash(world, tick);
+        crate::gameplay::queue_sound_cues(world, tick);
         if let Some(recorder) = &mut self.recorder {
             recorder.tick(tick, hash);
         }

@@ -83,7 +83,7 @@ pub mod prelude {
     pub use crate::determinism::{SimState, SimStateAppExt, Simulated, SnapshotAppExt};
     pub use crate::gameplay::{
         BurstEmitter, BurstParticle, Counter, Easing, HudElement, Pickup, PlatformerController,
-        PlayerController, SoundEvents, Tween, TweenMode,
+        PlayerController, SoundEvents, SoundQueue, Tween, TweenMode,
     };
     pub use crate::physics::{
         BodyKind, Collider, CollisionEvents, CollisionLayers, PhysicsBody, PhysicsSettings,

@@ -20,7 +20,7 @@ pub use hud::{HudElement, refresh_hud};
 pub use pickup::{Counter, Pickup, collect_pickups};
 pub use platformer::{PlatformerController, platformer_jump, platformer_move};
 pub use player::{PlayerController, player_look, player_move};
-pub use sound::{SoundEvent, SoundEvents, raise_sound_cues};
+pub use sound::{SoundEvent, SoundEvents, SoundQueue, queue_sound_cues, raise_sound_cues};
 pub use tween::{Easing, Tween, TweenMode, advance_tweens};
 
 use crate::determinism::{SimStateAppExt, SnapshotAppExt};
@@ -33,6 +33,7 @@ pub struct GameplayPlugin;
 impl Plugin for GameplayPlugin {
     fn build(&self, app: &mut App) {
         app.insert_resource(SoundEvents::default())
+            .insert_resource(SoundQueue::default())
             .register_sim_component::<PlayerController>()
             .register_sim_component::<PlatformerController>()
             .register_sim_component::<Tween>()
