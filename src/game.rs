@@ -1,4 +1,4 @@
-//! The game entry point: [`rusting_game!`], [`SimpleGamePlugin`] and headless runs.
+//! The game entry point: [`rusting_game!`](crate::rusting_game), [`SimpleGamePlugin`] and headless runs.
 //!
 //! A game made with Rusting is a Cargo binary with a `rusting.json`, its scenes, and a plugin of its
 //! own systems. `rusting_game!(MyPlugin)` writes its `main`: open the project, build the engine

@@ -30,6 +30,7 @@
 //! assert_eq!(frame.ticks, 3);
 //! assert!(app.undeclared_state().is_none()); // every state the ticks changed is declared
 //! ```
+#![deny(missing_docs)]
 
 // The derive macros name the engine as `::rusting_engine`, inside the engine too.
 extern crate self as rusting_engine;

@@ -1,7 +1,7 @@
 //! [`Recorder`]: what the engine `App` records as it runs, into memory or into a journal on disk
 //! (see `replay_journal`): every frame's delta and changed input, every tick's hash, rollbacks,
 //! and the state down to the field at sparse frame ends (about every
-//! [`DETAIL_INTERVAL`](super::replay::DETAIL_INTERVAL) ticks) so that a later divergence can be
+//! [`super::replay::DETAIL_INTERVAL`] ticks) so that a later divergence can be
 //! blamed. This module must never read a clock or change the world.
 
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! `entities` array. Messages about an entity (the startup determinism check, `rusting validate`)
 //! point into the source with a JSON pointer, so this module keeps the `SceneId` → pointer map
 //! next to the cooked scene. It must never change what cooking produces: the cooked bytes and their
-//! hash stay those of [`cook`](super::cook).
+//! hash stay those of [`cook`](fn@super::cook).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

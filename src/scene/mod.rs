@@ -1,6 +1,6 @@
 //! Scenes: the versioned JSON format, cooking it into canonical bytes, and loading it.
 //!
-//! - [`cook`]: source scene → [`CookedScene`] (checked, defaults filled, sorted, canonical bytes).
+//! - [`cook`](mod@cook): source scene → [`CookedScene`] (checked, defaults filled, sorted, canonical bytes).
 //! - [`spawn`]: [`CookedScene`] → entities, in `SceneId` order.
 //! - [`error`]: [`SceneError`], which names the file and the JSON pointer of every problem.
 //! - [`located`]: [`LocatedScene`], a cooked scene with the source JSON pointer of each entity.
