@@ -177,10 +177,10 @@ pub fn run_headless_with(
             None => (1.0, None),
         };
         if let Some(input) = input
-            && last_input.as_ref() != Some(input)
+            && last_input.as_ref() != Some(&input)
         {
             app.set_input(input.clone());
-            last_input = Some(input.clone());
+            last_input = Some(input);
         }
         let left = ticks - app.ticks();
         let world = app.world_mut();
@@ -212,6 +212,7 @@ pub fn uneven_frames(ticks: u64) -> InputScript {
                 repeat: 1,
                 ticks,
                 input: None,
+                hold: Default::default(),
             })
             .collect(),
     }
@@ -465,7 +466,7 @@ fn run_synctest(
     let mut input = RuntimeInput::default();
     while synctest.app().ticks() < ticks {
         if let Some((_, next)) = inputs.next() {
-            input = next.clone();
+            input = next;
         }
         synctest.advance(input.clone())?;
     }

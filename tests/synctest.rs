@@ -56,7 +56,7 @@ fn synctest_rolls_back_in_place() {
         &Path::new(STARTER).join("input/walkthrough.json"),
     )
     .unwrap();
-    let inputs: Vec<RuntimeInput> = script.frames().map(|(_, input)| input.clone()).collect();
+    let inputs: Vec<RuntimeInput> = script.frames().map(|(_, input)| input).collect();
     let mut synctest = SyncTest::new(make, 4);
     let mut cues = Vec::new();
     for k in 0..600 {

@@ -374,7 +374,8 @@ impl Replay {
                 ScriptFrames {
                     repeat: 1,
                     ticks: next.saturating_sub(frame.start_tick) as f64,
-                    input: frame.input.clone(),
+                    input: frame.input.clone().map(Into::into),
+                    hold: Default::default(),
                 }
             })
             .collect();

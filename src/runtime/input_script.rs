@@ -1,12 +1,19 @@
 //! [`InputScript`]: a scripted sequence of frames and input, for headless runs and tests.
 //!
 //! A script lists frames as a replay does: each entry is a run of `repeat` frames of `ticks` fixed
-//! ticks each, with the input those frames see (kept from the entry before when absent). A
-//! headless run of a game with a script exercises its gameplay instead of just gravity. This module
-//! owns the format; it must never read devices or clocks.
+//! ticks each, with the input those frames see. An entry's `input` names only what changes: each
+//! field it leaves out (`pressed`, `axes`, `look_delta`, `viewport`) keeps the value of the entry
+//! before (at first: nothing pressed, no axes, no look, no viewport). `hold` names keys held during
+//! the entry's frames only, on top of `pressed`, so "hold D for 30 ticks" is
+//! `{"hold": ["KeyD"], "repeat": 30}`. A headless run of a game with a script exercises its
+//! gameplay instead of just gravity. This module owns the format; it must never read devices or
+//! clocks.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use bevy::input::keyboard::KeyCode;
+use bevy::math::{UVec2, Vec2};
 use serde::{Deserialize, Serialize};
 
 use super::RuntimeInput;
@@ -43,8 +50,53 @@ pub fn check_input(input: &RuntimeInput) -> Result<(), String> {
     Ok(())
 }
 
-/// What frames see before the script gives any input.
-static NO_INPUT: RuntimeInput = RuntimeInput::EMPTY;
+/// What changes in the input at a script entry: every field left out keeps its value.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptInput {
+    /// The keys held down from here on (key names as `KeyCode` spells them: `KeyD`, `Space`,
+    /// `ArrowLeft`, `ShiftLeft`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pressed: Option<BTreeSet<KeyCode>>,
+    /// Named analog axes from here on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axes: Option<BTreeMap<String, f32>>,
+    /// Pointer movement each frame from here on, in logical pixels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub look_delta: Option<Vec2>,
+    /// The viewport size gameplay sees from here on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub viewport: Option<UVec2>,
+}
+
+impl From<RuntimeInput> for ScriptInput {
+    fn from(input: RuntimeInput) -> Self {
+        ScriptInput {
+            pressed: Some(input.pressed),
+            axes: Some(input.axes),
+            look_delta: Some(input.look_delta),
+            viewport: Some(input.viewport),
+        }
+    }
+}
+
+impl ScriptInput {
+    /// `current` with this entry's changes applied.
+    pub fn apply_to(&self, current: &mut RuntimeInput) {
+        if let Some(pressed) = &self.pressed {
+            current.pressed = pressed.clone();
+        }
+        if let Some(axes) = &self.axes {
+            current.axes = axes.clone();
+        }
+        if let Some(look) = self.look_delta {
+            current.look_delta = look;
+        }
+        if let Some(viewport) = self.viewport {
+            current.viewport = viewport;
+        }
+    }
+}
 
 /// One run of identical frames.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -57,9 +109,13 @@ pub struct ScriptFrames {
     /// frames).
     #[serde(default = "one_f64")]
     pub ticks: f64,
-    /// The input these frames see; absent keeps the previous entry's.
-    #[serde(default)]
-    pub input: Option<RuntimeInput>,
+    /// What changes in the input from these frames on; what it leaves out (or all of it, when
+    /// absent) keeps the previous entry's value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<ScriptInput>,
+    /// Keys held during these frames only, on top of the input's `pressed`.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub hold: BTreeSet<KeyCode>,
 }
 
 fn one() -> u32 {
@@ -148,9 +204,9 @@ impl InputScript {
                     &format!("must be from 0 to {MAX_TICKS_PER_FRAME} ticks a frame"),
                 ));
             }
-            if let Some(input) = &frames.input
-                && let Err(reason) = check_input(input)
-            {
+        }
+        for (k, input) in script.entry_inputs().enumerate() {
+            if let Err(reason) = check_input(&input) {
                 let field = reason
                     .split(' ')
                     .next()
@@ -162,15 +218,61 @@ impl InputScript {
         Ok(script)
     }
 
-    /// Every frame of the script in order, as `(ticks of real time, input)`.
-    pub fn frames(&self) -> impl Iterator<Item = (f64, &RuntimeInput)> + '_ {
-        let mut current = &NO_INPUT;
-        self.frames.iter().flat_map(move |entry| {
+    /// The input each entry's frames see, in entry order: the changes so far, plus the entry's
+    /// held keys.
+    fn entry_inputs(&self) -> impl Iterator<Item = RuntimeInput> + '_ {
+        let mut current = RuntimeInput::EMPTY;
+        self.frames.iter().map(move |entry| {
             if let Some(input) = &entry.input {
-                current = input;
+                input.apply_to(&mut current);
             }
-            let input = current;
-            std::iter::repeat_n((entry.ticks, input), entry.repeat as usize)
+            let mut seen = current.clone();
+            seen.pressed.extend(entry.hold.iter().copied());
+            seen
         })
+    }
+
+    /// Every frame of the script in order, as `(ticks of real time, input)`.
+    pub fn frames(&self) -> impl Iterator<Item = (f64, RuntimeInput)> + '_ {
+        self.frames
+            .iter()
+            .zip(self.entry_inputs())
+            .flat_map(|(entry, input)| {
+                std::iter::repeat_n((entry.ticks, input), entry.repeat as usize)
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An entry names only what changes, and `hold` presses keys for its own frames only. Fails if
+    /// a left-out field resets instead of keeping the entry before's value, or a held key stays
+    /// pressed after its entry.
+    #[test]
+    fn scripts_leave_out_what_did_not_change() {
+        let text = r#"{"format_version": 1, "frames": [
+            {"repeat": 2, "input": {"viewport": [640, 480], "axes": {"move_y": 1.0}}},
+            {"repeat": 3, "hold": ["KeyD"]},
+            {"input": {"pressed": ["Space"]}},
+            {"ticks": 0.5, "input": {"axes": {}}}
+        ]}"#;
+        let script: InputScript = serde_json::from_str(text).unwrap();
+        let frames: Vec<(f64, RuntimeInput)> = script.frames().collect();
+        assert_eq!(frames.len(), 7);
+        for (ticks, input) in &frames {
+            assert_eq!(input.viewport, UVec2::new(640, 480));
+            assert!(*ticks == 1.0 || *ticks == 0.5);
+        }
+        let d: Vec<bool> = frames
+            .iter()
+            .map(|(_, i)| i.is_pressed(KeyCode::KeyD))
+            .collect();
+        assert_eq!(d, [false, false, true, true, true, false, false]);
+        assert_eq!(frames[5].1.axis("move_y"), 1.0);
+        assert!(frames[5].1.is_pressed(KeyCode::Space));
+        assert_eq!(frames[6].1.axis("move_y"), 0.0);
+        assert!(frames[6].1.is_pressed(KeyCode::Space));
     }
 }
