@@ -237,6 +237,11 @@ impl App {
         if let Some(recorder) = &mut self.recorder {
             recorder.frame(real_delta, first_tick, world.resource::<RuntimeInput>());
         }
+        // The frame's input, latched for the next tick whether this frame runs one or not.
+        let frame_input = world.resource::<RuntimeInput>().clone();
+        if let Some(mut tick_input) = world.get_resource_mut::<crate::runtime::TickInput>() {
+            tick_input.latch(&frame_input);
+        }
         let ticks = world
             .resource_mut::<TickAccumulator>()
             .advance(&control, real_delta);

@@ -47,8 +47,10 @@ impl Plugin for GameplayPlugin {
             .add_systems(
                 FixedUpdate,
                 (
-                    player_move.in_set(SimSet::Player),
-                    platformer_move.in_set(SimSet::Platformer),
+                    (player_look, player_move).chain().in_set(SimSet::Player),
+                    (platformer_jump, platformer_move)
+                        .chain()
+                        .in_set(SimSet::Platformer),
                     collect_pickups.in_set(SimSet::Pickups),
                     raise_sound_cues.in_set(SimSet::SoundCues),
                     update_burst_particles.in_set(SimSet::BurstParticles),
@@ -56,6 +58,6 @@ impl Plugin for GameplayPlugin {
                     advance_tweens.in_set(SimSet::Tweens),
                 ),
             )
-            .add_systems(Update, (player_look, platformer_jump, refresh_hud));
+            .add_systems(Update, refresh_hud);
     }
 }

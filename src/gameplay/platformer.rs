@@ -14,7 +14,7 @@ use bevy::prelude::{Component, Query, Res};
 use serde::{Deserialize, Serialize};
 
 use crate::physics::{CollisionEvents, RigidBody};
-use crate::runtime::{FrameTime, RuntimeInput, SimId, sim_math};
+use crate::runtime::{FrameTime, RuntimeInput, SimId, TickInput, sim_math};
 
 /// Steepest ground that still counts as standing: the cosine of about 45 degrees.
 const GROUND_COSINE: f32 = 0.7;
@@ -65,11 +65,12 @@ impl Default for PlatformerController {
     }
 }
 
-/// Buffers a jump when the jump key (Space) goes down this frame (runs in `Update`).
-pub fn platformer_jump(input: Res<RuntimeInput>, mut players: Query<&mut PlatformerController>) {
+/// Buffers a jump when the jump key (Space) goes down this tick (runs in `SimSet::Platformer`,
+/// before `platformer_move`, so a rollback buffers it again).
+pub fn platformer_jump(input: Res<TickInput>, mut players: Query<&mut PlatformerController>) {
     let held = input.is_pressed(KeyCode::Space);
     for mut player in &mut players {
-        if held && !player.jump_held {
+        if input.just_pressed(KeyCode::Space) {
             player.jump_buffer = player.jump_buffer_time;
         }
         if player.jump_held != held {

@@ -12,7 +12,7 @@ use bevy::prelude::{Component, Query, Res};
 use serde::{Deserialize, Serialize};
 
 use crate::physics::RigidBody;
-use crate::runtime::{RuntimeInput, sim_math};
+use crate::runtime::{RuntimeInput, TickInput, sim_math};
 
 /// Walks a dynamic body with input (simulation state).
 #[derive(
@@ -47,8 +47,9 @@ fn wish(input: &RuntimeInput) -> (f32, f32) {
     (right.clamp(-1.0, 1.0), forward.clamp(-1.0, 1.0))
 }
 
-/// Turns players by the frame's look delta (runs in `Update`).
-pub fn player_look(input: Res<RuntimeInput>, mut players: Query<&mut PlayerController>) {
+/// Turns players by the look movement since the last tick (runs in `SimSet::Player`, before
+/// `player_move`, so a rollback turns them again).
+pub fn player_look(input: Res<TickInput>, mut players: Query<&mut PlayerController>) {
     if input.look_delta.x == 0.0 {
         return;
     }

@@ -13,6 +13,7 @@ pub mod resimulation;
 pub mod schedule;
 pub mod sim_id;
 pub mod sim_math;
+pub mod tick_input;
 pub mod time;
 
 use bevy::app::{App, Plugin};
@@ -28,6 +29,7 @@ pub use random::RandomSeed;
 pub use resimulation::{Resimulation, not_resimulating, resimulating};
 pub use schedule::SimSet;
 pub use sim_id::{SimId, SimIdAllocator};
+pub use tick_input::{TickInput, advance_tick_input};
 pub use time::{FrameTime, TickAccumulator, TimeControl};
 
 /// The settings a run starts from: tick rate, seed and determinism mode.
@@ -70,9 +72,11 @@ impl Plugin for RuntimePlugin {
             .insert_resource(DeterminismSupport::default())
             .insert_resource(SimIdAllocator::default())
             .insert_resource(Resimulation::default())
+            .insert_resource(TickInput::default())
             .register_sim_resource::<FrameTime>()
             .register_sim_resource::<RandomSeed>()
             .register_sim_resource::<RuntimeInput>()
+            .register_sim_resource::<TickInput>()
             .register_sim_resource::<DeterminismMode>()
             .register_sim_resource::<SimIdAllocator>()
             // Frame pacing and the declared support: rolled back, never hashed.
@@ -80,5 +84,9 @@ impl Plugin for RuntimePlugin {
             .copy_in_snapshots::<TickAccumulator>()
             .copy_in_snapshots::<DeterminismSupport>();
         schedule::configure_fixed_schedules(app);
+        app.add_systems(
+            bevy::prelude::FixedUpdate,
+            bevy::prelude::IntoScheduleConfigs::in_set(advance_tick_input, SimSet::Input),
+        );
     }
 }

@@ -18,6 +18,8 @@ use bevy::prelude::{FixedUpdate, IntoScheduleConfigs, World};
 /// The engine's stages of one fixed tick, in the order they run.
 #[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SimSet {
+    /// The tick's input: presses and releases since the tick before (`TickInput`).
+    Input,
     /// CPU rigid-body physics: broad phase, contacts, solver, integration, sleep, events.
     Physics,
     /// First-person player movement.
@@ -40,7 +42,8 @@ pub enum SimSet {
 
 impl SimSet {
     /// Every set, in chain order.
-    pub const ALL: [SimSet; 9] = [
+    pub const ALL: [SimSet; 10] = [
+        SimSet::Input,
         SimSet::Physics,
         SimSet::Player,
         SimSet::Platformer,
