@@ -145,6 +145,8 @@ pub fn build_app(project: &Project) -> Result<App, GameError> {
     let users = scene::parts::first_users([&located]);
     let mut app = App::new(project.runtime_settings());
     app.set_part_users(users);
+    app.world_mut()
+        .insert_resource(project.manifest.input.clone());
     app.add_plugins(SimpleGamePlugin {
         scene: located.cooked,
         identity,

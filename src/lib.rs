@@ -92,8 +92,9 @@ pub mod prelude {
     };
     pub use crate::runtime::sim_math;
     pub use crate::runtime::{
-        DeterminismMode, DeterminismSupport, FrameTime, RandomSeed, Resimulation, RuntimeInput,
-        RuntimeSettings, SimId, SimSet, TimeControl, not_resimulating, resimulating,
+        ActionName, Actions, DeterminismMode, DeterminismSupport, FrameTime, RandomSeed,
+        Resimulation, RuntimeInput, RuntimeSettings, SimId, SimSet, TickInput, TimeControl,
+        not_resimulating, resimulating,
     };
     pub use rusting_macros::SimState;
 }

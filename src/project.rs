@@ -37,6 +37,13 @@ pub struct ProjectManifest {
     /// Fixed ticks per second (default 60).
     #[serde(default = "default_rate")]
     pub fixed_rate_hz: f32,
+    /// Named actions and axes bound to keys (see `runtime::actions`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub input: crate::runtime::InputBindings,
+}
+
+fn is_default(bindings: &crate::runtime::InputBindings) -> bool {
+    *bindings == crate::runtime::InputBindings::default()
 }
 
 fn default_rate() -> f32 {

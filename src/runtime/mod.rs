@@ -5,6 +5,7 @@
 //! in bevy 0.19 a resource is an entity, and inserting one mid-run would shift the ids of every
 //! entity spawned after it.
 
+pub mod actions;
 pub mod input;
 pub mod input_script;
 pub mod mode;
@@ -20,6 +21,7 @@ use bevy::app::{App, Plugin};
 
 use crate::determinism::{SimStateAppExt, SnapshotAppExt};
 
+pub use actions::{ActionName, Actions, AxisBinding, InputBindings};
 pub use input::RuntimeInput;
 pub use input_script::{InputScript, InputScriptError};
 pub use mode::{
@@ -73,6 +75,7 @@ impl Plugin for RuntimePlugin {
             .insert_resource(SimIdAllocator::default())
             .insert_resource(Resimulation::default())
             .insert_resource(TickInput::default())
+            .insert_resource(InputBindings::default())
             .register_sim_resource::<FrameTime>()
             .register_sim_resource::<RandomSeed>()
             .register_sim_resource::<RuntimeInput>()
