@@ -1,6 +1,9 @@
 //! The starter game as tests and benchmarks build it: the project in
 //! `crates/rusting/templates/starter`, its plugin, set up and at tick 0.
 
+// Each test binary uses some of these helpers, not all.
+#![allow(dead_code)]
+
 use std::path::Path;
 
 #[path = "../../crates/rusting/templates/starter/src/game.rs"]
