@@ -114,15 +114,24 @@ impl Build<'_> {
     }
 }
 
-/// The first `error` line cargo printed, else its last non-empty line.
+/// The first `error` line cargo printed with the place it points at (`at src/game.rs:12:5`), else
+/// its last non-empty line.
 fn first_error(stderr: &str) -> String {
     let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    lines
+    let Some(at) = lines.iter().position(|l| l.starts_with("error")) else {
+        return lines
+            .last()
+            .map(|l| l.trim().to_owned())
+            .unwrap_or_else(|| "cargo printed nothing".to_owned());
+    };
+    let place = lines[at + 1..]
         .iter()
-        .find(|l| l.starts_with("error"))
-        .or(lines.last())
-        .map(|l| l.trim().to_owned())
-        .unwrap_or_else(|| "cargo printed nothing".to_owned())
+        .take_while(|l| !l.starts_with("error") && !l.starts_with("warning"))
+        .find_map(|l| l.trim_start().strip_prefix("--> "));
+    match place {
+        Some(place) => format!("{} (at {})", lines[at].trim(), place.trim()),
+        None => lines[at].trim().to_owned(),
+    }
 }
 
 /// A spinner on standard error while cargo builds, or nothing when that is not a terminal.
@@ -274,4 +283,24 @@ pub fn take_result(path: &Path) -> Option<RunResult> {
     let result = RunResult::load(path);
     let _ = std::fs::remove_file(path);
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_error;
+
+    /// Fails if the build error loses the place it points at, or picks a warning's place.
+    #[test]
+    fn a_build_error_names_its_place() {
+        let stderr = "warning: unused import\n  --> src/a.rs:1:5\nerror[E0308]: mismatched types\n   --> src/game.rs:12:20\n    |\nerror: could not compile `game`\n";
+        assert_eq!(
+            first_error(stderr),
+            "error[E0308]: mismatched types (at src/game.rs:12:20)"
+        );
+        assert_eq!(
+            first_error("error: could not compile `game`\n"),
+            "error: could not compile `game`"
+        );
+        assert_eq!(first_error(""), "cargo printed nothing");
+    }
 }
