@@ -64,6 +64,9 @@ pub enum AppError {
     /// bodies up failed).
     #[error("{0}")]
     Gpu(String),
+    /// A game component in the loaded scene has no registered type, or a value its type refuses.
+    #[error(transparent)]
+    Scene(#[from] crate::scene::SceneError),
     /// The fixed tick rate is outside `runtime::time::TICK_RATE_RANGE`.
     #[error("the fixed tick rate {0}")]
     TickRate(String),
@@ -196,6 +199,7 @@ impl App {
             .resource::<crate::runtime::TickAccumulator>()
             .rate_hz();
         crate::runtime::time::check_tick_rate(rate).map_err(AppError::TickRate)?;
+        crate::scene::game_types::load_game_components(world)?;
         if let Some(reason) = world
             .get_resource::<crate::physics::gpu::GpuPhysicsStatus>()
             .and_then(|status| status.unavailable.clone())

@@ -147,6 +147,15 @@ pub fn build_app(project: &Project) -> Result<App, GameError> {
     app.set_part_users(users);
     app.world_mut()
         .insert_resource(project.manifest.input.clone());
+    app.world_mut().insert_resource(scene::SceneSource {
+        file: project.root.join(&project.manifest.main_scene),
+        pointers: located
+            .cooked
+            .entities
+            .iter()
+            .map(|e| (e.id, located.pointer(e.id).to_owned()))
+            .collect(),
+    });
     app.add_plugins(SimpleGamePlugin {
         scene: located.cooked,
         identity,

@@ -155,6 +155,7 @@ impl RunResult {
             GameError::Replay(_) => "REPLAY_INVALID",
             GameError::SyncTest(_) => "SYNCTEST_FAILED",
             GameError::Undeclared(_) => "UNDECLARED_STATE",
+            GameError::App(crate::app::AppError::Scene(_)) => "SCENE_INVALID",
             GameError::App(_) => "START_FAILED",
             GameError::Report(_) => "OUTPUT_FAILED",
         };

@@ -96,5 +96,6 @@ pub mod prelude {
         Resimulation, RuntimeInput, RuntimeSettings, SimId, SimSet, TickInput, TimeControl,
         not_resimulating, resimulating,
     };
+    pub use crate::scene::SceneTypesAppExt;
     pub use rusting_macros::SimState;
 }

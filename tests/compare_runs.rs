@@ -13,6 +13,9 @@ use rusting_engine::project::Project;
 use rusting_engine::runtime::InputScript;
 use rusting_engine::scene::SceneId;
 
+#[path = "support/starter.rs"]
+mod support;
+
 #[derive(Component)]
 struct Hero;
 
@@ -120,9 +123,13 @@ fn saved_reports_compare_by_scene_id() {
     let project = Project::open(starter).unwrap();
     let script = InputScript::load(&starter.join("input/walkthrough.json")).unwrap();
     let (mut plain, plain_hashes) =
-        simulate_project_headless(&project, 120, Some(&script), |_| {}).unwrap();
+        simulate_project_headless(&project, 120, Some(&script), |app| {
+            app.add_plugins(support::starter_game::StarterGame);
+        })
+        .unwrap();
     let (mut extra, extra_hashes) =
         simulate_project_headless(&project, 120, Some(&script), |app| {
+            app.add_plugins(support::starter_game::StarterGame);
             // A simulated entity that takes no physics slot, so no other body's state changes.
             app.world_mut().spawn((
                 Transform::from_xyz(100.0, 1.0, 100.0),

@@ -76,6 +76,11 @@ pub struct SceneComponents {
     /// `HudElement`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hud_element: Option<HudElement>,
+    /// The game's own components, by registered name, as canonical JSON (keys sorted): `cook`
+    /// never builds the game, so it cannot know their types; the game checks them when it loads
+    /// the scene (see `scene::game_types`).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub game: std::collections::BTreeMap<String, Value>,
 }
 
 /// One entity of a cooked scene.
@@ -126,6 +131,15 @@ impl Place {
         let key = key.to_string().replace('~', "~0").replace('/', "~1");
         Place(format!("{}/{}", self.0, key))
     }
+}
+
+/// Whether `name` can name a game's component: a Rust type name, `[A-Za-z_][A-Za-z0-9_]*`.
+fn is_type_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Reads and cooks the source scene at `path`.
@@ -419,6 +433,9 @@ impl Cooker<'_> {
                     out.burst_emitter = Some(e);
                 }
                 "HudElement" => out.hud_element = Some(self.typed(value, &here)?),
+                _ if is_type_name(name) => {
+                    out.game.insert(name.clone(), value.clone());
+                }
                 _ => {
                     return Err(SceneError::UnknownComponent {
                         file: self.file.to_owned(),

@@ -29,6 +29,7 @@
 
 pub mod cook;
 pub mod error;
+pub mod game_types;
 pub mod located;
 pub mod overlap;
 pub mod parts;
@@ -42,6 +43,7 @@ pub use cook::{
     cook_file,
 };
 pub use error::SceneError;
+pub use game_types::{SceneSource, SceneTypesAppExt};
 pub use located::LocatedScene;
 pub use spawn::spawn_scene;
 

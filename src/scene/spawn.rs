@@ -64,6 +64,10 @@ pub fn spawn_scene(world: &mut World, scene: &CookedScene) -> Vec<Entity> {
         if let Some(hud) = &c.hud_element {
             commands.insert(hud.clone());
         }
+        if !c.game.is_empty() {
+            // Loaded at setup, once the game has registered its types.
+            commands.insert(super::game_types::PendingGameComponents(c.game.clone()));
+        }
         spawned.push(commands.id());
     }
     spawned

@@ -2,6 +2,9 @@
 
 mod support;
 
+#[path = "../templates/starter/src/game.rs"]
+mod starter_game;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -35,6 +38,7 @@ fn help_and_version_succeed_and_no_arguments_is_a_usage_error() {
 fn report(ticks: u64, visitor: bool, path: &std::path::Path) {
     let project = Project::open(&starter()).unwrap();
     let (mut app, hashes) = simulate_project_headless(&project, ticks, None, |app| {
+        app.add_plugins(starter_game::StarterGame);
         if visitor {
             app.world_mut().spawn((
                 bevy::prelude::Transform::default(),

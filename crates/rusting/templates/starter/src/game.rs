@@ -19,6 +19,15 @@ pub struct Falls {
     pub count: u32,
 }
 
+/// Turns an entity about the vertical axis: the game's own component, written in its scene file
+/// (`"Spin": {"radians_per_second": 2.0}` on the gem) and loaded into the entity when the app
+/// starts, because it is registered with `register_scene_component`.
+#[derive(Component, Clone, Debug, PartialEq, serde::Deserialize, SimState)]
+pub struct Spin {
+    /// How fast it turns.
+    pub radians_per_second: f32,
+}
+
 /// The starter game's systems.
 pub struct StarterGame;
 
@@ -26,7 +35,9 @@ impl Plugin for StarterGame {
     fn build(&self, app: &mut bevy::app::App) {
         // Resources are inserted when the app is built, never during a run.
         app.insert_resource(Falls::default())
-            .register_sim_resource::<Falls>();
+            .register_sim_resource::<Falls>()
+            .register_scene_component::<Spin>();
+        app.add_systems(FixedUpdate, spin.after(SimSet::Tweens));
         // Game systems take their place in the engine's fixed chain and order themselves against
         // the engine systems that touch the same data.
         app.add_systems(
@@ -35,6 +46,15 @@ impl Plugin for StarterGame {
                 .in_set(SimSet::Platformer)
                 .after(platformer_move),
         );
+    }
+}
+
+/// Turns every `Spin` entity by its rate for one tick, with `sim_math` (the same bits everywhere).
+fn spin(time: Res<FrameTime>, mut spinning: Query<(&Spin, &mut Transform)>) {
+    for (spin, mut transform) in &mut spinning {
+        let (sin, cos) = sim_math::sin_cos(0.5 * spin.radians_per_second * time.fixed_delta);
+        let step = Quat::from_xyzw(0.0, sin, 0.0, cos);
+        transform.rotation = sim_math::quat_normalize(sim_math::quat_mul(step, transform.rotation));
     }
 }
 
