@@ -9,6 +9,7 @@ pub mod actions;
 pub mod input;
 pub mod input_script;
 pub mod mode;
+pub mod player_input;
 pub mod random;
 pub mod resimulation;
 pub mod schedule;
@@ -27,6 +28,7 @@ pub use input_script::{InputScript, InputScriptError};
 pub use mode::{
     DeterminismError, DeterminismMode, DeterminismSupport, PartUser, PartUsers, UnsupportedPart,
 };
+pub use player_input::PlayerTickInput;
 pub use random::RandomSeed;
 pub use resimulation::{Resimulation, not_resimulating, resimulating};
 pub use schedule::SimSet;

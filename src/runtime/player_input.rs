@@ -1,0 +1,119 @@
+//! [`PlayerTickInput`]: one player's input for one tick in a fixed-size, plain-data form.
+//!
+//! `RuntimeInput` and `TickInput` hold sets and maps, which suit replays and the simulation but
+//! not a network packet or a rollback buffer that keeps one entry per player per tick. This form
+//! is 32 bytes with a fixed little-endian layout: the bound actions as bits, the first four bound
+//! axes quantized, and the tick's look movement. It is made from the project's `InputBindings`
+//! (so both ends must share them) and turns back into the `RuntimeInput` that gives the same
+//! actions, axes and look. This module must never read devices.
+
+use bevy::input::keyboard::KeyCode;
+use bevy::math::Vec2;
+
+use super::{InputBindings, RuntimeInput, TickInput};
+
+/// Look movement is carried in steps of 1/64 logical pixel.
+const LOOK_STEPS_PER_PIXEL: f32 = 64.0;
+
+/// Axes are carried in steps of 1/32767.
+const AXIS_STEPS: f32 = 32767.0;
+
+/// One player's input for one tick (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PlayerTickInput {
+    /// Bit `k` is set when the `k`-th action of `InputBindings::actions` (in name order; at most
+    /// 32 count) is pressed this tick.
+    pub actions: u32,
+    /// The first four axes of `InputBindings::axes`, in name order, as `value * 32767` rounded
+    /// toward zero.
+    pub axes: [i16; 4],
+    /// The tick's look movement in 1/64 logical pixels, saturated.
+    pub look: [i32; 2],
+}
+
+impl PlayerTickInput {
+    /// The size of [`PlayerTickInput::to_bytes`].
+    pub const SIZE: usize = 32;
+
+    /// The player's input this tick, from the tick's keys and look, the frame's analog axes, and
+    /// the project's bindings.
+    pub fn capture(bindings: &InputBindings, tick: &TickInput, frame: &RuntimeInput) -> Self {
+        let mut actions = 0u32;
+        for (k, keys) in bindings.actions.values().take(32).enumerate() {
+            if keys.iter().any(|key| tick.is_pressed(*key)) {
+                actions |= 1 << k;
+            }
+        }
+        let mut axes = [0i16; 4];
+        for (slot, (name, binding)) in axes.iter_mut().zip(&bindings.axes) {
+            let down = |keys: &std::collections::BTreeSet<KeyCode>| {
+                f32::from(u8::from(keys.iter().any(|key| tick.is_pressed(*key))))
+            };
+            let value = (frame.axis(name) + down(&binding.positive) - down(&binding.negative))
+                .clamp(-1.0, 1.0);
+            *slot = (value * AXIS_STEPS) as i16;
+        }
+        let look = |v: f32| {
+            let steps = (v * LOOK_STEPS_PER_PIXEL).trunc();
+            if steps.is_nan() {
+                0
+            } else {
+                steps.clamp(i32::MIN as f32, i32::MAX as f32) as i32
+            }
+        };
+        PlayerTickInput {
+            actions,
+            axes,
+            look: [look(tick.look_delta.x), look(tick.look_delta.y)],
+        }
+    }
+
+    /// The `RuntimeInput` that gives these actions (each pressed action's first bound key), axes
+    /// and look; nothing else pressed.
+    pub fn to_runtime_input(&self, bindings: &InputBindings) -> RuntimeInput {
+        let mut input = RuntimeInput::default();
+        for (k, keys) in bindings.actions.values().take(32).enumerate() {
+            if self.actions & (1 << k) != 0
+                && let Some(key) = keys.iter().next()
+            {
+                input.press(*key);
+            }
+        }
+        for (value, name) in self.axes.iter().zip(bindings.axes.keys()) {
+            if *value != 0 {
+                input.set_axis(name.clone(), f32::from(*value) / AXIS_STEPS);
+            }
+        }
+        input.look_delta = Vec2::new(
+            self.look[0] as f32 / LOOK_STEPS_PER_PIXEL,
+            self.look[1] as f32 / LOOK_STEPS_PER_PIXEL,
+        );
+        input
+    }
+
+    /// The fixed layout: actions (u32), four axes (i16), look x and y (i32), twelve zero bytes; all
+    /// little-endian.
+    pub fn to_bytes(&self) -> [u8; Self::SIZE] {
+        let mut bytes = [0u8; Self::SIZE];
+        bytes[0..4].copy_from_slice(&self.actions.to_le_bytes());
+        for (k, axis) in self.axes.iter().enumerate() {
+            bytes[4 + 2 * k..6 + 2 * k].copy_from_slice(&axis.to_le_bytes());
+        }
+        bytes[12..16].copy_from_slice(&self.look[0].to_le_bytes());
+        bytes[16..20].copy_from_slice(&self.look[1].to_le_bytes());
+        bytes
+    }
+
+    /// Reads [`PlayerTickInput::to_bytes`]'s layout (the zero bytes are ignored).
+    pub fn from_bytes(bytes: &[u8; Self::SIZE]) -> Self {
+        let i16_at = |at: usize| i16::from_le_bytes([bytes[at], bytes[at + 1]]);
+        let i32_at = |at: usize| {
+            i32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+        };
+        PlayerTickInput {
+            actions: u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
+            axes: [i16_at(4), i16_at(6), i16_at(8), i16_at(10)],
+            look: [i32_at(12), i32_at(16)],
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! One player's tick input in its fixed-size form.
+
+use bevy::input::keyboard::KeyCode;
+use bevy::math::Vec2;
+use rusting_engine::runtime::{
+    AxisBinding, InputBindings, PlayerTickInput, RuntimeInput, TickInput,
+};
+
+/// A tick's input (W for `jump`, D and an analog -0.25 on `move_x`, 1.5 pixels of look) becomes
+/// 32 bytes and back unchanged, and the `RuntimeInput` made from it gives the same plain form
+/// again; bits follow the actions' name order and axes theirs. Fails if the layout or the
+/// quantization differs between writing and reading, or the conversion back loses an action.
+#[test]
+fn a_tick_input_round_trips_through_its_fixed_form() {
+    let bindings = InputBindings {
+        actions: [
+            ("jump".to_owned(), [KeyCode::Space, KeyCode::KeyW].into()),
+            ("blast".to_owned(), [KeyCode::KeyE].into()),
+        ]
+        .into(),
+        axes: [(
+            "move_x".to_owned(),
+            AxisBinding {
+                negative: [KeyCode::KeyA].into(),
+                positive: [KeyCode::KeyD].into(),
+            },
+        )]
+        .into(),
+    };
+    let mut tick = TickInput::default();
+    tick.pressed = [KeyCode::KeyW, KeyCode::KeyD].into();
+    tick.look_delta = Vec2::new(1.5, -0.25);
+    let mut frame = RuntimeInput::default();
+    frame.set_axis("move_x", -0.25);
+    let plain = PlayerTickInput::capture(&bindings, &tick, &frame);
+    // "blast" sorts before "jump": bit 0 is blast, bit 1 is jump.
+    assert_eq!(plain.actions, 0b10);
+    assert_eq!(plain.axes, [(0.75 * 32767.0) as i16, 0, 0, 0]);
+    assert_eq!(plain.look, [96, -16]);
+    let bytes = plain.to_bytes();
+    assert_eq!(bytes.len(), PlayerTickInput::SIZE);
+    assert_eq!(&bytes[0..4], &[2, 0, 0, 0]);
+    assert_eq!(PlayerTickInput::from_bytes(&bytes), plain);
+
+    let back = plain.to_runtime_input(&bindings);
+    let mut again = TickInput::default();
+    again.pressed = back.pressed.clone();
+    again.look_delta = back.look_delta;
+    assert_eq!(PlayerTickInput::capture(&bindings, &again, &back), plain);
+}
