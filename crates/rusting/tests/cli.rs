@@ -150,6 +150,7 @@ fn cook_is_repeatable_and_names_broken_scenes() {
 fn replay_info_reads_both_forms() {
     let project = Project::open(&starter()).unwrap();
     let mut app = rusting_engine::game::build_app(&project).unwrap();
+    app.add_plugins(starter_game::StarterGame);
     app.setup().unwrap();
     app.start_recording();
     rusting_engine::game::run_headless(&mut app, 45, None);

@@ -115,6 +115,26 @@ fn a_new_project_builds_from_a_fresh_clone() {
         .collect();
     assert_eq!(commands.len(), 2, "{workflow}");
     let target = shared_target();
+    // Cargo names a package's build output by name and version, not by where its source lies,
+    // and judges a build fresh by the files it was last built from: an engine or a `rusting`
+    // built by an earlier run from another copy of the engine would be taken as this one. Forget
+    // them, so this run builds the copy it serves.
+    for dir in [
+        "release/.fingerprint",
+        "release/deps",
+        "debug/.fingerprint",
+        "debug/deps",
+    ] {
+        if let Ok(entries) = std::fs::read_dir(target.join(dir)) {
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if name.starts_with("rusting") {
+                    let path = entry.path();
+                    let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
+                }
+            }
+        }
+    }
     let bin = root.join("bin");
     let install: Vec<&str> = commands[0].split_whitespace().collect();
     assert_eq!(

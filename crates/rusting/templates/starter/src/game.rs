@@ -1,7 +1,7 @@
 //! The starter game's own systems, on top of what the engine and its scene provide.
 
 use bevy::prelude::*;
-use rusting_engine::gameplay::{PlatformerController, platformer_move};
+use rusting_engine::gameplay::{PlatformerController, advance_tweens, platformer_move};
 use rusting_engine::prelude::*;
 
 /// Where a player who falls off the course comes back.
@@ -37,7 +37,12 @@ impl Plugin for StarterGame {
         app.insert_resource(Falls::default())
             .register_sim_resource::<Falls>()
             .register_scene_component::<Spin>();
-        app.add_systems(FixedUpdate, spin.after(SimSet::Tweens));
+        // In the engine's last stage, after its tweens: a game system ordered after
+        // `SimSet::Tweens` then runs after this one too.
+        app.add_systems(
+            FixedUpdate,
+            spin.in_set(SimSet::Tweens).after(advance_tweens),
+        );
         // Game systems take their place in the engine's fixed chain and order themselves against
         // the engine systems that touch the same data.
         app.add_systems(
