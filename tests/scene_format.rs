@@ -136,18 +136,26 @@ fn malformed_json_names_the_line_and_column() {
     );
 }
 
-/// An unknown component is named with its pointer.
+/// A component name that cannot be a type is refused by cook with its pointer; one that can (a
+/// misspelling such as `Colider`, or a game's own type) is kept for the game to check when it loads
+/// the scene (`game_components_load_from_scenes` covers that check).
 #[test]
 fn unknown_components_are_named() {
-    let error = cook_error(&with_entity(r#"{"id": 2, "components": {"Colider": {}}}"#));
+    let error = cook_error(&with_entity(r#"{"id": 2, "components": {"Coli-der": {}}}"#));
     assert_eq!(
         error,
         SceneError::UnknownComponent {
             file: "levels/bad.scene.json".into(),
-            pointer: "/entities/1/components/Colider".into(),
-            name: "Colider".into(),
+            pointer: "/entities/1/components/Coli-der".into(),
+            name: "Coli-der".into(),
         }
     );
+    let kept = scene::cook(
+        &with_entity(r#"{"id": 2, "components": {"Colider": {}}}"#),
+        Path::new("levels/bad.scene.json"),
+    )
+    .unwrap();
+    assert!(kept.entities[1].components.game.contains_key("Colider"));
 }
 
 /// Bad values (negative mass, zero radius, overflowing numbers, unknown fields, wrong types) point
