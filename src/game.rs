@@ -252,7 +252,10 @@ fn environment(name: &'static str) -> Option<String> {
 pub fn run_game(crate_dir: &Path, add_game: impl Fn(&mut App)) -> ExitCode {
     crate::logging::init_logging();
     let channel = ResultChannel::new(environment(RESULT_VARIABLE).map(PathBuf::from));
-    if environment(RESULT_VARIABLE).is_some() {
+    // With a result file, the caller (the `rusting` command line) reports failures itself, so the
+    // game prints them only when run on its own.
+    let caller_reports = environment(RESULT_VARIABLE).is_some();
+    if caller_reports {
         channel.install_panic_hook();
     }
     let result = match try_run_game(crate_dir, add_game, &channel) {
@@ -264,11 +267,15 @@ pub fn run_game(crate_dir: &Path, add_game: impl Fn(&mut App)) -> ExitCode {
             let message = "this build of the game has no renderer or window yet; run it headless \
                            with RUSTING_HEADLESS_TICKS=<ticks> (and RUSTING_INPUT_SCRIPT=<file> \
                            for scripted input)";
-            eprintln!("{message}");
+            if !caller_reports {
+                eprintln!("{message}");
+            }
             RunResult::new("NOTHING_TO_RUN", message)
         }
         Err(error) => {
-            eprintln!("error: {error}");
+            if !caller_reports {
+                eprintln!("error: {error}");
+            }
             let mut result = RunResult::of_error(&error);
             result.tick = result.tick.or(Some(channel.tick()));
             result

@@ -47,6 +47,8 @@ pub fn init_logging() {
         .unwrap_or_else(|| EnvFilter::new(DEFAULT_FILTER));
     let layer = fmt::layer()
         .with_writer(std::io::stderr)
+        // Colours only on a terminal: piped or captured lines stay plain text.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_timer(TickStamp)
         .with_target(false);
     let _ = registry().with(filter).with(layer).try_init();

@@ -212,14 +212,13 @@ pub struct DetailDifference {
     pub field: Option<FieldDifference>,
 }
 
-/// An entity as messages name it: `` `Player` (scene id 10) ``.
-pub fn entity_label(name: Option<&str>, scene_id: Option<u64>) -> String {
+/// An entity as messages name it: `` `Player` (scene id 10) `` for a scene's entity, `` `Coin`
+/// (sim id 7) `` for one spawned during play (its `SimId`, the same in every run).
+pub fn entity_label(name: Option<&str>, scene_id: Option<u64>, sim_id: u64) -> String {
     format!(
-        "`{}`{}",
+        "`{}` ({})",
         name.unwrap_or("(unnamed)"),
-        scene_id
-            .map(|id| format!(" (scene id {id})"))
-            .unwrap_or_default()
+        scene_id.map_or_else(|| format!("sim id {sim_id}"), |id| format!("scene id {id}"))
     )
 }
 
@@ -232,7 +231,7 @@ impl std::fmt::Display for DetailDifference {
             Some(entity) => write!(
                 f,
                 "entity {}",
-                entity_label(entity.name.as_deref(), entity.scene_id)
+                entity_label(entity.name.as_deref(), entity.scene_id, entity.sim_id)
             )?,
             None => f.write_str("only resources differ")?,
         }

@@ -3,10 +3,11 @@
 //! The controlled entity is a dynamic body; the controller sets its horizontal velocity from input
 //! and its vertical velocity when it jumps, and leaves falling to gravity and contacts. It is
 //! grounded when the physics step of the same tick found it resting on something (a contact whose
-//! normal points up into it). `platformer_jump` runs in `Update` and buffers a jump press once per
-//! frame (it writes simulation state from input, as replays record); the press first counts on the
-//! next frame's first tick. `platformer_move` runs in `SimSet::Platformer`. This module must never
-//! read the frame delta in a fixed system.
+//! normal points up into it). Both systems run in `SimSet::Platformer`, so a rollback re-runs
+//! them: `platformer_jump` buffers a jump on the tick Space goes down (`TickInput`), and
+//! `platformer_move` runs from the arrow keys and the `move_x` / `move_y` axes (`Actions`: keys
+//! bound to them in `rusting.json` plus the analog axes). This module must never read the frame
+//! delta in a fixed system.
 
 use bevy::input::keyboard::KeyCode;
 use bevy::math::Vec3;
@@ -14,7 +15,7 @@ use bevy::prelude::{Component, Query, Res};
 use serde::{Deserialize, Serialize};
 
 use crate::physics::{CollisionEvents, RigidBody};
-use crate::runtime::{FrameTime, RuntimeInput, SimId, TickInput, sim_math};
+use crate::runtime::{Actions, FrameTime, SimId, TickInput, sim_math};
 
 /// Steepest ground that still counts as standing: the cosine of about 45 degrees.
 const GROUND_COSINE: f32 = 0.7;
@@ -79,19 +80,20 @@ pub fn platformer_jump(input: Res<TickInput>, mut players: Query<&mut Platformer
     }
 }
 
-/// Runs, jumps and lands (runs in `SimSet::Platformer`).
+/// Runs, jumps and lands (runs in `SimSet::Platformer`). Runs along x from the arrow keys and the
+/// `move_x` axis, along z from the arrow keys and the `move_y` axis (forward is -z).
 pub fn platformer_move(
     time: Res<FrameTime>,
-    input: Res<RuntimeInput>,
+    actions: Actions,
     contacts: Res<CollisionEvents>,
     mut players: Query<(&SimId, &mut PlatformerController, &mut RigidBody)>,
 ) {
     let dt = time.fixed_delta;
-    let key = |k: KeyCode| if input.is_pressed(k) { 1.0 } else { 0.0 };
-    let run_x = (key(KeyCode::ArrowRight) - key(KeyCode::ArrowLeft) + input.axis("move_x"))
+    let key = |k: KeyCode| if actions.key_pressed(k) { 1.0 } else { 0.0 };
+    let run_x = (key(KeyCode::ArrowRight) - key(KeyCode::ArrowLeft) + actions.axis("move_x"))
         .clamp(-1.0, 1.0);
     let run_z =
-        (key(KeyCode::ArrowDown) - key(KeyCode::ArrowUp) - input.axis("move_y")).clamp(-1.0, 1.0);
+        (key(KeyCode::ArrowDown) - key(KeyCode::ArrowUp) - actions.axis("move_y")).clamp(-1.0, 1.0);
     for (&sim_id, mut player, mut body) in &mut players {
         let grounded =
             contacts.is_supported(sim_id, GROUND_COSINE) && body.linear_velocity.y <= 0.5;

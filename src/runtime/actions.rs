@@ -73,6 +73,11 @@ impl Actions<'_> {
         self.bindings.actions.get(action.action_name())
     }
 
+    /// Whether `key` is down this tick, whatever it is bound to (`TickInput::is_pressed`).
+    pub fn key_pressed(&self, key: KeyCode) -> bool {
+        self.tick.is_pressed(key)
+    }
+
     /// Whether any key bound to `action` is down this tick (false for an action not bound).
     pub fn pressed(&self, action: impl ActionName) -> bool {
         self.keys(&action)

@@ -205,6 +205,60 @@ impl GameRun<'_> {
         }
         command
     }
+
+    /// Runs the game to the end and collects its output, passing its log lines on to this
+    /// process's standard error as they come. What follows a panic's first line (`thread '...'
+    /// panicked at`) is kept but not passed on: the failure report names the panic itself.
+    pub fn output_relaying_logs(&self) -> std::io::Result<std::process::Output> {
+        let mut child = self
+            .command()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        let stderr = child.stderr.take().expect("standard error is piped");
+        let relay = std::thread::spawn(move || relay_until_panic(stderr));
+        let mut stdout = Vec::new();
+        child
+            .stdout
+            .take()
+            .expect("standard output is piped")
+            .read_to_end(&mut stdout)?;
+        let status = child.wait()?;
+        let stderr = relay.join().unwrap_or_default();
+        Ok(std::process::Output {
+            status,
+            stdout,
+            stderr,
+        })
+    }
+}
+
+/// Copies `from` line by line to this process's standard error until a panic begins, and returns
+/// everything read.
+fn relay_until_panic(from: impl Read) -> Vec<u8> {
+    use std::io::Write;
+    let mut reader = BufReader::new(from);
+    let mut kept = Vec::new();
+    let mut relaying = true;
+    let mut line = Vec::new();
+    while let Ok(n) = reader.read_until(b'\n', &mut line) {
+        if n == 0 {
+            break;
+        }
+        if relaying && line.starts_with(b"thread '") && contains(&line, b"panicked at") {
+            relaying = false;
+        }
+        if relaying {
+            let _ = std::io::stderr().write_all(&line);
+        }
+        kept.append(&mut line);
+    }
+    kept
+}
+
+/// Whether `needle` occurs in `haystack`.
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// Whether `taskset` can pin a run to one CPU here.

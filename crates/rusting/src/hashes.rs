@@ -119,7 +119,11 @@ fn compare(
             } else if let Some(entity) = &difference.entity {
                 message.push_str(&format!(
                     "; entity {}",
-                    crate::blame::entity_label(entity.name.as_deref(), entity.scene_id)
+                    crate::blame::entity_label(
+                        entity.name.as_deref(),
+                        entity.scene_id,
+                        entity.sim_id
+                    )
                 ));
                 if let Some(component) = &difference.component {
                     message.push_str(&format!(", component {component}"));

@@ -3,7 +3,8 @@
 //! There is no renderer yet, so a run is headless: `--ticks N` simulates N ticks (with
 //! `--script`, scripted input; with `--record FILE`, the session is recorded), `--replay FILE`
 //! plays a recorded session and fails at the first tick that differs, and `--synctest K` runs the
-//! ticks as a synctest. The game's own summary is passed on; its failures map to stable codes. This
+//! ticks as a synctest. The game's log lines reach standard error as they come, its summary is
+//! printed when it ends, and its failures map to stable codes. This
 //! module must never write inside the project except through cargo's target directory.
 
 use std::path::Path;
@@ -119,8 +120,7 @@ pub fn run(request: &Request) -> Result<String, Failure> {
         env,
         one_cpu: false,
     }
-    .command()
-    .output()
+    .output_relaying_logs()
     .map_err(|e| {
         Failure::new(
             "RUN_FAILED",

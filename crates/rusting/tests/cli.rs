@@ -312,7 +312,7 @@ fn wobble(time: Res<FrameTime>, mut wobbles: Query<&mut Wobble>) {
     assert!(
         stderr.starts_with(
             "DETERMINISM_DIVERGED: tick 5 differs between two runs of the same debug build: \
-             entity `Wobbler`, component Wobble"
+             entity `Wobbler` (sim id 15), component Wobble"
         ),
         "{stderr}"
     );

@@ -1,0 +1,63 @@
+//! The dash: a short burst of speed on the `dash` action, then a cooldown.
+
+use bevy::prelude::*;
+use rusting_engine::prelude::*;
+
+// ANCHOR: action
+/// The game's input actions, bound to keys in `rusting.json`.
+pub enum Action {
+    /// A short burst of speed.
+    Dash,
+}
+
+impl ActionName for Action {
+    fn action_name(&self) -> &str {
+        match self {
+            Action::Dash => "dash",
+        }
+    }
+}
+// ANCHOR_END: action
+
+// ANCHOR: component
+/// Lets a platformer dash (simulation state, written in the scene).
+#[derive(Component, Clone, Debug, PartialEq, serde::Deserialize, SimState)]
+pub struct Dash {
+    /// Running speed during a dash, m/s.
+    pub speed: f32,
+    /// How many ticks a dash lasts.
+    pub ticks: u32,
+    /// Ticks from the start of one dash until the next may start.
+    pub cooldown_ticks: u32,
+    /// Ticks left of the dash under way (0: not dashing).
+    #[serde(default)]
+    pub ticks_left: u32,
+    /// Ticks until the next dash may start.
+    #[serde(default)]
+    pub cooldown_left: u32,
+    /// The running speed to go back to when the dash ends.
+    #[serde(default)]
+    pub run_speed: f32,
+}
+// ANCHOR_END: component
+
+// ANCHOR: system
+/// Starts a dash on the tick the `dash` action goes down, and ends it `ticks` later.
+pub fn dash(actions: Actions, mut players: Query<(&mut Dash, &mut PlatformerController)>) {
+    let pressed = actions.just_pressed(Action::Dash);
+    for (mut dash, mut controller) in &mut players {
+        dash.cooldown_left = dash.cooldown_left.saturating_sub(1);
+        if dash.ticks_left > 0 {
+            dash.ticks_left -= 1;
+            if dash.ticks_left == 0 {
+                controller.move_speed = dash.run_speed;
+            }
+        } else if pressed && dash.cooldown_left == 0 {
+            dash.run_speed = controller.move_speed;
+            controller.move_speed = dash.speed;
+            dash.ticks_left = dash.ticks;
+            dash.cooldown_left = dash.cooldown_ticks;
+        }
+    }
+}
+// ANCHOR_END: system
