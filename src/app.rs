@@ -2,21 +2,21 @@
 //!
 //! Bevy's own fixed loop decides how many fixed steps to run from a virtual clock. Rusting keeps
 //! every clock out of the simulation instead: [`App::update`] takes the frame's real delta from the
-//! caller, asks [`TimeControl`] and [`TickAccumulator`] how many ticks that is, and for each tick
-//! sets [`FrameTime::fixed_tick`], runs `FixedMain` (single-threaded, see
+//! caller, and its [`FrameStepper`] asks `TimeControl` and `TickAccumulator` how many ticks that
+//! is, and for each tick sets [`FrameTime::fixed_tick`], runs `FixedMain` (single-threaded, see
 //! [`crate::runtime::schedule`]), counts the tick, appends the world-state hash to `StateHashes`,
 //! feeds the replay recorder if one runs, and runs the [`TickHook`]s. Then it runs bevy's `Main`
 //! schedule (`Update` and the rest) once for the frame.
 //!
-//! Hooks and the replay recorder live here, outside the `World`: in bevy 0.19 a new resource is a
-//! new entity, and adding one mid-run would shift every later entity id.
+//! Hooks and the replay recorder live in the stepper, outside the `World`, while the app steps
+//! its own frames; a windowed game hands the stepper to the world for bevy's window loop.
 //!
 //! This module must never read the wall clock or let the frame delta reach a fixed system.
 
 use std::path::Path;
 use std::time::Duration;
 
-use bevy::app::{App as BevyApp, FixedMain, MainScheduleOrder, Plugins};
+use bevy::app::{App as BevyApp, MainScheduleOrder, Plugins};
 use bevy::ecs::component::{Component, Mutable};
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::ecs::system::ScheduleSystem;
@@ -27,11 +27,12 @@ use crate::determinism::registry::SimStateAppExt;
 use crate::determinism::replay::{Recorder, Replay, ReplayError};
 use crate::determinism::sim_state::SimState;
 use crate::determinism::snapshot::{SnapshotAppExt, SnapshotError, WorldSnapshot};
-use crate::determinism::undeclared::{UndeclaredCheck, UndeclaredState, find_undeclared};
+use crate::determinism::undeclared::UndeclaredState;
+use crate::frame_step::FrameStepper;
 use crate::runtime::schedule::build_fixed_schedules;
 use crate::runtime::{
     DeterminismError, DeterminismMode, DeterminismSupport, FrameTime, PartUsers, RuntimeInput,
-    RuntimeSettings, TickAccumulator, TimeControl,
+    RuntimeSettings, TickAccumulator,
 };
 
 /// Work that runs after every fixed tick, with the world as the tick left it.
@@ -96,12 +97,9 @@ pub struct FrameReport {
 /// A Rusting app: a bevy `App` whose fixed ticks the engine runs itself.
 pub struct App {
     bevy: BevyApp,
-    hooks: Vec<Box<dyn TickHook>>,
-    recorder: Option<Recorder>,
+    stepper: FrameStepper,
     part_users: PartUsers,
     ready: bool,
-    undeclared: UndeclaredCheck,
-    first_undeclared: Option<UndeclaredState>,
 }
 
 impl Default for App {
@@ -117,12 +115,9 @@ impl App {
         bevy.add_plugins(RustingPlugins { settings });
         App {
             bevy,
-            hooks: Vec::new(),
-            recorder: None,
+            stepper: FrameStepper::new(),
             part_users: PartUsers::new(),
             ready: false,
-            undeclared: UndeclaredCheck::from_environment(),
-            first_undeclared: None,
         }
     }
 
@@ -171,7 +166,7 @@ impl App {
 
     /// Adds a hook that runs after every fixed tick, after the hooks added before it.
     pub fn add_tick_hook(&mut self, hook: impl TickHook) -> &mut Self {
-        self.hooks.push(Box::new(hook));
+        self.stepper.hooks.push(Box::new(hook));
         self
     }
 
@@ -235,79 +230,10 @@ impl App {
         if let Err(error) = self.setup() {
             panic!("the Rusting app cannot start: {error}");
         }
-        let world = self.bevy.world_mut();
-        let control = world.resource::<TimeControl>().clone();
-        let first_tick = world.resource::<FrameTime>().fixed_tick;
-        if let Some(recorder) = &mut self.recorder {
-            recorder.frame(real_delta, first_tick, world.resource::<RuntimeInput>());
-        }
-        // The frame's input, latched for the next tick whether this frame runs one or not.
-        let frame_input = world.resource::<RuntimeInput>().clone();
-        if let Some(mut tick_input) = world.get_resource_mut::<crate::runtime::TickInput>() {
-            tick_input.latch(&frame_input);
-        }
-        let ticks = world
-            .resource_mut::<TickAccumulator>()
-            .advance(&control, real_delta);
-        {
-            let mut time = world.resource_mut::<FrameTime>();
-            let scaled = control.scaled(real_delta);
-            time.real_delta = real_delta.as_secs_f32();
-            time.delta = scaled.as_secs_f32();
-            time.elapsed += scaled.as_secs_f64();
-        }
-        for _ in 0..ticks {
-            self.run_tick();
-        }
-        if let Some(recorder) = &mut self.recorder {
-            let tick = self.bevy.world().resource::<FrameTime>().fixed_tick;
-            if ticks > 0 && recorder.detail_due(tick) {
-                let world = self.bevy.world_mut();
-                recorder.detail(crate::determinism::StateDetail::capture(world, tick));
-            }
-            recorder.end_frame();
-        }
+        let report = self.stepper.run_frame(self.bevy.world_mut(), real_delta);
         self.bevy.update();
         self.bevy.world_mut().resource_mut::<FrameTime>().frame += 1;
-        FrameReport { first_tick, ticks }
-    }
-
-    /// Runs one fixed tick and the hooks after it.
-    fn run_tick(&mut self) {
-        let world = self.bevy.world_mut();
-        // Before the tick's change ticks start: presentation state, not the tick's own changes.
-        let running = world.resource::<FrameTime>().fixed_tick + 1;
-        if let Some(mut resimulation) = world.get_resource_mut::<crate::runtime::Resimulation>() {
-            let again = running <= resimulation.newest_tick;
-            resimulation.active = again;
-            resimulation.newest_tick = resimulation.newest_tick.max(running);
-            crate::logging::LOG_RESIMULATING.store(again, std::sync::atomic::Ordering::Relaxed);
-        }
-        crate::logging::LOG_TICK.store(running, std::sync::atomic::Ordering::Relaxed);
-        let start = world.change_tick();
-        world.increment_change_tick();
-        world.run_schedule(FixedMain);
-        let end = world.change_tick();
-        let tick = {
-            let mut time = world.resource_mut::<FrameTime>();
-            time.fixed_tick += 1;
-            time.fixed_tick
-        };
-        if self.undeclared.enabled
-            && self.first_undeclared.is_none()
-            && let Some(found) = find_undeclared(world, start, end, tick)
-        {
-            bevy::log::error!("{found}");
-            self.first_undeclared = Some(found);
-        }
-        let hash = crate::determinism::hash::record_state_hash(world, tick);
-        crate::gameplay::queue_sound_cues(world, tick);
-        if let Some(recorder) = &mut self.recorder {
-            recorder.tick(tick, hash);
-        }
-        for hook in &mut self.hooks {
-            hook.after_tick(world, tick);
-        }
+        report
     }
 
     /// The real duration of one fixed tick at time scale 1: a frame this long runs one tick.
@@ -331,7 +257,7 @@ impl App {
     /// in progress). The recorder lives here, outside the `World`.
     pub fn start_recording(&mut self) {
         let (seed, tick, scene) = self.recording_start();
-        self.recorder = Some(Recorder::new(seed, tick, scene));
+        self.stepper.recorder = Some(Recorder::new(seed, tick, scene));
     }
 
     /// Starts recording every following frame into a journal beside `target`, appended as the
@@ -341,18 +267,22 @@ impl App {
     /// earlier run.
     pub fn start_recording_to(&mut self, target: &Path) -> Result<(), ReplayError> {
         let (seed, tick, scene) = self.recording_start();
-        self.recorder = Some(Recorder::journal(seed, tick, scene, target)?);
+        self.stepper.recorder = Some(Recorder::journal(seed, tick, scene, target)?);
         Ok(())
     }
 
     /// The recording so far, if one is running into memory.
     pub fn recording(&self) -> Option<&Replay> {
-        self.recorder.as_ref().and_then(Recorder::replay)
+        self.stepper.recorder.as_ref().and_then(Recorder::replay)
     }
 
     /// Stops recording and returns the replay (a journal's is written to its target first).
     pub fn finish_recording(&mut self) -> Result<Option<Replay>, ReplayError> {
-        self.recorder.take().map(Recorder::finish).transpose()
+        self.stepper
+            .recorder
+            .take()
+            .map(Recorder::finish)
+            .transpose()
     }
 
     /// Stops recording and returns the replay, or `None` when there was no recording or its
@@ -440,7 +370,7 @@ impl App {
             panic!("the Rusting app cannot start: {error}");
         }
         snapshot.restore(self.world_mut())?;
-        if let Some(recorder) = &mut self.recorder {
+        if let Some(recorder) = &mut self.stepper.recorder {
             recorder.rewind(snapshot.tick());
         }
         Ok(())
@@ -449,18 +379,24 @@ impl App {
     /// Turns the check for state a tick changed that nobody declared on or off (see
     /// [`UndeclaredCheck`] for the default).
     pub fn check_undeclared_state(&mut self, enabled: bool) -> &mut Self {
-        self.undeclared.enabled = enabled;
+        self.stepper.undeclared.enabled = enabled;
         self
     }
 
     /// Whether the undeclared-state check runs.
     pub fn checks_undeclared_state(&self) -> bool {
-        self.undeclared.enabled
+        self.stepper.undeclared.enabled
     }
 
     /// The first state a tick changed that nobody declared, if the check found any.
     pub fn undeclared_state(&self) -> Option<&UndeclaredState> {
-        self.first_undeclared.as_ref()
+        self.stepper.first_undeclared.as_ref()
+    }
+
+    /// The bevy app and the frame stepper, for a loop that drives bevy's frames itself (a
+    /// window's, see `window::run`) and runs the frame step inside them.
+    pub fn into_parts(self) -> (BevyApp, FrameStepper) {
+        (self.bevy, self.stepper)
     }
 
     /// The fixed ticks completed so far.

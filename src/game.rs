@@ -106,6 +106,9 @@ pub enum GameError {
     /// `RUSTING_CHECK_UNDECLARED=1` asks for it).
     #[error(transparent)]
     Undeclared(#[from] crate::determinism::UndeclaredState),
+    /// A windowed run was asked for where no window can open (no display).
+    #[error("{0}")]
+    NoDisplay(String),
     /// An environment variable has a value the game cannot use.
     #[error("{name}={value}: {reason}")]
     Environment {
@@ -422,6 +425,33 @@ fn try_run_game(
             lockstep.after_tick(world, tick);
         });
     }
+    #[cfg(feature = "window")]
+    if ticks.is_none() && replay_in.is_none() {
+        let window_ticks = environment(crate::windowed_game::WINDOW_TICKS_VARIABLE)
+            .map(|value| {
+                value.parse::<u64>().map_err(|_| GameError::Environment {
+                    name: crate::windowed_game::WINDOW_TICKS_VARIABLE,
+                    value: value.clone(),
+                    reason: "expected a whole number of ticks",
+                })
+            })
+            .transpose()?;
+        return crate::windowed_game::play_windowed(
+            crate::windowed_game::WindowedPlay {
+                project,
+                app,
+                script,
+                ticks: window_ticks,
+                replay_out,
+                report_path,
+                hashes,
+                details,
+                screenshot: environment(crate::windowed_game::SCREENSHOT_VARIABLE)
+                    .map(PathBuf::from),
+            },
+            channel,
+        );
+    }
     app.setup()?;
     channel.started();
     if let Some((file, replay)) = replay_in {
@@ -503,35 +533,63 @@ fn finish_run(
     hashes: &std::sync::Mutex<Vec<(u64, u64)>>,
     details: &std::sync::Mutex<Vec<crate::determinism::StateDetail>>,
 ) -> Result<Option<String>, GameError> {
-    if let Some(found) = app.undeclared_state() {
-        return Err(found.clone().into());
+    let undeclared = app.undeclared_state().cloned();
+    let run = RunRecord {
+        report_path,
+        hashes,
+        details,
+    };
+    run.finish(project, app.world_mut(), undeclared, "headless")
+}
+
+/// What a run collected for its end: where the state-hash report goes, the tick hashes and the
+/// detailed ticks.
+pub(crate) struct RunRecord<'a> {
+    /// `RUSTING_STATE_HASH_OUT`.
+    pub report_path: Option<&'a Path>,
+    /// Every tick's hash.
+    pub hashes: &'a std::sync::Mutex<Vec<(u64, u64)>>,
+    /// `RUSTING_DETAIL_TICKS`' details.
+    pub details: &'a std::sync::Mutex<Vec<crate::determinism::StateDetail>>,
+}
+
+impl RunRecord<'_> {
+    /// Fails on undeclared state, writes the state-hash report if asked, and sums the run up:
+    /// `<game>: ran <n> ticks <how> (<k> colliders); world-state hash <hash>`.
+    pub(crate) fn finish(
+        &self,
+        project: &Project,
+        world: &mut bevy::prelude::World,
+        undeclared: Option<crate::determinism::UndeclaredState>,
+        how: &str,
+    ) -> Result<Option<String>, GameError> {
+        if let Some(found) = undeclared {
+            return Err(found.into());
+        }
+        if let Some(path) = self.report_path {
+            let hashes = self.hashes.lock().map(|h| h.clone()).unwrap_or_default();
+            let mut report = crate::determinism::StateHashReport::capture(world, &hashes);
+            report.details = self.details.lock().map(|d| d.clone()).unwrap_or_default();
+            report.write(path)?;
+        }
+        let mut summary = String::new();
+        let bodies = world
+            .query::<&crate::physics::Collider>()
+            .iter(world)
+            .count();
+        let hash = world
+            .resource::<crate::determinism::StateHashes>()
+            .cpu
+            .back()
+            .map_or(0, |&(_, hash)| hash);
+        let ticks = world.resource::<crate::runtime::FrameTime>().fixed_tick;
+        let _ = write!(
+            summary,
+            "{}: ran {ticks} ticks {how} ({bodies} colliders); world-state hash {hash:016x}",
+            project.manifest.name,
+        );
+        Ok(Some(summary))
     }
-    if let Some(path) = report_path {
-        let hashes = hashes.lock().map(|h| h.clone()).unwrap_or_default();
-        let mut report = crate::determinism::StateHashReport::capture(app.world_mut(), &hashes);
-        report.details = details.lock().map(|d| d.clone()).unwrap_or_default();
-        report.write(path)?;
-    }
-    let mut summary = String::new();
-    let bodies = app
-        .world_mut()
-        .query::<&crate::physics::Collider>()
-        .iter(app.world())
-        .count();
-    let hash = app
-        .world()
-        .resource::<crate::determinism::StateHashes>()
-        .cpu
-        .back()
-        .map_or(0, |&(_, hash)| hash);
-    let _ = write!(
-        summary,
-        "{}: ran {} ticks headless ({} colliders); world-state hash {hash:016x}",
-        project.manifest.name,
-        app.ticks(),
-        bodies
-    );
-    Ok(Some(summary))
 }
 
 /// Writes a game's `main`: `rusting_game!(MyGamePlugin);` runs the project in the crate's directory

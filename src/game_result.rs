@@ -136,6 +136,7 @@ impl RunResult {
             GameError::Scene(_) => "SCENE_INVALID",
             GameError::Script(_) => "SCRIPT_INVALID",
             GameError::Environment { .. } => "ENVIRONMENT_INVALID",
+            GameError::NoDisplay(_) => "NO_DISPLAY",
             GameError::Replay(
                 ReplayError::Diverged { .. }
                 | ReplayError::Scene { .. }

@@ -37,6 +37,7 @@ extern crate self as rusting_engine;
 
 pub mod app;
 pub mod determinism;
+pub mod frame_step;
 pub mod game;
 pub mod game_result;
 pub mod gameplay;
@@ -46,6 +47,10 @@ pub mod physics;
 pub mod project;
 pub mod runtime;
 pub mod scene;
+#[cfg(feature = "window")]
+pub mod window;
+#[cfg(feature = "window")]
+mod windowed_game;
 
 use bevy::app::{PluginGroup, PluginGroupBuilder, TaskPoolPlugin};
 use bevy::transform::TransformPlugin;

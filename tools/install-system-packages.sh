@@ -13,7 +13,14 @@ set -euo pipefail
 # glslc and the SPIR-V tools, and g++ for linking the C++ archives. cmake is left out on purpose:
 # without it, a shaderc set-up that cannot find the system libraries fails at once instead of
 # building shaderc from source for half an hour. The default build needs none of these.
-packages=(build-essential pkg-config mesa-vulkan-drivers libshaderc-dev glslc spirv-tools g++ chromium)
+#
+# Playing in a window (`--features window`, the window tests) needs no development headers: the
+# engine's window is X11 only, and winit opens X11, XCursor, XRandR, XInput and xkbcommon at run
+# time, so their runtime libraries are listed. The window tests run under Xvfb (`xvfb-run`,
+# which needs xauth) and type into the window with xdotool; the renderer draws on lavapipe.
+# chromium renders the HTML reports in their test.
+packages=(build-essential pkg-config mesa-vulkan-drivers libvulkan1 libshaderc-dev glslc spirv-tools g++ chromium
+  xvfb xauth xdotool libx11-6 libx11-xcb1 libxcursor1 libxrandr2 libxi6 libxkbcommon-x11-0)
 
 missing=()
 for package in "${packages[@]}"; do

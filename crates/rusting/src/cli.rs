@@ -73,15 +73,16 @@ enum Command {
         #[arg(long, value_name = "FILE.html")]
         report: Option<PathBuf>,
     },
-    /// Build a game and run it: headless for a number of ticks, recording a session, playing one
-    /// back, or as a synctest.
+    /// Build a game and play it in a window, or run it headless for a number of ticks; record a
+    /// session, play one back, or run as a synctest.
     Run {
         /// The project directory.
         project: PathBuf,
-        /// Run without a window (the only way until the engine has a renderer).
+        /// Run without a window (needs --ticks); the build leaves the game's default features,
+        /// and with them the renderer, out.
         #[arg(long)]
         headless: bool,
-        /// How many fixed ticks to run headless.
+        /// How many fixed ticks to run: required headless; in a window, the run ends after them.
         #[arg(long)]
         ticks: Option<u64>,
         /// An input script to feed the run.

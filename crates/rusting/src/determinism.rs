@@ -389,6 +389,7 @@ fn check_in(
     let build = Build {
         project: request.project,
         target_dir: request.target_dir,
+        window: false,
     };
     let binaries = Binaries {
         debug: build.build(Profile::Debug)?,

@@ -43,6 +43,9 @@ pub struct Build<'a> {
     /// The cargo target directory (default: `CARGO_TARGET_DIR` when set, as cargo does, else the
     /// project's `target`).
     pub target_dir: Option<&'a Path>,
+    /// Build with the game's default features, which turn its window on. Headless builds leave
+    /// them off (`--no-default-features`), so they never compile the renderer.
+    pub window: bool,
 }
 
 impl Build<'_> {
@@ -64,6 +67,9 @@ impl Build<'_> {
             .arg(self.target());
         if profile == Profile::Release {
             command.arg("--release");
+        }
+        if !self.window {
+            command.arg("--no-default-features");
         }
         let failed = |message: String| {
             Failure::new(

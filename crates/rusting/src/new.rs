@@ -254,7 +254,7 @@ pub fn new_project(dir: &Path, engine: &Engine) -> Result<String, Failure> {
     write(".github/workflows/determinism.yml", &workflow(git))?;
     write(".gitignore", "target/\ncooked/\n")?;
     Ok(format!(
-        "created {} ({name}); try: cd {} && rusting determinism . --ticks 120 --script input/walkthrough.json",
+        "created {} ({name}); play it: cd {} && rusting run . (check it: rusting determinism . --ticks 120 --script input/walkthrough.json)",
         dir.display(),
         dir.display()
     ))

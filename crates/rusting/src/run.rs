@@ -1,9 +1,11 @@
 //! `rusting run <project>`: builds the game and runs it with the right `RUSTING_*` variables.
 //!
-//! There is no renderer yet, so a run is headless: `--ticks N` simulates N ticks (with
-//! `--script`, scripted input; with `--record FILE`, the session is recorded), `--replay FILE`
-//! plays a recorded session and fails at the first tick that differs, and `--synctest K` runs the
-//! ticks as a synctest. The game's log lines reach standard error as they come, its summary is
+//! Without `--headless`, the game is built with its default features (its window) and played in
+//! a window (`--ticks N` ends the run after N ticks; `--script` feeds scripted frames instead of
+//! the devices). With `--headless --ticks N` it is built without them and simulates N ticks.
+//! Either way `--record FILE` records the session; `--replay FILE` plays a recorded session
+//! headless and fails at the first tick that differs, and `--synctest K` runs the ticks headless
+//! as a synctest. The game's log lines reach standard error as they come, its summary is
 //! printed when it ends, and its failures map to stable codes. This
 //! module must never write inside the project except through cargo's target directory.
 
@@ -59,13 +61,12 @@ pub fn run(request: &Request) -> Result<String, Failure> {
     }
     if let Some(path) = request.replay {
         Replay::load(path).map_err(|e| bad("REPLAY_INVALID", e.to_string()))?;
-    } else if !request.headless {
+    } else if !request.headless && request.synctest.is_some() {
         return Err(bad(
             "HEADLESS_REQUIRED",
-            "this engine has no renderer or window yet: run with --headless --ticks <n>, or play a \
-             replay with --replay <file>",
+            "a synctest runs headless: add --headless --ticks <n>",
         ));
-    } else if request.ticks.is_none() {
+    } else if request.headless && request.ticks.is_none() {
         return Err(bad("TICKS_REQUIRED", "a headless run needs --ticks <n>"));
     }
     // Checked before anything builds: a broken script is bad input, not a failed run.
@@ -84,15 +85,22 @@ pub fn run(request: &Request) -> Result<String, Failure> {
     } else {
         Profile::Release
     };
+    let window = !request.headless && request.replay.is_none();
     let executable = Build {
         project: request.project,
         target_dir: request.target_dir,
+        window,
     }
     .build(profile)?;
     let mut env = Vec::new();
     let path = |p: &Path| p.display().to_string();
     if let Some(ticks) = request.ticks {
-        env.push(("RUSTING_HEADLESS_TICKS", ticks.to_string()));
+        let variable = if window {
+            "RUSTING_WINDOW_TICKS"
+        } else {
+            "RUSTING_HEADLESS_TICKS"
+        };
+        env.push((variable, ticks.to_string()));
     }
     if let Some(script) = request.script {
         env.push(("RUSTING_INPUT_SCRIPT", path(script)));

@@ -522,15 +522,15 @@ fn determinism_refuses_a_replay_of_another_scene() {
 
 /// `run` records a headless session of the starter, `replay play` plays it back, a tampered copy
 /// is reported as `REPLAY_DIVERGED` at its tick, and `determinism --replay` feeds the session to
-/// every configuration. Without `--headless` (no renderer yet) `run` refuses with
-/// `HEADLESS_REQUIRED`. Fails if `run` drops a `RUSTING_*` variable on the way to the game.
+/// every configuration. A synctest without `--headless` is refused with `HEADLESS_REQUIRED`
+/// (before anything builds). Fails if `run` drops a `RUSTING_*` variable on the way to the game.
 #[test]
 fn run_records_and_replay_plays_back_and_determinism_takes_a_replay() {
     let target = shared_target();
     let target = target.to_str().unwrap();
     let starter = starter();
     let starter = starter.to_str().unwrap();
-    let no_window = rusting(&["run", starter]);
+    let no_window = rusting(&["run", starter, "--synctest", "4"]);
     assert_eq!(no_window.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&no_window.stderr).starts_with("HEADLESS_REQUIRED: "));
 

@@ -37,7 +37,14 @@ fn give_up(time: Res<FrameTime>) {
     let target = shared_target();
     let build = Command::new(env!("CARGO"))
         .current_dir(&dir)
-        .args(["rustc", "--quiet", "--bin", "aborts", "--target-dir"])
+        .args([
+            "rustc",
+            "--quiet",
+            "--no-default-features",
+            "--bin",
+            "aborts",
+        ])
+        .arg("--target-dir")
         .arg(&target)
         .args(["--", "-C", "panic=abort"])
         .output()

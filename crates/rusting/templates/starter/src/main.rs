@@ -1,7 +1,7 @@
 //! The starter game: a small 3D course with pickups, a lift, a box stack and some balls.
 //!
-//! Run it headless from this directory:
-//! `RUSTING_HEADLESS_TICKS=600 RUSTING_INPUT_SCRIPT=input/walkthrough.json cargo run`
+//! Play it in a window from this directory: `rusting run .` (or `cargo run`). Run it headless:
+//! `rusting run . --headless --ticks 600 --script input/walkthrough.json`.
 
 mod game;
 

@@ -1,0 +1,111 @@
+//! The heads-up display: each [`HudElement`]'s text, and a status line with the tick and the time
+//! control, as UI text in the window's top-left corner. Reads simulation state, never writes it.
+
+use std::collections::BTreeMap;
+
+use bevy::app::{App as BevyApp, PostStartup, Update};
+use bevy::prelude::{
+    ChildOf, Commands, Component, Entity, Query, Res, ResMut, Resource, Text, TextFont, With,
+};
+use bevy::ui::{FlexDirection, Node, UiRect, Val};
+
+use crate::gameplay::HudElement;
+use crate::runtime::{FrameTime, SimId, TimeControl};
+
+/// The column the HUD's lines sit in.
+#[derive(Component)]
+struct HudRoot;
+
+/// The status line.
+#[derive(Component)]
+struct StatusLine;
+
+/// The text line showing each HUD element, by the element's `SimId`.
+#[derive(Resource, Default)]
+struct HudLines(BTreeMap<SimId, Entity>);
+
+pub(super) fn add_hud(app: &mut BevyApp) {
+    app.init_resource::<HudLines>()
+        .add_systems(PostStartup, spawn_hud_root)
+        .add_systems(Update, (show_hud_elements, show_status));
+}
+
+fn spawn_hud_root(mut commands: Commands) {
+    let root = commands
+        .spawn((
+            HudRoot,
+            Node {
+                flex_direction: FlexDirection::Column,
+                padding: UiRect::all(Val::Px(12.0)),
+                row_gap: Val::Px(4.0),
+                ..Default::default()
+            },
+        ))
+        .id();
+    commands.spawn((
+        StatusLine,
+        Text::new(""),
+        TextFont::from_font_size(14.0),
+        ChildOf(root),
+    ));
+}
+
+fn show_hud_elements(
+    mut commands: Commands,
+    mut lines: ResMut<HudLines>,
+    roots: Query<Entity, With<HudRoot>>,
+    elements: Query<(&SimId, &HudElement)>,
+    mut texts: Query<&mut Text, bevy::prelude::Without<StatusLine>>,
+) {
+    let Ok(root) = roots.single() else {
+        return;
+    };
+    let mut alive = std::collections::BTreeSet::new();
+    for (id, element) in &elements {
+        alive.insert(*id);
+        match lines.0.get(id).and_then(|line| texts.get_mut(*line).ok()) {
+            Some(mut text) => {
+                if text.0 != element.text {
+                    text.0.clone_from(&element.text);
+                }
+            }
+            None => {
+                let line = commands
+                    .spawn((
+                        Text::new(element.text.clone()),
+                        TextFont::from_font_size(24.0),
+                        ChildOf(root),
+                    ))
+                    .id();
+                lines.0.insert(*id, line);
+            }
+        }
+    }
+    lines.0.retain(|id, line| {
+        let keep = alive.contains(id);
+        if !keep {
+            commands.entity(*line).despawn();
+        }
+        keep
+    });
+}
+
+fn show_status(
+    time: Res<FrameTime>,
+    control: Res<TimeControl>,
+    mut status: Query<&mut Text, With<StatusLine>>,
+) {
+    let Ok(mut text) = status.single_mut() else {
+        return;
+    };
+    let mut line = format!("tick {}", time.fixed_tick);
+    if control.paused {
+        line.push_str("  paused (F1 resume, F2 step)");
+    }
+    if control.time_scale != 1.0 {
+        line.push_str(&format!("  x{}", control.time_scale));
+    }
+    if text.0 != line {
+        text.0 = line;
+    }
+}

@@ -1,0 +1,99 @@
+//! Live input: the window's keyboard and mouse as the frame's [`RuntimeInput`], and the keys that
+//! pause, single-step and scale time through [`TimeControl`].
+//!
+//! The engine keeps F1 to F5 for time control: they never reach the simulation's input. Actions
+//! and axes come from the project's bindings as in every other run: the simulation reads keys per
+//! tick through `TickInput` and `Actions`, so this module only says which keys are down, how far
+//! the mouse moved and how large the window is. This module must never write simulation state
+//! other than through the frame's `RuntimeInput`, which the recorder records.
+
+use bevy::input::ButtonInput;
+use bevy::input::keyboard::KeyCode;
+use bevy::input::mouse::AccumulatedMouseMotion;
+use bevy::math::UVec2;
+use bevy::prelude::{Res, ResMut, Resource, With, World};
+use bevy::window::{PrimaryWindow, Window};
+
+use crate::runtime::{RuntimeInput, TimeControl};
+
+/// Pauses or resumes the simulation.
+pub const PAUSE_KEY: KeyCode = KeyCode::F1;
+/// While paused, runs one tick.
+pub const STEP_KEY: KeyCode = KeyCode::F2;
+/// Halves the time scale (down to 1/16).
+pub const SLOWER_KEY: KeyCode = KeyCode::F3;
+/// Doubles the time scale (up to 4).
+pub const FASTER_KEY: KeyCode = KeyCode::F4;
+/// Puts the time scale back to 1.
+pub const NORMAL_SPEED_KEY: KeyCode = KeyCode::F5;
+
+const TIME_KEYS: [KeyCode; 5] = [
+    PAUSE_KEY,
+    STEP_KEY,
+    SLOWER_KEY,
+    FASTER_KEY,
+    NORMAL_SPEED_KEY,
+];
+
+/// A single step asked for while paused: the next frame runs exactly one tick.
+#[derive(Resource, Default)]
+pub(super) struct SingleStep(pub(super) bool);
+
+/// The frame's input from the window: the keys held (time-control keys left out), the mouse
+/// movement since the last frame, and the window's logical size.
+pub(super) fn capture_devices(world: &mut World) -> RuntimeInput {
+    let mut input = RuntimeInput::default();
+    if let Some(keys) = world.get_resource::<ButtonInput<KeyCode>>() {
+        for key in keys.get_pressed() {
+            if !TIME_KEYS.contains(key) {
+                input.press(*key);
+            }
+        }
+    }
+    if let Some(motion) = world.get_resource::<AccumulatedMouseMotion>() {
+        input.look_delta = motion.delta;
+    }
+    let mut windows = world.query_filtered::<&Window, With<PrimaryWindow>>();
+    if let Ok(window) = windows.single(world) {
+        input.viewport = UVec2::new(window.width() as u32, window.height() as u32);
+    }
+    input
+}
+
+/// Pause, single step and time scale from F1 to F5 (runs in `Update`; takes effect next frame).
+pub(super) fn time_control_keys(
+    keys: Option<Res<ButtonInput<KeyCode>>>,
+    mut control: ResMut<TimeControl>,
+    mut single_step: ResMut<SingleStep>,
+) {
+    let Some(keys) = keys else {
+        return;
+    };
+    if keys.just_pressed(PAUSE_KEY) {
+        control.paused = !control.paused;
+        bevy::log::info!(
+            "{}",
+            if control.paused {
+                "paused (F2 steps one tick)"
+            } else {
+                "resumed"
+            }
+        );
+    }
+    if keys.just_pressed(STEP_KEY) && control.paused {
+        single_step.0 = true;
+    }
+    let scale = if keys.just_pressed(SLOWER_KEY) {
+        Some((control.time_scale / 2.0).max(1.0 / 16.0))
+    } else if keys.just_pressed(FASTER_KEY) {
+        Some((control.time_scale * 2.0).min(4.0))
+    } else if keys.just_pressed(NORMAL_SPEED_KEY) {
+        Some(1.0)
+    } else {
+        None
+    };
+    if let Some(scale) = scale {
+        control.time_scale = scale;
+        bevy::log::info!("time scale {scale}");
+    }
+}

@@ -1,0 +1,139 @@
+//! A game's windowed run: what `run_game` does in a build with the `window` feature when no
+//! headless run, replay playback or synctest is asked for.
+//!
+//! The run is the headless run's in a window: the same app, hooks, state-hash report and
+//! recording, with frames from the real clock and the devices (or from `RUSTING_INPUT_SCRIPT`),
+//! until the window closes or `RUSTING_WINDOW_TICKS` ticks have run. This module must never
+//! change what the simulation computes: it only chooses where frames come from.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use crate::App;
+use crate::determinism::StateDetail;
+use crate::game::{GameError, RunRecord};
+use crate::game_result::ResultChannel;
+use crate::project::Project;
+use crate::runtime::InputScript;
+use crate::window::{FrameFeed, WindowSettings, WindowedEnd, WindowedRun};
+
+/// The environment variable that ends a windowed run after this many ticks.
+pub const WINDOW_TICKS_VARIABLE: &str = "RUSTING_WINDOW_TICKS";
+
+/// The environment variable giving the window's size, `<width>x<height>` (default 1280x720).
+pub const WINDOW_SIZE_VARIABLE: &str = "RUSTING_WINDOW_SIZE";
+
+/// The environment variable naming a PNG file for a screenshot of the window when a windowed run's
+/// ticks are done.
+pub const SCREENSHOT_VARIABLE: &str = "RUSTING_SCREENSHOT";
+
+/// What a windowed run needs from `run_game`.
+pub(crate) struct WindowedPlay {
+    /// The project.
+    pub project: Project,
+    /// The game's app, with its hooks, not yet set up.
+    pub app: App,
+    /// Scripted frames instead of live input.
+    pub script: Option<InputScript>,
+    /// Stop after this many ticks.
+    pub ticks: Option<u64>,
+    /// Record the session here.
+    pub replay_out: Option<PathBuf>,
+    /// Write the state-hash report here.
+    pub report_path: Option<PathBuf>,
+    /// Every tick's hash, from the app's hook.
+    pub hashes: Arc<Mutex<Vec<(u64, u64)>>>,
+    /// Detailed ticks, from the app's hook.
+    pub details: Arc<Mutex<Vec<StateDetail>>>,
+    /// Save a screenshot here when the ticks are done.
+    pub screenshot: Option<PathBuf>,
+}
+
+type Ending = Arc<Mutex<Option<Result<Option<String>, GameError>>>>;
+
+/// Plays the game in a window and sums the run up as a headless run would.
+pub(crate) fn play_windowed(
+    play: WindowedPlay,
+    channel: &ResultChannel,
+) -> Result<Option<String>, GameError> {
+    if let Some(reason) = crate::window::missing_display() {
+        return Err(GameError::NoDisplay(reason));
+    }
+    let WindowedPlay {
+        project,
+        mut app,
+        script,
+        ticks,
+        replay_out,
+        report_path,
+        hashes,
+        details,
+        screenshot,
+    } = play;
+    let size = match std::env::var(WINDOW_SIZE_VARIABLE) {
+        Ok(value) if !value.is_empty() => parse_size(&value).ok_or(GameError::Environment {
+            name: WINDOW_SIZE_VARIABLE,
+            value,
+            reason: "expected `<width>x<height>`, each from 64 to 8192",
+        })?,
+        _ => (1280, 720),
+    };
+    crate::window::prepare_window(
+        &mut app,
+        &WindowSettings {
+            title: project.manifest.name.clone(),
+            size,
+        },
+    );
+    app.setup()?;
+    if let Some(path) = &replay_out {
+        app.start_recording_to(path)?;
+    }
+    channel.started();
+    let feed = match &script {
+        Some(script) => FrameFeed::Script(script.frames().collect()),
+        None => FrameFeed::Live,
+    };
+    let ending: Ending = Arc::new(Mutex::new(None));
+    let on_end = {
+        let ending = ending.clone();
+        let project = project.clone();
+        Box::new(
+            move |world: &mut bevy::prelude::World,
+                  stepper: &mut crate::frame_step::FrameStepper| {
+                crate::physics::gpu::finish_gpu_ticks(world);
+                let recorded = stepper.recorder.take().map(|r| r.finish()).transpose();
+                let undeclared = stepper.undeclared_state().cloned();
+                let result = match recorded {
+                    Err(error) => Err(error.into()),
+                    Ok(_) => RunRecord {
+                        report_path: report_path.as_deref(),
+                        hashes: &hashes,
+                        details: &details,
+                    }
+                    .finish(&project, world, undeclared, "in a window"),
+                };
+                if let Ok(mut ending) = ending.lock() {
+                    *ending = Some(result);
+                }
+            },
+        )
+    };
+    let run = WindowedRun::new(feed, ticks, on_end).with_screenshot(screenshot);
+    match crate::window::run_in_window(app, run) {
+        WindowedEnd::Failed(reason) => Err(GameError::NoDisplay(reason)),
+        WindowedEnd::Finished | WindowedEnd::Closed => ending
+            .lock()
+            .ok()
+            .and_then(|mut ending| ending.take())
+            .unwrap_or(Ok(None)),
+    }
+}
+
+/// `<width>x<height>`, each from 64 to 8192.
+fn parse_size(text: &str) -> Option<(u32, u32)> {
+    let (width, height) = text.split_once('x')?;
+    let (width, height): (u32, u32) = (width.trim().parse().ok()?, height.trim().parse().ok()?);
+    let fits = |n: u32| (64..=8192).contains(&n);
+    (fits(width) && fits(height)).then_some((width, height))
+}

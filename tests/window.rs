@@ -1,0 +1,268 @@
+//! Playing in a window (feature `window-tests`): each test runs `rusting-play` on a small project
+//! in a window on the display the tests run under (CI: `xvfb-run`, rendering on lavapipe).
+//!
+//! bevy's window loop runs once per process, so every windowed run is a child process.
+
+#![cfg(feature = "window-tests")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use rusting_engine::determinism::{Replay, StateHashReport, compare_reports};
+
+/// The test project: the starter's course with the engine's components only.
+fn project() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/window_game")
+}
+
+fn script() -> String {
+    project()
+        .join("input/walkthrough.json")
+        .display()
+        .to_string()
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rusting-window-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn require_display() {
+    assert!(
+        std::env::var_os("DISPLAY").is_some(),
+        "the window tests need a display: run them under `xvfb-run -a`"
+    );
+}
+
+/// `rusting-play` on the test project with `vars` set and every other `RUSTING_*` variable
+/// removed.
+fn play_command(vars: &[(&str, String)]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rusting-play"));
+    command.arg(project());
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("RUSTING_") {
+            command.env_remove(name);
+        }
+    }
+    // The Vulkan device is lavapipe here; keep Mesa's compiled pipelines between runs.
+    command.env(
+        "MESA_SHADER_CACHE_DIR",
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/mesa-shader-cache"),
+    );
+    // Small windows: lavapipe draws every pixel on the CPU (about 0.1 s a frame at this size on
+    // two cores, six times that at 1280x720).
+    command.env("RUSTING_WINDOW_SIZE", "480x270");
+    for (name, value) in vars {
+        command.env(name, value);
+    }
+    command
+}
+
+fn play(vars: &[(&str, String)]) -> Output {
+    let output = play_command(vars).output().expect("rusting-play runs");
+    assert!(
+        output.status.success(),
+        "rusting-play failed ({}):\n{}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn path(p: &Path) -> String {
+    p.display().to_string()
+}
+
+/// The same scripted frames played in a window and headless give the same hash on every one of
+/// 240 ticks. Fails if anything the window adds writes simulation state (say, `place_visuals`
+/// writing the interpolated pose into the body's `Transform` instead of its visual's), or if the
+/// windowed frame step feeds the script's frames differently from the headless run.
+#[test]
+fn a_windowed_run_matches_the_headless_run() {
+    require_display();
+    let dir = scratch("match");
+    let windowed = dir.join("windowed.json");
+    let headless = dir.join("headless.json");
+    let shown = play(&[
+        ("RUSTING_WINDOW_TICKS", "240".into()),
+        ("RUSTING_INPUT_SCRIPT", script()),
+        ("RUSTING_STATE_HASH_OUT", path(&windowed)),
+    ]);
+    let summary = String::from_utf8_lossy(&shown.stdout);
+    assert!(summary.contains("ran 240 ticks in a window"), "{summary}");
+    play(&[
+        ("RUSTING_HEADLESS_TICKS", "240".into()),
+        ("RUSTING_INPUT_SCRIPT", script()),
+        ("RUSTING_STATE_HASH_OUT", path(&headless)),
+    ]);
+    let windowed = StateHashReport::load(&windowed).unwrap();
+    let headless = StateHashReport::load(&headless).unwrap();
+    assert_eq!(windowed.ticks.len(), 240);
+    assert_eq!(
+        compare_reports(&windowed, &headless),
+        None,
+        "the windowed and headless runs differ"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A screenshot of the window after 150 scripted ticks is not blank and shows the player's blue
+/// near the centre, where the follow camera looks. Fails if nothing is drawn (one flat colour), or
+/// if the camera loses the player (no player colour in the middle of the picture).
+#[test]
+fn the_window_shows_the_scene() {
+    require_display();
+    let dir = scratch("shot");
+    let shot = dir.join("shot.png");
+    play(&[
+        ("RUSTING_WINDOW_TICKS", "150".into()),
+        ("RUSTING_INPUT_SCRIPT", script()),
+        ("RUSTING_SCREENSHOT", path(&shot)),
+        ("RUSTING_WINDOW_SIZE", "640x360".into()),
+    ]);
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(&shot).expect("the screenshot was saved"),
+    ));
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    let channels = info.color_type.samples();
+    let (width, height) = (info.width as usize, info.height as usize);
+    let at = |x: usize, y: usize| {
+        let i = (y * width + x) * channels;
+        (pixels[i], pixels[i + 1], pixels[i + 2])
+    };
+    let mut colours = std::collections::BTreeSet::new();
+    for y in (0..height).step_by(8) {
+        for x in (0..width).step_by(8) {
+            let (r, g, b) = at(x, y);
+            colours.insert((r / 16, g / 16, b / 16));
+        }
+    }
+    assert!(
+        colours.len() >= 12,
+        "the picture is nearly blank: {} colours",
+        colours.len()
+    );
+    let blue = |(r, g, b): (u8, u8, u8)| b > 80 && u16::from(b) > u16::from(r) + 40 && b > g;
+    let mut player = 0;
+    for y in height * 3 / 8..height * 5 / 8 {
+        for x in width * 3 / 8..width * 5 / 8 {
+            if blue(at(x, y)) {
+                player += 1;
+            }
+        }
+    }
+    assert!(
+        player >= 200,
+        "the player's blue is not near the centre ({player} pixels); see {}",
+        shot.display()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// xdotool `keys` (key names, each held for `hold`) typed into the window titled `title`.
+fn type_into_window(title: &str, keys: &[(&str, Duration)]) {
+    let found = Command::new("xdotool")
+        .args(["search", "--sync", "--onlyvisible", "--name", title])
+        .output()
+        .expect("xdotool runs (the install script adds it)");
+    let window = String::from_utf8_lossy(&found.stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(!window.is_empty(), "no window titled {title}");
+    let xdotool = |args: &[&str]| {
+        let _ = Command::new("xdotool")
+            .args(args)
+            .stdout(Stdio::null())
+            .status();
+    };
+    xdotool(&["windowfocus", "--sync", &window]);
+    for (key, hold) in keys {
+        xdotool(&["keydown", "--window", &window, key]);
+        std::thread::sleep(*hold);
+        xdotool(&["keyup", "--window", &window, key]);
+        std::thread::sleep(Duration::from_millis(150));
+    }
+}
+
+/// A live session under the display receives real key presses (xdotool) while it records; the
+/// replay holds those presses and plays back headless to the same hashes. Fails if the window's
+/// keys never reach the simulation's input (the replay holds no press), or if the windowed
+/// frame step records frames that do not reproduce its ticks.
+#[test]
+fn a_recorded_windowed_session_replays_headless() {
+    require_display();
+    let dir = scratch("record");
+    let replay = dir.join("session.rply");
+    let mut child = play_command(&[
+        ("RUSTING_WINDOW_TICKS", "420".into()),
+        ("RUSTING_REPLAY_OUT", path(&replay)),
+    ])
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    // Wait for the window (the renderer compiles its pipelines first), then play.
+    std::thread::sleep(Duration::from_secs(3));
+    type_into_window(
+        "window_game",
+        &[
+            ("w", Duration::from_millis(900)),
+            ("space", Duration::from_millis(200)),
+            ("d", Duration::from_millis(600)),
+        ],
+    );
+    let started = Instant::now();
+    let output = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut out = String::new();
+            let mut err = String::new();
+            use std::io::Read;
+            child
+                .stdout
+                .take()
+                .unwrap()
+                .read_to_string(&mut out)
+                .unwrap();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
+            break (status, out, err);
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the windowed run did not end"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(output.0.success(), "{}{}", output.1, output.2);
+    let recorded = Replay::load(&replay).unwrap();
+    let pressed: std::collections::BTreeSet<String> = recorded
+        .frames
+        .iter()
+        .filter_map(|f| f.input.as_ref())
+        .flat_map(|input| input.pressed.iter().map(|k| format!("{k:?}")))
+        .collect();
+    assert!(
+        pressed.contains("KeyW") && pressed.contains("KeyD"),
+        "the recording holds no key the window received: {pressed:?}"
+    );
+    assert_eq!(recorded.hashes.len(), 420);
+    let played = play(&[("RUSTING_REPLAY_PLAY", path(&replay))]);
+    assert!(
+        String::from_utf8_lossy(&played.stdout).contains("replay matched all 420 recorded ticks"),
+        "{}",
+        String::from_utf8_lossy(&played.stdout)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
