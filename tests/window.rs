@@ -192,10 +192,12 @@ fn type_into_window(title: &str, keys: &[(&str, Duration)]) {
     }
 }
 
-/// A live session under the display receives real key presses (xdotool) while it records; the
-/// replay holds those presses and plays back headless to the same hashes. Fails if the window's
-/// keys never reach the simulation's input (the replay holds no press), or if the windowed
-/// frame step records frames that do not reproduce its ticks.
+/// A live session under the display receives real key presses (xdotool) while it records, with
+/// the time-control keys (double speed, pause, one step, resume, normal speed) among them; the
+/// replay holds the game's presses (and none of the time-control keys) and plays back headless to
+/// the same hashes. Fails if the window's keys never reach the simulation's input (the replay
+/// holds no press), if a time-control key leaks into it, or if the windowed frame step records
+/// frames that do not reproduce its ticks (say, a paused frame recorded as running ticks).
 #[test]
 fn a_recorded_windowed_session_replays_headless() {
     require_display();
@@ -216,7 +218,14 @@ fn a_recorded_windowed_session_replays_headless() {
         &[
             ("w", Duration::from_millis(900)),
             ("space", Duration::from_millis(200)),
+            // Double speed, then pause for a moment, step one tick, resume and back to normal
+            // speed: the replay must still reproduce every tick.
+            ("F4", Duration::from_millis(100)),
             ("d", Duration::from_millis(600)),
+            ("F1", Duration::from_millis(100)),
+            ("F2", Duration::from_millis(100)),
+            ("F1", Duration::from_millis(100)),
+            ("F5", Duration::from_millis(100)),
         ],
     );
     let started = Instant::now();
@@ -246,6 +255,18 @@ fn a_recorded_windowed_session_replays_headless() {
         std::thread::sleep(Duration::from_millis(200));
     };
     assert!(output.0.success(), "{}{}", output.1, output.2);
+    for said in [
+        "time scale 2",
+        "paused (F2 steps one tick)",
+        "resumed",
+        "time scale 1",
+    ] {
+        assert!(
+            output.2.contains(said),
+            "the time-control keys did not all arrive (no `{said}`):\n{}",
+            output.2
+        );
+    }
     let recorded = Replay::load(&replay).unwrap();
     let pressed: std::collections::BTreeSet<String> = recorded
         .frames
@@ -256,6 +277,10 @@ fn a_recorded_windowed_session_replays_headless() {
     assert!(
         pressed.contains("KeyW") && pressed.contains("KeyD"),
         "the recording holds no key the window received: {pressed:?}"
+    );
+    assert!(
+        !pressed.iter().any(|k| k.starts_with('F')),
+        "a time-control key reached the simulation: {pressed:?}"
     );
     assert_eq!(recorded.hashes.len(), 420);
     let played = play(&[("RUSTING_REPLAY_PLAY", path(&replay))]);

@@ -81,13 +81,7 @@ fn show_hud_elements(
             }
         }
     }
-    lines.0.retain(|id, line| {
-        let keep = alive.contains(id);
-        if !keep {
-            commands.entity(*line).despawn();
-        }
-        keep
-    });
+    super::despawn_gone(&mut commands, &mut lines.0, &alive);
 }
 
 fn show_status(

@@ -86,6 +86,22 @@ pub fn run_in_window(mut app: App, run: WindowedRun) -> WindowedEnd {
     outcome.take()
 }
 
+/// Despawns the presentation entity of every `SimId` in `shown` that is not `alive` any more (a
+/// despawned entity, or one a rollback took back), and forgets it.
+fn despawn_gone(
+    commands: &mut bevy::prelude::Commands,
+    shown: &mut std::collections::BTreeMap<crate::runtime::SimId, bevy::prelude::Entity>,
+    alive: &std::collections::BTreeSet<crate::runtime::SimId>,
+) {
+    shown.retain(|id, entity| {
+        let keep = alive.contains(id);
+        if !keep {
+            commands.entity(*entity).despawn();
+        }
+        keep
+    });
+}
+
 /// Why no window can open here, if none can: no X11 or Wayland display is set.
 pub fn missing_display() -> Option<String> {
     let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());

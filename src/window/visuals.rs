@@ -197,13 +197,7 @@ fn spawn_visuals(
             .id();
         drawn.0.insert(*id, entity);
     }
-    drawn.0.retain(|id, entity| {
-        let keep = alive.contains(id);
-        if !keep {
-            commands.entity(*entity).despawn();
-        }
-        keep
-    });
+    super::despawn_gone(&mut commands, &mut drawn.0, &alive);
 }
 
 /// Keeps every body's transform after the last two ticks. A frame that ran no tick changes
