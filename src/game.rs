@@ -132,9 +132,13 @@ pub struct SimpleGamePlugin {
 
 impl Plugin for SimpleGamePlugin {
     fn build(&self, app: &mut BevyApp) {
-        use crate::determinism::SnapshotAppExt;
+        use crate::determinism::{SimStateAppExt, SnapshotAppExt};
         app.insert_resource(self.identity.clone())
-            .copy_in_snapshots::<scene::SceneIdentity>();
+            .copy_in_snapshots::<scene::SceneIdentity>()
+            .insert_resource(scene::ScenePresentation {
+                camera: self.scene.settings.camera.unwrap_or_default(),
+            })
+            .register_presentation_component::<scene::Appearance>("Appearance");
         scene::spawn_scene(app.world_mut(), &self.scene);
     }
 }

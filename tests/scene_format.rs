@@ -243,3 +243,42 @@ fn versions_and_missing_files_are_refused_clearly() {
     assert!(matches!(error, SceneError::Io { .. }));
     assert!(error.to_string().starts_with("no/such.scene.json: "));
 }
+
+/// Colours and the camera are presentation: a scene that gains an `Appearance` on an entity and a
+/// camera offset in its settings cooks to other bytes (the window needs them) but keeps its
+/// identity, so replays recorded before the recolouring still play; changing a simulated value
+/// changes the identity. A colour outside 0 to 1 is refused at its pointer. Fails if
+/// `SceneIdentity::of` hashes the presentation data (recolouring would invalidate every replay) or
+/// if it leaves anything simulated out.
+#[test]
+fn recolouring_a_scene_keeps_its_identity() {
+    let plain = scene::cook(&fixture(), Path::new(FIXTURE)).unwrap();
+    let mut source: serde_json::Value = serde_json::from_str(&fixture()).unwrap();
+    source["settings"]["camera"] = serde_json::json!({"offset": [0, 12, 14]});
+    source["entities"][0]["components"]["Appearance"] =
+        serde_json::json!({"color": [0.9, 0.2, 0.6]});
+    let recoloured = scene::cook(&source.to_string(), Path::new(FIXTURE)).unwrap();
+    assert_ne!(plain.to_bytes(), recoloured.to_bytes());
+    assert!(
+        recoloured
+            .entities
+            .iter()
+            .any(|e| e.components.appearance.is_some())
+    );
+    let identity = |s: &scene::CookedScene| scene::SceneIdentity::of("crates", s).cooked_hash;
+    assert_eq!(identity(&plain), identity(&recoloured));
+
+    let mut moved = source.clone();
+    moved["settings"]["gravity"] = serde_json::json!([0, -9.0, 0]);
+    let moved = scene::cook(&moved.to_string(), Path::new(FIXTURE)).unwrap();
+    assert_ne!(identity(&plain), identity(&moved));
+
+    match cook_error(&with_entity(
+        r#"{"id": 2, "components": {"Appearance": {"color": [1.5, 0, 0]}}}"#,
+    )) {
+        SceneError::BadValue { pointer, .. } => {
+            assert_eq!(pointer, "/entities/1/components/Appearance/color")
+        }
+        other => panic!("{other:?}"),
+    }
+}

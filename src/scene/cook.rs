@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::SceneError;
+use super::presentation::{Appearance, CameraSettings};
 use crate::gameplay::{
     BurstEmitter, Counter, HudElement, Pickup, PlatformerController, PlayerController, Tween,
 };
@@ -29,12 +30,16 @@ pub const SCENE_FORMAT_VERSION: u32 = 1;
 pub struct SceneSettings {
     /// Acceleration of gravity, m/s².
     pub gravity: Vec3,
+    /// The window's follow camera (presentation: not part of the scene's identity).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub camera: Option<CameraSettings>,
 }
 
 impl Default for SceneSettings {
     fn default() -> Self {
         SceneSettings {
             gravity: Vec3::new(0.0, -9.81, 0.0),
+            camera: None,
         }
     }
 }
@@ -76,6 +81,9 @@ pub struct SceneComponents {
     /// `HudElement`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hud_element: Option<HudElement>,
+    /// `Appearance` (presentation: not part of the scene's identity).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub appearance: Option<Appearance>,
     /// The game's own components, by registered name, as canonical JSON (keys sorted): `cook`
     /// never builds the game, so it cannot know their types; the game checks them when it loads
     /// the scene (see `scene::game_types`).
@@ -114,6 +122,17 @@ pub struct CookedScene {
 }
 
 impl CookedScene {
+    /// The scene without its presentation data (appearances, camera): what its identity hashes,
+    /// so that recolouring a scene keeps its replays valid.
+    pub fn without_presentation(&self) -> CookedScene {
+        let mut scene = self.clone();
+        scene.settings.camera = None;
+        for entity in &mut scene.entities {
+            entity.components.appearance = None;
+        }
+        scene
+    }
+
     /// The canonical bytes of the cooked scene: the same scene always gives the same bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = serde_json::to_vec_pretty(self).expect("a cooked scene always serializes");
@@ -247,6 +266,9 @@ impl Cooker<'_> {
                 let place = top.at("settings");
                 let settings: SceneSettings = self.typed(value, &place)?;
                 self.finite(&settings.gravity.to_array(), &place.at("gravity"))?;
+                if let Some(camera) = &settings.camera {
+                    self.finite(&camera.offset.to_array(), &place.at("camera").at("offset"))?;
+                }
                 settings
             }
             None => SceneSettings::default(),
@@ -433,6 +455,16 @@ impl Cooker<'_> {
                     out.burst_emitter = Some(e);
                 }
                 "HudElement" => out.hud_element = Some(self.typed(value, &here)?),
+                "Appearance" => {
+                    let appearance: Appearance = self.typed(value, &here)?;
+                    self.finite(&appearance.color, &here.at("color"))?;
+                    if appearance.color.iter().any(|c| !(0.0..=1.0).contains(c)) {
+                        return Err(
+                            self.bad(&here.at("color"), "each channel of a colour is from 0 to 1")
+                        );
+                    }
+                    out.appearance = Some(appearance);
+                }
                 _ if is_type_name(name) => {
                     out.game.insert(name.clone(), value.clone());
                 }

@@ -33,6 +33,7 @@ pub mod game_types;
 pub mod located;
 pub mod overlap;
 pub mod parts;
+pub mod presentation;
 pub mod spawn;
 
 use bevy::prelude::Component;
@@ -45,6 +46,7 @@ pub use cook::{
 pub use error::SceneError;
 pub use game_types::{SceneSource, SceneTypesAppExt};
 pub use located::LocatedScene;
+pub use presentation::{Appearance, CameraSettings, ScenePresentation};
 pub use spawn::spawn_scene;
 
 /// Which scene an app loaded: its name and the hash of its cooked bytes. Replays record it so that
@@ -58,11 +60,13 @@ pub struct SceneIdentity {
 }
 
 impl SceneIdentity {
-    /// The identity of `scene` under `name`.
+    /// The identity of `scene` under `name`: its presentation data (appearances, camera) is left
+    /// out, so recolouring a scene keeps its replays valid.
     pub fn of(name: impl Into<String>, scene: &CookedScene) -> Self {
+        let bytes = scene.without_presentation().to_bytes();
         SceneIdentity {
             name: name.into(),
-            cooked_hash: format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&scene.to_bytes())),
+            cooked_hash: format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)),
         }
     }
 }

@@ -64,6 +64,9 @@ pub fn spawn_scene(world: &mut World, scene: &CookedScene) -> Vec<Entity> {
         if let Some(hud) = &c.hud_element {
             commands.insert(hud.clone());
         }
+        if let Some(appearance) = c.appearance {
+            commands.insert(appearance);
+        }
         if !c.game.is_empty() {
             // Loaded at setup, once the game has registered its types.
             commands.insert(super::game_types::PendingGameComponents(c.game.clone()));

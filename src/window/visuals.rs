@@ -20,13 +20,14 @@ use bevy::math::{Dir3, Quat, Vec2, Vec3};
 use bevy::mesh::{Mesh, Mesh3d};
 use bevy::pbr::{MeshMaterial3d, StandardMaterial};
 use bevy::prelude::{
-    Commands, Component, Entity, IntoScheduleConfigs, Or, Query, Res, ResMut, Resource, Transform,
-    Visibility, With, Without,
+    Commands, Component, Entity, Has, IntoScheduleConfigs, Or, Query, Res, ResMut, Resource,
+    Transform, Visibility, With, Without,
 };
 
 use crate::gameplay::{BurstParticle, Pickup, PlatformerController, PlayerController};
 use crate::physics::{BodyKind, Collider, RigidBody, Shape};
 use crate::runtime::{FrameTime, SimId, TickAccumulator};
+use crate::scene::{Appearance, ScenePresentation};
 
 /// A presentation entity that draws the simulation entity with this `SimId`.
 #[derive(Component, Clone, Copy, Debug)]
@@ -79,8 +80,10 @@ pub(super) fn add_visuals(app: &mut BevyApp) {
         );
 }
 
-fn spawn_camera_and_light(mut commands: Commands) {
-    let camera = FollowCamera::default();
+fn spawn_camera_and_light(mut commands: Commands, scene: Option<Res<ScenePresentation>>) {
+    let camera = FollowCamera {
+        offset: scene.map_or_else(|| FollowCamera::default().offset, |s| s.camera.offset),
+    };
     commands.spawn((
         Camera3d::default(),
         // Multisampling quadruples the fragment work, which a software Vulkan device (lavapipe)
@@ -136,15 +139,13 @@ type DrawnCollider = (
     &'static Collider,
     &'static Transform,
     Option<&'static RigidBody>,
-    Option<&'static PlatformerController>,
-    Option<&'static PlayerController>,
+    Option<&'static Appearance>,
+    Has<PlatformerController>,
+    Has<PlayerController>,
 );
 
 /// Burst particles (which have no collider).
 type ParticleFilter = (With<BurstParticle>, Without<Collider>);
-
-/// The entities a follow camera follows.
-type Followed = Or<(With<PlatformerController>, With<PlayerController>)>;
 
 /// Gives every new collider and burst particle a visual, and removes the visuals of entities gone
 /// (despawned, or rolled back to before they were spawned).
@@ -157,14 +158,20 @@ fn spawn_visuals(
     particles: Query<(&SimId, &Transform), ParticleFilter>,
 ) {
     let mut alive = std::collections::BTreeSet::new();
-    for (id, collider, transform, body, platformer, player) in &colliders {
+    for (id, collider, transform, body, appearance, platformer, player) in &colliders {
         alive.insert(*id);
         if drawn.0.contains_key(id) {
             continue;
         }
-        let is_player = platformer.is_some() || player.is_some();
+        let base_color = match appearance {
+            Some(appearance) => {
+                let [r, g, b] = appearance.color;
+                Color::srgb(r, g, b)
+            }
+            None => body_colour(collider, body, platformer || player),
+        };
         let material = StandardMaterial {
-            base_color: body_colour(collider, body, is_player),
+            base_color,
             perceptual_roughness: 0.8,
             ..Default::default()
         };
@@ -270,7 +277,7 @@ fn hide_collected_pickups(
 
 /// Keeps the camera at its offset from the player's drawn position, looking at it.
 fn follow_player(
-    players: Query<&SimId, Followed>,
+    players: Query<&SimId, Or<(With<PlatformerController>, With<PlayerController>)>>,
     visuals: Query<(&Visual, &Transform), Without<FollowCamera>>,
     mut cameras: Query<(&FollowCamera, &mut Transform), Without<Visual>>,
 ) {
