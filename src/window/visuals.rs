@@ -144,6 +144,9 @@ type DrawnCollider = (
     Has<PlayerController>,
 );
 
+/// The entities a follow camera follows: the players.
+type Followed = Or<(With<PlatformerController>, With<PlayerController>)>;
+
 /// Burst particles (which have no collider).
 type ParticleFilter = (With<BurstParticle>, Without<Collider>);
 
@@ -277,7 +280,7 @@ fn hide_collected_pickups(
 
 /// Keeps the camera at its offset from the player's drawn position, looking at it.
 fn follow_player(
-    players: Query<&SimId, Or<(With<PlatformerController>, With<PlayerController>)>>,
+    players: Query<&SimId, Followed>,
     visuals: Query<(&Visual, &Transform), Without<FollowCamera>>,
     mut cameras: Query<(&FollowCamera, &mut Transform), Without<Visual>>,
 ) {
