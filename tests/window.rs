@@ -196,7 +196,8 @@ fn type_into_window(title: &str, keys: &[(&str, Duration)]) {
 /// the time-control keys (double speed, pause, one step, resume, normal speed) among them; the
 /// replay holds the game's presses (and none of the time-control keys) and plays back headless to
 /// the same hashes. Fails if the window's keys never reach the simulation's input (the replay
-/// holds no press), if a time-control key leaks into it, or if the windowed frame step records
+/// holds no press), if a tap that begins and ends within one frame is lost (`capture_devices`
+/// reading only the keys still held), if a time-control key leaks into it, or if the windowed frame step records
 /// frames that do not reproduce its ticks (say, a paused frame recorded as running ticks).
 #[test]
 fn a_recorded_windowed_session_replays_headless() {
@@ -211,13 +212,35 @@ fn a_recorded_windowed_session_replays_headless() {
     .stderr(Stdio::piped())
     .spawn()
     .unwrap();
-    // Wait for the window (the renderer compiles its pipelines first), then play.
-    std::thread::sleep(Duration::from_secs(3));
+    // The game's log goes to stderr: read it as it comes, and type only once the game says its
+    // first frame is on screen (the renderer compiles its pipelines first, which takes longer on
+    // a loaded machine).
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    let log = std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut all = String::new();
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if line.contains("F1 pauses") {
+                let _ = ready_tx.send(());
+            }
+            all.push_str(&line);
+            all.push('\n');
+        }
+        all
+    });
+    assert!(
+        ready_rx.recv_timeout(Duration::from_secs(120)).is_ok(),
+        "the windowed game never said its window was up"
+    );
     type_into_window(
         "window_game",
         &[
             ("w", Duration::from_millis(900)),
             ("space", Duration::from_millis(200)),
+            // A tap: down and up within one frame (a frame takes about 0.1 s here).
+            ("a", Duration::ZERO),
             // Double speed, then pause for a moment, step one tick, resume and back to normal
             // speed: the replay must still reproduce every tick.
             ("F4", Duration::from_millis(100)),
@@ -232,7 +255,6 @@ fn a_recorded_windowed_session_replays_headless() {
     let output = loop {
         if let Some(status) = child.try_wait().unwrap() {
             let mut out = String::new();
-            let mut err = String::new();
             use std::io::Read;
             child
                 .stdout
@@ -240,13 +262,7 @@ fn a_recorded_windowed_session_replays_headless() {
                 .unwrap()
                 .read_to_string(&mut out)
                 .unwrap();
-            child
-                .stderr
-                .take()
-                .unwrap()
-                .read_to_string(&mut err)
-                .unwrap();
-            break (status, out, err);
+            break (status, out, log.join().unwrap());
         }
         assert!(
             started.elapsed() < Duration::from_secs(120),
@@ -275,7 +291,7 @@ fn a_recorded_windowed_session_replays_headless() {
         .flat_map(|input| input.pressed.iter().map(|k| format!("{k:?}")))
         .collect();
     assert!(
-        pressed.contains("KeyW") && pressed.contains("KeyD"),
+        pressed.contains("KeyW") && pressed.contains("KeyD") && pressed.contains("KeyA"),
         "the recording holds no key the window received: {pressed:?}"
     );
     assert!(

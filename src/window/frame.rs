@@ -211,6 +211,10 @@ fn step_frame(world: &mut World) {
                 None => (step, None),
             },
         };
+        // The second frame starts once the first is on screen: the window takes keys from now.
+        if windowed.next_frame == 1 && matches!(windowed.feed, FrameFeed::Live) {
+            bevy::log::info!("{}", super::live_input::TIME_KEYS_HINT);
+        }
         windowed.next_frame += 1;
         if let Some(input) = input
             && windowed.last_input.as_ref() != Some(&input)

@@ -35,16 +35,22 @@ const TIME_KEYS: [KeyCode; 5] = [
     NORMAL_SPEED_KEY,
 ];
 
+/// What a live windowed run says once its first frame is on screen: the time-control keys.
+pub(super) const TIME_KEYS_HINT: &str = "in the window: F1 pauses, F2 steps one tick while paused, F3/F4 halve/double the time scale, F5 puts it back to 1";
+
 /// A single step asked for while paused: the next frame runs exactly one tick.
 #[derive(Resource, Default)]
 pub(super) struct SingleStep(pub(super) bool);
 
-/// The frame's input from the window: the keys held (time-control keys left out), the mouse
+/// The frame's input from the window: the keys held or tapped this frame (time-control keys left out), the mouse
 /// movement since the last frame, and the window's logical size.
 pub(super) fn capture_devices(world: &mut World) -> RuntimeInput {
     let mut input = RuntimeInput::default();
     if let Some(keys) = world.get_resource::<ButtonInput<KeyCode>>() {
-        for key in keys.get_pressed() {
+        // A key pressed and released within one frame (a quick tap during a slow frame) is in
+        // `just_pressed` but no longer in `pressed`: it counts as held for this frame, so the tap
+        // reaches the next tick instead of vanishing.
+        for key in keys.get_pressed().chain(keys.get_just_pressed()) {
             if !TIME_KEYS.contains(key) {
                 input.press(*key);
             }
