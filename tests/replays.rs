@@ -336,3 +336,41 @@ fn a_diverging_replay_names_the_entity_component_and_field() {
         );
     }
 }
+
+/// A session recorded while the time scale changes (double speed, quarter speed, a pause) plays
+/// back to the same hashes in an app at normal speed: every recorded frame runs the ticks it ran
+/// when recorded. Fails if playback lets the frame's real delta decide the tick count at its own
+/// speed (at normal speed a double-speed frame then runs one tick instead of two, and the input
+/// reaches other ticks).
+#[test]
+fn a_session_recorded_at_other_speeds_plays_back() {
+    use rusting_engine::runtime::TimeControl;
+    let mut app = starter_app();
+    let step = app.fixed_step();
+    app.start_recording();
+    for frame in 0..120usize {
+        let (scale, paused) = match frame {
+            0..40 => (2.0, false),
+            40..50 => (2.0, true),
+            50..80 => (0.25, false),
+            _ => (1.0, false),
+        };
+        {
+            let mut control = app.world_mut().resource_mut::<TimeControl>();
+            control.time_scale = scale;
+            control.paused = paused;
+        }
+        let mut input = RuntimeInput::default();
+        input.set_axis("move_y", if frame % 7 < 4 { 1.0 } else { -1.0 });
+        input.set_axis("move_x", if frame % 11 < 5 { 1.0 } else { 0.0 });
+        app.set_input(input);
+        app.update(step);
+    }
+    let replay = app.stop_recording().unwrap();
+    let ticks = replay.hashes.len();
+    assert!(
+        ticks > 120,
+        "double speed ran more ticks than frames: {ticks}"
+    );
+    play_replay(&replay, &mut starter_app()).expect("the recording plays back at normal speed");
+}

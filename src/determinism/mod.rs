@@ -15,13 +15,16 @@
 //! - `replay` holds `Replay`, the `Recorder` the engine `App` keeps, and `play_replay`;
 //! - `snapshot` holds `WorldSnapshot` (simulation entities by `SimId`, registered resources) and
 //!   the registry of what it copies; `seek` holds `ReplaySeeker`;
-//!   `synctest` holds `SyncTest`, which rolls back in place and re-simulates every tick.
+//!   `synctest` holds `SyncTest`, which rolls back in place and re-simulates every tick;
+//! - `host` holds `SimulationHost`, what those tools drive: an engine `App`, or a windowed game's
+//!   world and frame stepper.
 
 pub mod compare;
 pub mod detail;
 pub mod hash;
 pub mod hasher;
 pub mod headless;
+pub mod host;
 pub mod lockstep;
 pub mod recorder;
 pub mod registry;
@@ -44,13 +47,14 @@ pub use hash::{
 };
 pub use hasher::StateHasher;
 pub use headless::simulate_project_headless;
+pub use host::{SimulationHost, SteppedWorld};
 pub use registry::{SimEntry, SimKind, SimRegistry, SimStateAppExt, Simulated};
 pub use replay::{PlaybackCursor, Recorder, Replay, ReplayError, ReplayFrame, play_replay};
 pub use report::{ReportDifference, ReportError, StateHashReport, compare_reports};
-pub use seek::{DEFAULT_SNAPSHOT_INTERVAL, ReplaySeeker, snapshot_points};
+pub use seek::{DEFAULT_SNAPSHOT_INTERVAL, ReplaySeeker, SeekState, snapshot_points};
 pub use sim_state::SimState;
 pub use snapshot::{SnapshotAppExt, SnapshotError, SnapshotRegistry, WorldSnapshot};
-pub use synctest::{SyncTest, SyncTestError};
+pub use synctest::{SyncTest, SyncTestError, SyncTestRun};
 pub use undeclared::{UndeclaredCheck, UndeclaredState};
 
 /// Inserts [`StateHashes`] when the app is built, and registers for snapshots the bevy types that

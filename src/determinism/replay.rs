@@ -18,11 +18,11 @@ use super::detail::{DetailDifference, StateDetail, compare_details};
 use super::hash::StateHashes;
 use super::report::hex;
 
+use super::host::SimulationHost;
 pub use super::recorder::Recorder;
-use crate::app::App;
 use crate::json_file;
 use crate::runtime::input_script::{INPUT_SCRIPT_VERSION, ScriptFrames};
-use crate::runtime::{InputScript, RandomSeed, RuntimeInput, TimeControl};
+use crate::runtime::{InputScript, RandomSeed, RuntimeInput, TickAccumulator, TimeControl};
 use crate::scene::SceneIdentity;
 
 /// The replay format version this engine writes and reads.
@@ -387,12 +387,12 @@ impl Replay {
 
     /// Checks that `app` (set up, at the replay's start tick) holds the recorded scene, and writes
     /// the recorded seed in place.
-    pub fn prepare(&self, app: &mut App) -> Result<(), ReplayError> {
+    pub fn prepare(&self, app: &mut impl SimulationHost) -> Result<(), ReplayError> {
         self.check(Path::new("(replay in memory)"))?;
-        if app.ticks() != self.start_tick {
+        if app.ticks_done() != self.start_tick {
             return Err(ReplayError::StartTick {
                 expected: self.start_tick,
-                found: app.ticks(),
+                found: app.ticks_done(),
             });
         }
         if let (Some(recorded), Some(loaded)) =
@@ -409,12 +409,12 @@ impl Replay {
     }
 
     /// Plays the frame at `cursor` into `app` and checks the hashes of its ticks. The frame runs
-    /// exactly the ticks it ran when recorded, whatever cap or pause limited them then; with the
-    /// same deltas the tick accumulator then evolves the same way. Leaves `TimeControl`'s cap at
-    /// the frame's tick count.
+    /// exactly the ticks it ran when recorded, whatever pause, time scale or cap decided them then
+    /// (the recording holds the real delta, not the speed). Leaves `TimeControl`'s cap at the
+    /// frame's tick count, and its pause and time scale as they were.
     pub fn play_frame(
         &self,
-        app: &mut App,
+        app: &mut impl SimulationHost,
         cursor: &mut PlaybackCursor,
     ) -> Result<(), ReplayError> {
         self.play_frame_checked(app, cursor, true)
@@ -423,7 +423,7 @@ impl Replay {
     /// [`Replay::play_frame`], checking the hashes only when `check`.
     fn play_frame_checked(
         &self,
-        app: &mut App,
+        app: &mut impl SimulationHost,
         cursor: &mut PlaybackCursor,
         check: bool,
     ) -> Result<(), ReplayError> {
@@ -431,24 +431,46 @@ impl Replay {
             return Ok(());
         };
         if let Some(input) = &frame.input {
-            app.set_input(input.clone());
+            app.set_frame_input(input.clone());
         }
         let next = self
             .frames
             .get(cursor.frame + 1)
             .map_or(self.end_tick(), |f| f.start_tick);
         let recorded_ticks = next.saturating_sub(frame.start_tick).min(u32::MAX as u64) as u32;
-        app.world_mut()
-            .resource_mut::<TimeControl>()
-            .max_ticks_per_frame = recorded_ticks;
-        let before = app.ticks();
-        app.update(Duration::from_nanos(frame.real_delta_ns));
+        let delta = Duration::from_nanos(frame.real_delta_ns);
+        // The recorded session may have been paused or running at another speed; playback runs
+        // at normal speed and owes the accumulator what the frame's ticks need, so the frame runs
+        // exactly its recorded ticks (the cap stops it running more).
+        let (paused, time_scale) = {
+            let world = app.world_mut();
+            let step = world.resource::<TickAccumulator>().step();
+            let mut control = world.resource_mut::<TimeControl>();
+            let kept = (control.paused, control.time_scale);
+            control.max_ticks_per_frame = recorded_ticks;
+            control.paused = false;
+            control.time_scale = 1.0;
+            let adds = control.scaled(delta);
+            let needed = step.saturating_mul(recorded_ticks);
+            let mut accumulator = world.resource_mut::<TickAccumulator>();
+            if accumulator.pending.saturating_add(adds) < needed {
+                accumulator.pending = needed - adds;
+            }
+            kept
+        };
+        let before = app.ticks_done();
+        app.step_frame(delta);
+        {
+            let mut control = app.world_mut().resource_mut::<TimeControl>();
+            control.paused = paused;
+            control.time_scale = time_scale;
+        }
         cursor.frame += 1;
         if !check {
             return Ok(());
         }
         let hashes = app.world().resource::<StateHashes>();
-        for tick in before + 1..=app.ticks() {
+        for tick in before + 1..=app.ticks_done() {
             let computed = hashes.get(tick).map(hex).unwrap_or_default();
             match self.hashes.get(cursor.checked) {
                 Some((recorded_tick, recorded))
@@ -478,12 +500,17 @@ impl Replay {
     /// After a divergence at `tick`, plays on (without checking hashes) to the recording's first
     /// state detail at or after it, and compares playback's state there with it. `None` when the
     /// recording holds no such detail, or playback's frames do not end on its tick.
-    fn blame(&self, app: &mut App, cursor: &mut PlaybackCursor, tick: u64) -> Option<ReplayBlame> {
+    fn blame(
+        &self,
+        app: &mut impl SimulationHost,
+        cursor: &mut PlaybackCursor,
+        tick: u64,
+    ) -> Option<ReplayBlame> {
         let recorded = self.details.iter().find(|d| d.tick >= tick)?;
-        while app.ticks() < recorded.tick && cursor.frame < self.frames.len() {
+        while app.ticks_done() < recorded.tick && cursor.frame < self.frames.len() {
             self.play_frame_checked(app, cursor, false).ok()?;
         }
-        if app.ticks() != recorded.tick {
+        if app.ticks_done() != recorded.tick {
             return None;
         }
         let played = StateDetail::capture(app.world_mut(), recorded.tick);
@@ -496,7 +523,7 @@ impl Replay {
 
 /// Plays `replay` into `app` (built with the same scene and set up, at the replay's start tick):
 /// writes the seed in place, feeds every frame's delta and input, and checks every tick's hash.
-pub fn play_replay(replay: &Replay, app: &mut App) -> Result<(), ReplayError> {
+pub fn play_replay(replay: &Replay, app: &mut impl SimulationHost) -> Result<(), ReplayError> {
     replay.prepare(app)?;
     let cap = app.world().resource::<TimeControl>().max_ticks_per_frame;
     let mut cursor = PlaybackCursor::default();

@@ -18,6 +18,7 @@
 use std::collections::VecDeque;
 
 use super::hash::{StateHashes, entity_states, resources_hash};
+use super::host::SimulationHost;
 use super::snapshot::{SnapshotError, WorldSnapshot};
 use super::undeclared::UndeclaredState;
 use crate::app::App;
@@ -59,17 +60,115 @@ struct Frame {
     input: RuntimeInput,
 }
 
+/// A synctest's own state, apart from the simulation it drives: the last `distance` frames with
+/// the snapshot before each. [`SyncTest`] pairs it with an engine [`App`]; a windowed game keeps one
+/// and drives the world inside each window frame with it.
+pub struct SyncTestRun {
+    distance: usize,
+    frames: VecDeque<Frame>,
+    /// The snapshot of the state after the last frame, the next frame's `before`.
+    latest: Option<WorldSnapshot>,
+    rollbacks: u64,
+}
+
+impl SyncTestRun {
+    /// A synctest that rolls back `distance` ticks (at least 1) after every frame. The host it
+    /// drives should check for undeclared state (a synctest always does; [`SyncTest::new`] turns
+    /// the check on).
+    pub fn new(distance: usize) -> Self {
+        SyncTestRun {
+            distance: distance.max(1),
+            frames: VecDeque::new(),
+            latest: None,
+            rollbacks: 0,
+        }
+    }
+
+    /// Runs one frame of one tick with `input` in `host`, then rolls back and re-simulates.
+    pub fn advance(
+        &mut self,
+        host: &mut impl SimulationHost,
+        input: RuntimeInput,
+    ) -> Result<(), SyncTestError> {
+        let before = match self.latest.take() {
+            Some(snapshot) => snapshot,
+            None => host.take_snapshot()?,
+        };
+        self.frames.push_back(Frame {
+            before,
+            input: input.clone(),
+        });
+        if self.frames.len() > self.distance {
+            self.frames.pop_front();
+        }
+        host.set_frame_input(input);
+        let step = host.tick_length();
+        host.step_frame(step);
+        if let Some(found) = host.first_undeclared() {
+            return Err(SyncTestError::Undeclared(found.clone()));
+        }
+        let now = host.take_snapshot()?;
+        if self.frames.len() == self.distance {
+            self.resimulate(host, &now)?;
+        }
+        self.latest = Some(now);
+        Ok(())
+    }
+
+    /// Restores the oldest kept snapshot in place and re-simulates every kept frame, comparing
+    /// each tick's hash with the first run's.
+    fn resimulate(
+        &mut self,
+        host: &mut impl SimulationHost,
+        now: &WorldSnapshot,
+    ) -> Result<(), SyncTestError> {
+        let from = self.frames[0].before.tick();
+        let first_run: Vec<Option<u64>> = {
+            let hashes = host.world().resource::<StateHashes>();
+            (1..=self.frames.len() as u64)
+                .map(|k| hashes.get(from + k))
+                .collect()
+        };
+        host.restore_snapshot(&self.frames[0].before)?;
+        self.rollbacks += 1;
+        let step = host.tick_length();
+        for (k, &original) in first_run.iter().enumerate() {
+            host.set_frame_input(self.frames[k].input.clone());
+            host.step_frame(step);
+            let tick = host.ticks_done();
+            let resimulated = host.world().resource::<StateHashes>().get(tick);
+            if original != resimulated {
+                let first_run_state = self.frames.get(k + 1).map_or(now, |f| &f.before);
+                return Err(SyncTestError::Mismatch {
+                    tick,
+                    from,
+                    original: original.unwrap_or_default(),
+                    resimulated: resimulated.unwrap_or_default(),
+                    where_: locate(host, first_run_state),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// How many times the host has been rolled back so far.
+    pub fn rollbacks(&self) -> u64 {
+        self.rollbacks
+    }
+
+    /// How many ticks each rollback goes back.
+    pub fn distance(&self) -> usize {
+        self.distance
+    }
+}
+
 /// Runs an app one tick a frame and re-simulates the last `distance` ticks after every frame, in
 /// place.
 pub struct SyncTest<F: FnMut() -> App> {
     app: App,
     /// Kept for API compatibility: the app is built once, and every rollback happens inside it.
     _make_app: F,
-    distance: usize,
-    frames: VecDeque<Frame>,
-    /// The snapshot of the state after the last frame, the next frame's `before`.
-    latest: Option<WorldSnapshot>,
-    rollbacks: u64,
+    run: SyncTestRun,
 }
 
 impl<F: FnMut() -> App> SyncTest<F> {
@@ -80,75 +179,18 @@ impl<F: FnMut() -> App> SyncTest<F> {
         SyncTest {
             app,
             _make_app: make_app,
-            distance: distance.max(1),
-            frames: VecDeque::new(),
-            latest: None,
-            rollbacks: 0,
+            run: SyncTestRun::new(distance),
         }
     }
 
     /// Runs one frame of one tick with `input`, then rolls back and re-simulates.
     pub fn advance(&mut self, input: RuntimeInput) -> Result<(), SyncTestError> {
-        let before = match self.latest.take() {
-            Some(snapshot) => snapshot,
-            None => self.app.snapshot()?,
-        };
-        self.frames.push_back(Frame {
-            before,
-            input: input.clone(),
-        });
-        if self.frames.len() > self.distance {
-            self.frames.pop_front();
-        }
-        self.app.set_input(input);
-        let step = self.app.fixed_step();
-        self.app.update(step);
-        if let Some(found) = self.app.undeclared_state() {
-            return Err(SyncTestError::Undeclared(found.clone()));
-        }
-        let now = self.app.snapshot()?;
-        if self.frames.len() == self.distance {
-            self.resimulate(&now)?;
-        }
-        self.latest = Some(now);
-        Ok(())
-    }
-
-    /// Restores the oldest kept snapshot in place and re-simulates every kept frame, comparing
-    /// each tick's hash with the first run's.
-    fn resimulate(&mut self, now: &WorldSnapshot) -> Result<(), SyncTestError> {
-        let from = self.frames[0].before.tick();
-        let first_run: Vec<Option<u64>> = {
-            let hashes = self.app.world().resource::<StateHashes>();
-            (1..=self.frames.len() as u64)
-                .map(|k| hashes.get(from + k))
-                .collect()
-        };
-        self.app.restore(&self.frames[0].before)?;
-        self.rollbacks += 1;
-        let step = self.app.fixed_step();
-        for (k, &original) in first_run.iter().enumerate() {
-            self.app.set_input(self.frames[k].input.clone());
-            self.app.update(step);
-            let tick = self.app.ticks();
-            let resimulated = self.app.world().resource::<StateHashes>().get(tick);
-            if original != resimulated {
-                let first_run_state = self.frames.get(k + 1).map_or(now, |f| &f.before);
-                return Err(SyncTestError::Mismatch {
-                    tick,
-                    from,
-                    original: original.unwrap_or_default(),
-                    resimulated: resimulated.unwrap_or_default(),
-                    where_: locate(&mut self.app, first_run_state),
-                });
-            }
-        }
-        Ok(())
+        self.run.advance(&mut self.app, input)
     }
 
     /// How many times the app has been rolled back so far.
     pub fn rollbacks(&self) -> u64 {
-        self.rollbacks
+        self.run.rollbacks()
     }
 
     /// The app (first run and re-simulations alike).
@@ -165,10 +207,10 @@ impl<F: FnMut() -> App> SyncTest<F> {
 /// A simulation entity as a mismatch report names it: its id, its name and per-component hashes.
 type Described = (SimId, String, Vec<(&'static str, u64)>);
 
-/// The simulation entities of `app` by `SimId`, and the hash of its simulation resources.
-fn described(app: &mut App) -> (Vec<Described>, u64) {
-    let states = entity_states(app.world_mut());
-    let world = app.world();
+/// The simulation entities of `host` by `SimId`, and the hash of its simulation resources.
+fn described(host: &mut impl SimulationHost) -> (Vec<Described>, u64) {
+    let states = entity_states(host.world_mut());
+    let world = host.world();
     let entities = states
         .into_iter()
         .map(|s| {
@@ -182,14 +224,14 @@ fn described(app: &mut App) -> (Vec<Described>, u64) {
     (entities, resources_hash(world).0)
 }
 
-/// The first entity and component where the re-simulated `app` differs from `first_run`, the
-/// first run's snapshot of the same tick. Leaves `app` as it found it.
-fn locate(app: &mut App, first_run: &WorldSnapshot) -> Option<String> {
-    let resimulated = app.snapshot().ok()?;
-    let (got, got_resources) = described(app);
-    app.restore(first_run).ok()?;
-    let (expected, expected_resources) = described(app);
-    app.restore(&resimulated).ok()?;
+/// The first entity and component where the re-simulated `host` differs from `first_run`, the
+/// first run's snapshot of the same tick. Leaves `host` as it found it.
+fn locate(host: &mut impl SimulationHost, first_run: &WorldSnapshot) -> Option<String> {
+    let resimulated = host.take_snapshot().ok()?;
+    let (got, got_resources) = described(host);
+    host.restore_snapshot(first_run).ok()?;
+    let (expected, expected_resources) = described(host);
+    host.restore_snapshot(&resimulated).ok()?;
     for (a, b) in expected.iter().zip(&got) {
         if a.0 != b.0 {
             return Some(format!("entity {} exists in only one run", a.0.min(b.0)));
