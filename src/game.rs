@@ -249,6 +249,10 @@ pub fn parse_tick_range(text: &str) -> Option<(u64, u64)> {
     (from >= 1 && to >= from && to - from < MAX_DETAIL_TICKS).then_some((from, to))
 }
 
+/// The environment variable that shows the replay `RUSTING_REPLAY_PLAY` names in the window's
+/// replay viewer instead of playing it back headless (`1`; a build with the `window` feature).
+pub const REPLAY_VIEW_VARIABLE: &str = "RUSTING_REPLAY_VIEW";
+
 fn environment(name: &'static str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
@@ -429,8 +433,24 @@ fn try_run_game(
             lockstep.after_tick(world, tick);
         });
     }
+    let view = environment(REPLAY_VIEW_VARIABLE).is_some();
+    if view && replay_in.is_none() {
+        return Err(GameError::Environment {
+            name: REPLAY_VIEW_VARIABLE,
+            value: "1".to_owned(),
+            reason: "the viewer shows the replay RUSTING_REPLAY_PLAY names, and none is set",
+        });
+    }
+    #[cfg(not(feature = "window"))]
+    if view || (synctest.is_some() && ticks.is_none()) {
+        return Err(GameError::NoDisplay(
+            "this build of the game has no window (the engine's `window` feature is off): \
+             build it with its `window` feature, or run headless with a tick count"
+                .to_owned(),
+        ));
+    }
     #[cfg(feature = "window")]
-    if ticks.is_none() && replay_in.is_none() {
+    if ticks.is_none() && (replay_in.is_none() || view) {
         let window_ticks = environment(crate::windowed_game::WINDOW_TICKS_VARIABLE)
             .map(|value| {
                 value.parse::<u64>().map_err(|_| GameError::Environment {
@@ -440,8 +460,16 @@ fn try_run_game(
                 })
             })
             .transpose()?;
+        let mode = match (replay_in, synctest) {
+            (Some((file, replay)), _) => {
+                crate::windowed_game::WindowedModeChoice::View(file, replay)
+            }
+            (None, Some(distance)) => crate::windowed_game::WindowedModeChoice::SyncTest(distance),
+            (None, None) => crate::windowed_game::WindowedModeChoice::Play,
+        };
         return crate::windowed_game::play_windowed(
             crate::windowed_game::WindowedPlay {
+                mode,
                 project,
                 app,
                 script,

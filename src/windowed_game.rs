@@ -11,11 +11,12 @@ use std::sync::{Arc, Mutex};
 
 use crate::App;
 use crate::determinism::StateDetail;
+use crate::determinism::{Replay, SeekState, SyncTestRun};
 use crate::game::{GameError, RunRecord};
 use crate::game_result::ResultChannel;
 use crate::project::Project;
 use crate::runtime::InputScript;
-use crate::window::{FrameFeed, WindowSettings, WindowedEnd, WindowedRun};
+use crate::window::{FrameFeed, ModeEnd, WindowSettings, WindowedEnd, WindowedMode, WindowedRun};
 
 /// The environment variable that ends a windowed run after this many ticks.
 pub const WINDOW_TICKS_VARIABLE: &str = "RUSTING_WINDOW_TICKS";
@@ -23,12 +24,28 @@ pub const WINDOW_TICKS_VARIABLE: &str = "RUSTING_WINDOW_TICKS";
 /// The environment variable giving the window's size, `<width>x<height>` (default 1280x720).
 pub const WINDOW_SIZE_VARIABLE: &str = "RUSTING_WINDOW_SIZE";
 
+/// The snapshot interval of the replay viewer: two seconds at 60 Hz, so a seek re-simulates at
+/// most that much.
+const VIEWER_SNAPSHOT_INTERVAL: u64 = 120;
+
+/// Which kind of windowed run `run_game` asks for.
+pub(crate) enum WindowedModeChoice {
+    /// Play the game.
+    Play,
+    /// A synctest rolling back this many ticks after every tick (`RUSTING_SYNCTEST`).
+    SyncTest(usize),
+    /// Show this replay in the viewer (`RUSTING_REPLAY_PLAY` with `RUSTING_REPLAY_VIEW`).
+    View(PathBuf, Replay),
+}
+
 /// The environment variable naming a PNG file for a screenshot of the window when a windowed run's
 /// ticks are done.
 pub const SCREENSHOT_VARIABLE: &str = "RUSTING_SCREENSHOT";
 
 /// What a windowed run needs from `run_game`.
 pub(crate) struct WindowedPlay {
+    /// Play, synctest or replay viewer.
+    pub mode: WindowedModeChoice,
     /// The project.
     pub project: Project,
     /// The game's app, with its hooks, not yet set up.
@@ -60,6 +77,7 @@ pub(crate) fn play_windowed(
         return Err(GameError::NoDisplay(reason));
     }
     let WindowedPlay {
+        mode,
         project,
         mut app,
         script,
@@ -86,7 +104,26 @@ pub(crate) fn play_windowed(
         },
     );
     app.setup()?;
-    if let Some(path) = &replay_out {
+    let (mode, viewed) = match mode {
+        WindowedModeChoice::Play => (WindowedMode::Play, None),
+        WindowedModeChoice::SyncTest(distance) => {
+            app.check_undeclared_state(true);
+            (WindowedMode::SyncTest(SyncTestRun::new(distance)), None)
+        }
+        WindowedModeChoice::View(file, replay) => {
+            let state =
+                SeekState::new(replay, VIEWER_SNAPSHOT_INTERVAL, &mut app).map_err(|error| {
+                    GameError::ReplayIn {
+                        file: file.clone(),
+                        error,
+                    }
+                })?;
+            (WindowedMode::View(state), Some(file))
+        }
+    };
+    if let Some(path) = &replay_out
+        && viewed.is_none()
+    {
         app.start_recording_to(path)?;
     }
     channel.started();
@@ -100,11 +137,12 @@ pub(crate) fn play_windowed(
         let project = project.clone();
         Box::new(
             move |world: &mut bevy::prelude::World,
-                  stepper: &mut crate::frame_step::FrameStepper| {
+                  stepper: &mut crate::frame_step::FrameStepper,
+                  mode_end: ModeEnd| {
                 crate::physics::gpu::finish_gpu_ticks(world);
                 let recorded = stepper.recorder.take().map(|r| r.finish()).transpose();
                 let undeclared = stepper.undeclared_state().cloned();
-                let result = match recorded {
+                let finished = |world: &mut bevy::prelude::World| match recorded {
                     Err(error) => Err(error.into()),
                     Ok(_) => RunRecord {
                         report_path: report_path.as_deref(),
@@ -113,13 +151,41 @@ pub(crate) fn play_windowed(
                     }
                     .finish(&project, world, undeclared, "in a window"),
                 };
+                let name = &project.manifest.name;
+                let result = match mode_end {
+                    ModeEnd::Played => finished(world),
+                    ModeEnd::SyncTestFailed(error) => Err(error.into()),
+                    ModeEnd::ViewFailed(error) => Err(GameError::ReplayIn {
+                        file: viewed.clone().unwrap_or_default(),
+                        error,
+                    }),
+                    ModeEnd::SyncTested { distance, .. } => finished(world).map(|_| {
+                        let ticks = world.resource::<crate::runtime::FrameTime>().fixed_tick;
+                        Some(format!(
+                            "{name}: synctest passed in a window: {ticks} ticks, each re-simulated \
+                             {distance} ticks back from a snapshot"
+                        ))
+                    }),
+                    ModeEnd::Viewed {
+                        tick,
+                        end_tick,
+                        seeks,
+                    } => finished(world).map(|_| {
+                        Some(format!(
+                            "{name}: viewed the replay to tick {tick} of {end_tick} ({seeks} \
+                             seeks); every tick shown matched its recorded hash"
+                        ))
+                    }),
+                };
                 if let Ok(mut ending) = ending.lock() {
                     *ending = Some(result);
                 }
             },
         )
     };
-    let run = WindowedRun::new(feed, ticks, on_end).with_screenshot(screenshot);
+    let run = WindowedRun::new(feed, ticks, on_end)
+        .with_screenshot(screenshot)
+        .with_mode(mode);
     match crate::window::run_in_window(app, run) {
         WindowedEnd::Failed(reason) => Err(GameError::NoDisplay(reason)),
         WindowedEnd::Finished | WindowedEnd::Closed => ending

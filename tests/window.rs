@@ -124,8 +124,15 @@ fn the_window_shows_the_scene() {
         ("RUSTING_SCREENSHOT", path(&shot)),
         ("RUSTING_WINDOW_SIZE", "640x360".into()),
     ]);
+    assert_shows_the_player(&shot);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Asserts the screenshot at `shot` is not blank and shows the player's blue near the centre,
+/// where the follow camera looks.
+fn assert_shows_the_player(shot: &Path) {
     let decoder = png::Decoder::new(std::io::BufReader::new(
-        std::fs::File::open(&shot).expect("the screenshot was saved"),
+        std::fs::File::open(shot).expect("the screenshot was saved"),
     ));
     let mut reader = decoder.read_info().unwrap();
     let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
@@ -162,7 +169,99 @@ fn the_window_shows_the_scene() {
         "the player's blue is not near the centre ({player} pixels); see {}",
         shot.display()
     );
-    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A windowed run with live input, started in the background.
+struct LiveRun {
+    child: std::process::Child,
+    /// The game's log (its stderr) so far.
+    log: std::sync::Arc<std::sync::Mutex<String>>,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl LiveRun {
+    /// Starts `rusting-play` with `vars`, waits until the game says its first frame is on screen
+    /// (the renderer compiles its pipelines first, which takes longer on a loaded machine), then
+    /// until keys typed into the window arrive: the first ones can be lost while the window is
+    /// still taking the focus, so F5 (time scale 1, which changes nothing) is typed until the
+    /// game logs it.
+    fn start(vars: &[(&str, String)]) -> LiveRun {
+        let mut child = play_command(vars)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let stderr = child.stderr.take().unwrap();
+        let reader = {
+            let log = log.clone();
+            std::thread::spawn(move || {
+                use std::io::BufRead;
+                for line in std::io::BufReader::new(stderr).lines() {
+                    let Ok(line) = line else { break };
+                    let mut log = log.lock().unwrap();
+                    log.push_str(&line);
+                    log.push('\n');
+                }
+            })
+        };
+        let live = LiveRun { child, log, reader };
+        assert!(
+            live.wait_for("F1 pauses", Duration::from_secs(120)),
+            "the windowed game never said its window was up:\n{}",
+            live.log()
+        );
+        for _ in 0..20 {
+            type_into_window("window_game", &[("F5", Duration::from_millis(50))]);
+            if live.wait_for("time scale 1", Duration::from_millis(500)) {
+                return live;
+            }
+        }
+        panic!("no key typed into the window arrived:\n{}", live.log());
+    }
+
+    /// The log so far.
+    fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Whether the log says `text` within `timeout`.
+    fn wait_for(&self, text: &str, timeout: Duration) -> bool {
+        let started = Instant::now();
+        while started.elapsed() < timeout {
+            if self.log().contains(text) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        false
+    }
+
+    /// Waits for the run to end (two minutes at most): its status, stdout and stderr.
+    fn finish(mut self) -> (std::process::ExitStatus, String, String) {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                let mut out = String::new();
+                use std::io::Read;
+                self.child
+                    .stdout
+                    .take()
+                    .unwrap()
+                    .read_to_string(&mut out)
+                    .unwrap();
+                let log = self.log.clone();
+                self.reader.join().unwrap();
+                let log = log.lock().unwrap().clone();
+                return (status, out, log);
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(120),
+                "the windowed run did not end"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
 }
 
 /// xdotool `keys` (key names, each held for `hold`) typed into the window titled `title`.
@@ -204,36 +303,10 @@ fn a_recorded_windowed_session_replays_headless() {
     require_display();
     let dir = scratch("record");
     let replay = dir.join("session.rply");
-    let mut child = play_command(&[
+    let live = LiveRun::start(&[
         ("RUSTING_WINDOW_TICKS", "420".into()),
         ("RUSTING_REPLAY_OUT", path(&replay)),
-    ])
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap();
-    // The game's log goes to stderr: read it as it comes, and type only once the game says its
-    // first frame is on screen (the renderer compiles its pipelines first, which takes longer on
-    // a loaded machine).
-    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
-    let stderr = child.stderr.take().unwrap();
-    let log = std::thread::spawn(move || {
-        use std::io::BufRead;
-        let mut all = String::new();
-        for line in std::io::BufReader::new(stderr).lines() {
-            let Ok(line) = line else { break };
-            if line.contains("F1 pauses") {
-                let _ = ready_tx.send(());
-            }
-            all.push_str(&line);
-            all.push('\n');
-        }
-        all
-    });
-    assert!(
-        ready_rx.recv_timeout(Duration::from_secs(120)).is_ok(),
-        "the windowed game never said its window was up"
-    );
+    ]);
     type_into_window(
         "window_game",
         &[
@@ -251,25 +324,7 @@ fn a_recorded_windowed_session_replays_headless() {
             ("F5", Duration::from_millis(100)),
         ],
     );
-    let started = Instant::now();
-    let output = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            let mut out = String::new();
-            use std::io::Read;
-            child
-                .stdout
-                .take()
-                .unwrap()
-                .read_to_string(&mut out)
-                .unwrap();
-            break (status, out, log.join().unwrap());
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "the windowed run did not end"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let output = live.finish();
     assert!(output.0.success(), "{}{}", output.1, output.2);
     for said in [
         "time scale 2",
@@ -304,6 +359,116 @@ fn a_recorded_windowed_session_replays_headless() {
         String::from_utf8_lossy(&played.stdout).contains("replay matched all 420 recorded ticks"),
         "{}",
         String::from_utf8_lossy(&played.stdout)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A synctest with k = 4 in a window: every scripted tick is rolled back four ticks and
+/// re-simulated in place inside the window's frames, the run passes, its hashes are those of the
+/// same synctest run headless, and the window keeps drawing (a screenshot at the end shows the
+/// player where the camera looks). Fails if a rollback in the window does not restore in place
+/// (the re-simulated ticks then differ: `SYNCTEST_FAILED`), if the window's frame step runs ticks
+/// of its own beside the synctest's (the hashes then differ from the headless synctest's), or if
+/// a restore takes the camera or the visuals away (the screenshot then misses the player).
+#[test]
+fn a_windowed_game_rolls_back_in_place() {
+    require_display();
+    let dir = scratch("synctest");
+    let windowed = dir.join("windowed.json");
+    let headless = dir.join("headless.json");
+    let shot = dir.join("shot.png");
+    let shown = play(&[
+        ("RUSTING_SYNCTEST", "4".into()),
+        ("RUSTING_WINDOW_TICKS", "120".into()),
+        ("RUSTING_INPUT_SCRIPT", script()),
+        ("RUSTING_STATE_HASH_OUT", path(&windowed)),
+        ("RUSTING_SCREENSHOT", path(&shot)),
+        ("RUSTING_WINDOW_SIZE", "640x360".into()),
+    ]);
+    let summary = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        summary.contains(
+            "synctest passed in a window: 120 ticks, each re-simulated 4 ticks back from a snapshot"
+        ),
+        "{summary}"
+    );
+    play(&[
+        ("RUSTING_SYNCTEST", "4".into()),
+        ("RUSTING_HEADLESS_TICKS", "120".into()),
+        ("RUSTING_INPUT_SCRIPT", script()),
+        ("RUSTING_STATE_HASH_OUT", path(&headless)),
+    ]);
+    let windowed = StateHashReport::load(&windowed).unwrap();
+    let headless = StateHashReport::load(&headless).unwrap();
+    assert_eq!(windowed.ticks.len(), 120);
+    assert_eq!(
+        compare_reports(&windowed, &headless),
+        None,
+        "the windowed and headless synctests differ"
+    );
+    assert_shows_the_player(&shot);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The replay viewer shows a recorded session in the window and seeks with the keys (forward,
+/// back, to the start) by restoring snapshots in place, pauses and steps, and plays on to the
+/// recording's end: every tick it shows matches its recorded hash, and its hashes are the
+/// recording's. Fails if the viewer lets the window's live input reach the simulation (the
+/// recorded input is then overwritten and playback diverges: `REPLAY_DIVERGED`), or if a seek
+/// does not restore in place (a seek back then shows ticks past the target).
+#[test]
+fn the_replay_viewer_seeks_in_place() {
+    require_display();
+    let dir = scratch("viewer");
+    let replay = dir.join("session.rply");
+    let recorded = dir.join("recorded.json");
+    let viewed = dir.join("viewed.json");
+    play(&[
+        ("RUSTING_HEADLESS_TICKS", "300".into()),
+        ("RUSTING_INPUT_SCRIPT", script()),
+        ("RUSTING_REPLAY_OUT", path(&replay)),
+        ("RUSTING_STATE_HASH_OUT", path(&recorded)),
+    ]);
+    let live = LiveRun::start(&[
+        ("RUSTING_REPLAY_PLAY", path(&replay)),
+        ("RUSTING_REPLAY_VIEW", "1".into()),
+        ("RUSTING_WINDOW_TICKS", "300".into()),
+        ("RUSTING_STATE_HASH_OUT", path(&viewed)),
+    ]);
+    type_into_window(
+        "window_game",
+        &[
+            ("Right", Duration::from_millis(100)),
+            ("Right", Duration::from_millis(100)),
+            ("Left", Duration::from_millis(100)),
+            ("F1", Duration::from_millis(100)),
+            ("F2", Duration::from_millis(100)),
+            ("Home", Duration::from_millis(100)),
+            ("F1", Duration::from_millis(100)),
+            // Keys the game binds: the viewer must not pass them on.
+            ("d", Duration::from_millis(500)),
+            ("space", Duration::from_millis(200)),
+        ],
+    );
+    let (status, out, log) = live.finish();
+    assert!(status.success(), "{out}{log}");
+    assert!(
+        out.contains("viewed the replay to tick 300 of 300 (4 seeks)"),
+        "{out}{log}"
+    );
+    for said in ["paused", "resumed", "replay: at tick 0"] {
+        assert!(
+            log.contains(said),
+            "the viewer did not say `{said}`:\n{log}"
+        );
+    }
+    let recorded = StateHashReport::load(&recorded).unwrap();
+    let viewed = StateHashReport::load(&viewed).unwrap();
+    assert_eq!(viewed.ticks.len(), 300);
+    assert_eq!(
+        compare_reports(&recorded, &viewed),
+        None,
+        "the viewer's hashes differ from the recording's"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

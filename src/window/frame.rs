@@ -23,6 +23,7 @@ use bevy::render::view::screenshot::{Screenshot, save_to_disk};
 use bevy::time::{Real, Time, Virtual};
 
 use super::live_input::SingleStep;
+use super::modes::{ModeEnd, ViewProgress, WindowedMode};
 use crate::frame_step::FrameStepper;
 use crate::runtime::{FrameTime, RuntimeInput, TickAccumulator, TimeControl};
 
@@ -46,9 +47,10 @@ pub enum FrameFeed {
     Script(Vec<(f64, RuntimeInput)>),
 }
 
-/// Called once when a windowed run ends (its tick budget spent, or the window closed), with the
-/// world as the last frame left it and the stepper (to finish a recording, say).
-pub type OnEnd = Box<dyn FnOnce(&mut World, &mut FrameStepper) + Send>;
+/// Called once when a windowed run ends (its tick budget spent, the window closed, or its mode
+/// failed), with the world as the last frame left it, the stepper (to finish a recording, say) and
+/// how the run's mode ended.
+pub type OnEnd = Box<dyn FnOnce(&mut World, &mut FrameStepper, ModeEnd) + Send>;
 
 /// What a windowed run plays and when it stops.
 pub struct WindowedRun {
@@ -60,6 +62,8 @@ pub struct WindowedRun {
     pub on_end: OnEnd,
     /// Save a screenshot of the window here when the ticks are done, then exit.
     pub screenshot: Option<PathBuf>,
+    /// Plain play, a synctest or the replay viewer.
+    pub mode: WindowedMode,
     ended: Arc<Mutex<Option<WindowedEnd>>>,
 }
 
@@ -71,8 +75,15 @@ impl WindowedRun {
             ticks,
             on_end,
             screenshot: None,
+            mode: WindowedMode::Play,
             ended: Arc::new(Mutex::new(None)),
         }
+    }
+
+    /// Runs the frames as `mode` says (plain play unless set).
+    pub fn with_mode(mut self, mode: WindowedMode) -> Self {
+        self.mode = mode;
+        self
     }
 
     /// Saves a screenshot of the window to `path` (PNG) when the ticks are done, before exiting.
@@ -120,6 +131,10 @@ struct Windowed {
     ticks: Option<u64>,
     on_end: Option<SyncCell<OnEnd>>,
     screenshot: Option<PathBuf>,
+    mode: WindowedMode,
+    progress: ViewProgress,
+    /// Why the mode stopped the run early.
+    failure: Option<ModeEnd>,
     /// Frames waited so far for the screenshot to be saved.
     waited: u32,
     ended: Arc<Mutex<Option<WindowedEnd>>>,
@@ -134,8 +149,21 @@ impl Windowed {
         let Some(mut on_end) = self.on_end.take() else {
             return;
         };
-        let on_end = std::mem::replace(on_end.get(), Box::new(|_, _| {}));
-        on_end(world, self.stepper.get());
+        let on_end = std::mem::replace(on_end.get(), Box::new(|_, _, _| {}));
+        let mode_end = match (self.failure.take(), &self.mode) {
+            (Some(failure), _) => failure,
+            (None, WindowedMode::Play) => ModeEnd::Played,
+            (None, WindowedMode::SyncTest(run)) => ModeEnd::SyncTested {
+                distance: run.distance(),
+                rollbacks: run.rollbacks(),
+            },
+            (None, WindowedMode::View(state)) => ModeEnd::Viewed {
+                tick: world.resource::<FrameTime>().fixed_tick,
+                end_tick: state.replay().end_tick(),
+                seeks: self.progress.seeks,
+            },
+        };
+        on_end(world, self.stepper.get(), mode_end);
         if let Ok(mut ended) = self.ended.lock() {
             ended.get_or_insert(how);
         }
@@ -160,6 +188,17 @@ pub(super) fn add_frame_clock(app: &mut BevyApp) {
 
 /// Hands `stepper` to the world and schedules the frame step inside bevy's frames.
 pub(super) fn install_frame_step(bevy: &mut BevyApp, stepper: FrameStepper, run: WindowedRun) {
+    match &run.mode {
+        WindowedMode::Play => {}
+        WindowedMode::SyncTest(_) => {
+            bevy.init_resource::<super::modes::PaceControl>();
+        }
+        WindowedMode::View(_) => {
+            bevy.init_resource::<super::modes::PaceControl>()
+                .init_resource::<super::modes::SeekRequest>()
+                .add_systems(bevy::app::Update, super::modes::viewer_keys);
+        }
+    }
     bevy.insert_resource(Windowed {
         stepper: SyncCell::new(stepper),
         feed: run.feed,
@@ -168,6 +207,9 @@ pub(super) fn install_frame_step(bevy: &mut BevyApp, stepper: FrameStepper, run:
         ticks: run.ticks,
         on_end: Some(SyncCell::new(run.on_end)),
         screenshot: run.screenshot,
+        mode: run.mode,
+        progress: ViewProgress::default(),
+        failure: None,
         waited: 0,
         ended: run.ended,
     });
@@ -213,48 +255,81 @@ fn step_frame(world: &mut World) {
         };
         // The second frame starts once the first is on screen: the window takes keys from now.
         if windowed.next_frame == 1 && matches!(windowed.feed, FrameFeed::Live) {
-            bevy::log::info!("{}", super::live_input::TIME_KEYS_HINT);
+            let hint = match windowed.mode {
+                WindowedMode::View(_) => super::modes::VIEWER_KEYS_HINT,
+                _ => super::live_input::TIME_KEYS_HINT,
+            };
+            bevy::log::info!("{hint}");
         }
         windowed.next_frame += 1;
-        if let Some(input) = input
-            && windowed.last_input.as_ref() != Some(&input)
-        {
-            *world.resource_mut::<RuntimeInput>() = input.clone();
-            windowed.last_input = Some(input);
-        }
-        let cap = world.resource::<TimeControl>().max_ticks_per_frame;
-        // F2 while paused: this frame runs exactly one tick, then the pause goes on.
-        let single_step = world.resource::<TimeControl>().paused
+        // F2 while paused, as asked in the last frame's `Update`.
+        let asked_step = world
+            .get_resource::<SingleStep>()
+            .is_some_and(|asked| asked.0);
+        let single_step = asked_step && world.resource::<TimeControl>().paused;
+        let paced_single_step = asked_step
             && world
-                .get_resource::<SingleStep>()
-                .is_some_and(|asked| asked.0);
-        if single_step {
-            delta = step;
-            let mut control = world.resource_mut::<TimeControl>();
-            control.paused = false;
-            control.max_ticks_per_frame = 1;
-        }
-        if let Some(limit) = windowed.ticks {
-            let left = limit.saturating_sub(world.resource::<FrameTime>().fixed_tick);
-            let mut control = world.resource_mut::<TimeControl>();
-            control.max_ticks_per_frame = control
-                .max_ticks_per_frame
-                .min(left.min(u64::from(u32::MAX)) as u32);
-        }
-        windowed.stepper.get().run_frame(world, delta);
-        {
-            let mut control = world.resource_mut::<TimeControl>();
-            control.max_ticks_per_frame = cap;
-            control.paused |= single_step;
-        }
+                .get_resource::<super::modes::PaceControl>()
+                .is_some_and(|pace| pace.paused);
+        let stepper = windowed.stepper.get();
+        let outcome = match &mut windowed.mode {
+            WindowedMode::Play => {
+                play_frame(
+                    world,
+                    stepper,
+                    input,
+                    &mut windowed.last_input,
+                    &mut delta,
+                    single_step,
+                    windowed.ticks,
+                );
+                Ok(())
+            }
+            WindowedMode::SyncTest(run) => {
+                let input = input
+                    .or_else(|| windowed.last_input.clone())
+                    .unwrap_or_default();
+                windowed.last_input = Some(input.clone());
+                let paced = matches!(windowed.feed, FrameFeed::Live).then_some(delta);
+                super::modes::synctest_frame(
+                    world,
+                    stepper,
+                    run,
+                    input,
+                    paced,
+                    paced_single_step,
+                    windowed.ticks,
+                )
+                .map_err(ModeEnd::SyncTestFailed)
+            }
+            WindowedMode::View(state) => super::modes::view_frame(
+                world,
+                stepper,
+                state,
+                &mut windowed.progress,
+                delta,
+                paced_single_step,
+                windowed.ticks,
+            )
+            .map_err(ModeEnd::ViewFailed),
+        };
         if let Some(mut asked) = world.get_resource_mut::<SingleStep>() {
             asked.0 = false;
         }
+        if let Err(failure) = outcome {
+            windowed.failure = Some(failure);
+            windowed.end(world, WindowedEnd::Finished);
+            world.write_message(AppExit::Success);
+            return;
+        }
         advance_bevy_time(world, delta);
-        if windowed
+        let reached = windowed
             .ticks
-            .is_some_and(|limit| world.resource::<FrameTime>().fixed_tick >= limit)
-        {
+            .is_some_and(|limit| world.resource::<FrameTime>().fixed_tick >= limit);
+        // The viewer with a tick budget also ends where the recording does.
+        let viewed_all = windowed.ticks.is_some()
+            && matches!(&windowed.mode, WindowedMode::View(state) if state.at_end());
+        if reached || viewed_all {
             windowed.end(world, WindowedEnd::Finished);
             match windowed.screenshot.clone() {
                 Some(path) => {
@@ -268,6 +343,44 @@ fn step_frame(world: &mut World) {
             }
         }
     });
+}
+
+/// One frame of plain play: the frame's input (when it changed), then the engine's frame step with
+/// the ticks `delta` is worth (exactly one for F2 while paused, none past `limit`).
+fn play_frame(
+    world: &mut World,
+    stepper: &mut FrameStepper,
+    input: Option<RuntimeInput>,
+    last_input: &mut Option<RuntimeInput>,
+    delta: &mut Duration,
+    single_step: bool,
+    limit: Option<u64>,
+) {
+    if let Some(input) = input
+        && last_input.as_ref() != Some(&input)
+    {
+        *world.resource_mut::<RuntimeInput>() = input.clone();
+        *last_input = Some(input);
+    }
+    let cap = world.resource::<TimeControl>().max_ticks_per_frame;
+    // F2 while paused: this frame runs exactly one tick, then the pause goes on.
+    if single_step {
+        *delta = world.resource::<TickAccumulator>().step();
+        let mut control = world.resource_mut::<TimeControl>();
+        control.paused = false;
+        control.max_ticks_per_frame = 1;
+    }
+    if let Some(limit) = limit {
+        let left = limit.saturating_sub(world.resource::<FrameTime>().fixed_tick);
+        let mut control = world.resource_mut::<TimeControl>();
+        control.max_ticks_per_frame = control
+            .max_ticks_per_frame
+            .min(left.min(u64::from(u32::MAX)) as u32);
+    }
+    stepper.run_frame(world, *delta);
+    let mut control = world.resource_mut::<TimeControl>();
+    control.max_ticks_per_frame = cap;
+    control.paused |= single_step;
 }
 
 /// After the ticks are done: exits once the screenshot is on disk (or after

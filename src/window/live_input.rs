@@ -7,13 +7,15 @@
 //! the mouse moved and how large the window is. This module must never write simulation state
 //! other than through the frame's `RuntimeInput`, which the recorder records.
 
-use bevy::input::ButtonInput;
-use bevy::input::keyboard::KeyCode;
+use bevy::ecs::message::MessageReader;
+use bevy::input::keyboard::{KeyCode, KeyboardInput};
 use bevy::input::mouse::AccumulatedMouseMotion;
+use bevy::input::{ButtonInput, ButtonState};
 use bevy::math::UVec2;
-use bevy::prelude::{Res, ResMut, Resource, With, World};
+use bevy::prelude::{ResMut, Resource, With, World};
 use bevy::window::{PrimaryWindow, Window};
 
+use super::modes::PaceControl;
 use crate::runtime::{RuntimeInput, TimeControl};
 
 /// Pauses or resumes the simulation.
@@ -67,39 +69,54 @@ pub(super) fn capture_devices(world: &mut World) -> RuntimeInput {
 }
 
 /// Pause, single step and time scale from F1 to F5 (runs in `Update`; takes effect next frame).
+/// Every press counts, in order, even several in one slow frame. They go to the world's
+/// `TimeControl` in play, and to the run's own pacing in a synctest or the replay viewer, whose
+/// rollbacks restore the world's.
 pub(super) fn time_control_keys(
-    keys: Option<Res<ButtonInput<KeyCode>>>,
-    mut control: ResMut<TimeControl>,
+    mut presses: MessageReader<KeyboardInput>,
+    mut world_control: ResMut<TimeControl>,
+    mut pace: Option<ResMut<PaceControl>>,
     mut single_step: ResMut<SingleStep>,
 ) {
-    let Some(keys) = keys else {
+    let keys: Vec<KeyCode> = presses
+        .read()
+        .filter(|press| press.state == ButtonState::Pressed && !press.repeat)
+        .map(|press| press.key_code)
+        .filter(|key| TIME_KEYS.contains(key))
+        .collect();
+    if keys.is_empty() {
         return;
+    }
+    let (paused, time_scale): (&mut bool, &mut f64) = match pace.as_deref_mut() {
+        Some(pace) => (&mut pace.paused, &mut pace.time_scale),
+        None => {
+            let world_control = &mut *world_control;
+            (&mut world_control.paused, &mut world_control.time_scale)
+        }
     };
-    if keys.just_pressed(PAUSE_KEY) {
-        control.paused = !control.paused;
-        bevy::log::info!(
-            "{}",
-            if control.paused {
-                "paused (F2 steps one tick)"
-            } else {
-                "resumed"
+    for key in keys {
+        match key {
+            PAUSE_KEY => {
+                *paused = !*paused;
+                bevy::log::info!(
+                    "{}",
+                    if *paused {
+                        "paused (F2 steps one tick)"
+                    } else {
+                        "resumed"
+                    }
+                );
             }
-        );
-    }
-    if keys.just_pressed(STEP_KEY) && control.paused {
-        single_step.0 = true;
-    }
-    let scale = if keys.just_pressed(SLOWER_KEY) {
-        Some((control.time_scale / 2.0).max(1.0 / 16.0))
-    } else if keys.just_pressed(FASTER_KEY) {
-        Some((control.time_scale * 2.0).min(4.0))
-    } else if keys.just_pressed(NORMAL_SPEED_KEY) {
-        Some(1.0)
-    } else {
-        None
-    };
-    if let Some(scale) = scale {
-        control.time_scale = scale;
-        bevy::log::info!("time scale {scale}");
+            STEP_KEY if *paused => single_step.0 = true,
+            STEP_KEY => {}
+            _ => {
+                *time_scale = match key {
+                    SLOWER_KEY => (*time_scale / 2.0).max(1.0 / 16.0),
+                    FASTER_KEY => (*time_scale * 2.0).min(4.0),
+                    _ => 1.0,
+                };
+                bevy::log::info!("time scale {time_scale}");
+            }
+        }
     }
 }

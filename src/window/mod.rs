@@ -16,9 +16,13 @@
 mod frame;
 mod hud;
 mod live_input;
+mod modes;
 mod visuals;
 
 pub use frame::{EngineFrame, FrameFeed, WindowedEnd, WindowedRun};
+pub use modes::{
+    ModeEnd, SEEK_BACK_KEY, SEEK_END_KEY, SEEK_FORWARD_KEY, SEEK_START_KEY, WindowedMode,
+};
 
 use bevy::app::{App as BevyApp, PluginGroup};
 use bevy::prelude::{Update, Window};

@@ -94,7 +94,8 @@ enum Command {
         /// Play this replay headless instead, failing at the first tick that differs.
         #[arg(long)]
         replay: Option<PathBuf>,
-        /// Run the ticks one a frame, each re-simulated from a snapshot this many ticks back.
+        /// Run every tick as a frame of its own, re-simulated from a snapshot this many ticks back
+        /// (headless with --ticks, or in the window).
         #[arg(long, conflicts_with_all = ["record", "replay"])]
         synctest: Option<usize>,
         /// Write the run's state-hash report here.
@@ -149,11 +150,16 @@ enum ReplayCommand {
         snapshot_interval: u64,
     },
     /// Build the game and play the replay headless; fails naming the first tick that differs.
+    /// With --window, show it in the game's window instead: F1 pauses, F2 steps a frame, F3/F4
+    /// change the speed, Left/Right seek a second, Home/End go to the start/end.
     Play {
         /// The project directory.
         project: PathBuf,
         /// The replay file.
         file: PathBuf,
+        /// Show the replay in the game's window (built with its default features).
+        #[arg(long)]
+        window: bool,
         /// The cargo target directory (default: the project's `target`).
         #[arg(long)]
         target_dir: Option<PathBuf>,
@@ -217,6 +223,7 @@ impl Cli {
                 script: script.as_deref(),
                 record: record.as_deref(),
                 replay: replay.as_deref(),
+                view: false,
                 synctest: *synctest,
                 hashes_out: hashes_out.as_deref(),
                 detail_ticks: detail_ticks.as_deref(),
@@ -255,9 +262,10 @@ impl Cli {
                     ReplayCommand::Play {
                         project,
                         file,
+                        window,
                         target_dir,
                     },
-            }) => replay::play(project, file, target_dir.as_deref()),
+            }) => replay::play(project, file, *window, target_dir.as_deref()),
         };
         match result {
             Ok(summary) => {

@@ -1,4 +1,4 @@
-//! `rusting replay info <FILE>` and `rusting replay play <project> <FILE>`.
+//! `rusting replay info <FILE>` and `rusting replay play <project> <FILE> [--window]`.
 
 use std::path::Path;
 
@@ -104,23 +104,32 @@ fn info_json(replay: &Replay) -> String {
     .to_string()
 }
 
-/// Builds the game in `project` and plays `file` into it headless.
-pub fn play(project_dir: &Path, file: &Path, target_dir: Option<&Path>) -> Result<String, Failure> {
+/// Builds the game in `project` and plays `file` into it headless, or with `window` shows it in
+/// the game's window (the replay viewer: pause, step and seek; no live input).
+pub fn play(
+    project_dir: &Path,
+    file: &Path,
+    window: bool,
+    target_dir: Option<&Path>,
+) -> Result<String, Failure> {
     let replay = load(file)?;
-    crate::run::run(&crate::run::Request {
+    let summary = crate::run::run(&crate::run::Request {
         project: project_dir,
-        headless: true,
+        headless: !window,
         ticks: None,
         script: None,
         record: None,
         replay: Some(file),
+        view: window,
         synctest: None,
         hashes_out: None,
         detail_ticks: None,
         debug: false,
         target_dir,
-    })
-    .map(|_| {
+    })?;
+    Ok(if window {
+        summary
+    } else {
         format!(
             "the replay matched all {} recorded ticks",
             replay.hashes.len()

@@ -3,9 +3,11 @@
 //! Without `--headless`, the game is built with its default features (its window) and played in
 //! a window (`--ticks N` ends the run after N ticks; `--script` feeds scripted frames instead of
 //! the devices). With `--headless --ticks N` it is built without them and simulates N ticks.
-//! Either way `--record FILE` records the session; `--replay FILE` plays a recorded session
-//! headless and fails at the first tick that differs, and `--synctest K` runs the ticks headless
-//! as a synctest. The game's log lines reach standard error as they come, its summary is
+//! Either way `--record FILE` records the session and `--synctest K` runs the game as a synctest
+//! (every tick re-simulated K ticks back from a snapshot; in a window, live or scripted);
+//! `--replay FILE` plays a recorded session headless and fails at the first tick that differs,
+//! or, with the request's `view` (`rusting replay play --window`), shows it in the window's
+//! replay viewer. The game's log lines reach standard error as they come, its summary is
 //! printed when it ends, and its failures map to stable codes. This
 //! module must never write inside the project except through cargo's target directory.
 
@@ -32,6 +34,8 @@ pub struct Request<'a> {
     pub record: Option<&'a Path>,
     /// A replay to play instead.
     pub replay: Option<&'a Path>,
+    /// Show the replay in the window's viewer instead of playing it headless.
+    pub view: bool,
     /// Roll back this many ticks after every tick.
     pub synctest: Option<usize>,
     /// Where to write the state-hash report.
@@ -61,11 +65,6 @@ pub fn run(request: &Request) -> Result<String, Failure> {
     }
     if let Some(path) = request.replay {
         Replay::load(path).map_err(|e| bad("REPLAY_INVALID", e.to_string()))?;
-    } else if !request.headless && request.synctest.is_some() {
-        return Err(bad(
-            "HEADLESS_REQUIRED",
-            "a synctest runs headless: add --headless --ticks <n>",
-        ));
     } else if request.headless && request.ticks.is_none() {
         return Err(bad("TICKS_REQUIRED", "a headless run needs --ticks <n>"));
     }
@@ -85,7 +84,7 @@ pub fn run(request: &Request) -> Result<String, Failure> {
     } else {
         Profile::Release
     };
-    let window = !request.headless && request.replay.is_none();
+    let window = !request.headless && (request.replay.is_none() || request.view);
     let executable = Build {
         project: request.project,
         target_dir: request.target_dir,
@@ -110,6 +109,9 @@ pub fn run(request: &Request) -> Result<String, Failure> {
     }
     if let Some(replay) = request.replay {
         env.push(("RUSTING_REPLAY_PLAY", path(replay)));
+        if request.view {
+            env.push((rusting_engine::game::REPLAY_VIEW_VARIABLE, "1".to_owned()));
+        }
     }
     if let Some(distance) = request.synctest {
         env.push(("RUSTING_SYNCTEST", distance.to_string()));

@@ -522,7 +522,7 @@ fn determinism_refuses_a_replay_of_another_scene() {
 
 /// `run` records a headless session of the starter, `replay play` plays it back, a tampered copy
 /// is reported as `REPLAY_DIVERGED` at its tick, and `determinism --replay` feeds the session to
-/// every configuration. A synctest without `--headless` is refused with `HEADLESS_REQUIRED`
+/// every configuration. A headless synctest without `--ticks` is refused with `TICKS_REQUIRED`
 /// (before anything builds). Fails if `run` drops a `RUSTING_*` variable on the way to the game.
 #[test]
 fn run_records_and_replay_plays_back_and_determinism_takes_a_replay() {
@@ -530,9 +530,9 @@ fn run_records_and_replay_plays_back_and_determinism_takes_a_replay() {
     let target = target.to_str().unwrap();
     let starter = starter();
     let starter = starter.to_str().unwrap();
-    let no_window = rusting(&["run", starter, "--synctest", "4"]);
-    assert_eq!(no_window.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&no_window.stderr).starts_with("HEADLESS_REQUIRED: "));
+    let no_ticks = rusting(&["run", starter, "--headless", "--synctest", "4"]);
+    assert_eq!(no_ticks.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&no_ticks.stderr).starts_with("TICKS_REQUIRED: "));
 
     let root = std::env::temp_dir().join(format!("rusting-cli-run-{}", std::process::id()));
     std::fs::create_dir_all(&root).unwrap();
