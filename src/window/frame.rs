@@ -188,6 +188,9 @@ pub(super) fn add_frame_clock(app: &mut BevyApp) {
 
 /// Hands `stepper` to the world and schedules the frame step inside bevy's frames.
 pub(super) fn install_frame_step(bevy: &mut BevyApp, stepper: FrameStepper, run: WindowedRun) {
+    if let Some(label) = super::modes::ModeLabel::of(&run.mode) {
+        bevy.insert_resource(label);
+    }
     match &run.mode {
         WindowedMode::Play => {}
         WindowedMode::SyncTest(_) => {

@@ -9,6 +9,7 @@ use bevy::prelude::{
 };
 use bevy::ui::{FlexDirection, Node, UiRect, Val};
 
+use super::modes::{ModeLabel, PaceControl};
 use crate::gameplay::HudElement;
 use crate::runtime::{FrameTime, SimId, TimeControl};
 
@@ -87,17 +88,32 @@ fn show_hud_elements(
 fn show_status(
     time: Res<FrameTime>,
     control: Res<TimeControl>,
+    pace: Option<Res<PaceControl>>,
+    label: Option<Res<ModeLabel>>,
     mut status: Query<&mut Text, With<StatusLine>>,
 ) {
     let Ok(mut text) = status.single_mut() else {
         return;
     };
-    let mut line = format!("tick {}", time.fixed_tick);
-    if control.paused {
+    // A synctest or the viewer paces its frames itself; plain play goes by `TimeControl`.
+    let (paused, time_scale) = match &pace {
+        Some(pace) => (pace.paused, pace.time_scale),
+        None => (control.paused, control.time_scale),
+    };
+    let mut line = String::new();
+    if let Some(label) = &label {
+        line.push_str(&label.name);
+        line.push_str("  ");
+    }
+    line.push_str(&format!("tick {}", time.fixed_tick));
+    if let Some(end) = label.as_ref().and_then(|label| label.end_tick) {
+        line.push_str(&format!(" / {end}"));
+    }
+    if paused {
         line.push_str("  paused (F1 resume, F2 step)");
     }
-    if control.time_scale != 1.0 {
-        line.push_str(&format!("  x{}", control.time_scale));
+    if time_scale != 1.0 {
+        line.push_str(&format!("  x{time_scale}"));
     }
     if text.0 != line {
         text.0 = line;

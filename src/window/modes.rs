@@ -84,6 +84,30 @@ impl Default for PaceControl {
     }
 }
 
+/// What the status line says a synctest or the viewer is: its name, and the recording's last tick.
+#[derive(Resource, Debug)]
+pub(super) struct ModeLabel {
+    pub(super) name: String,
+    pub(super) end_tick: Option<u64>,
+}
+
+impl ModeLabel {
+    /// The label of `mode`, none for plain play.
+    pub(super) fn of(mode: &WindowedMode) -> Option<ModeLabel> {
+        match mode {
+            WindowedMode::Play => None,
+            WindowedMode::SyncTest(run) => Some(ModeLabel {
+                name: format!("synctest ({} back)", run.distance()),
+                end_tick: None,
+            }),
+            WindowedMode::View(state) => Some(ModeLabel {
+                name: "replay".to_owned(),
+                end_tick: Some(state.replay().end_tick()),
+            }),
+        }
+    }
+}
+
 /// The most ticks (synctest) or recorded frames (viewer) one window frame runs; time owed past it
 /// is dropped, so a slow window shows the run in slow motion instead of falling behind for good.
 const MAX_STEPS_PER_FRAME: u32 = 8;
