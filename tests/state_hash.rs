@@ -182,7 +182,7 @@ fn non_finite_simulation_values_are_reported_where_they_are() {
         .expect("the NaN must be reported");
     assert_eq!(report.tick, 2);
     assert_eq!(report.component, "Transform");
-    assert_eq!(report.field, "translation");
+    assert_eq!(report.field, "translation.x");
     assert_eq!(report.entity, Some(tweened_id));
 }
 

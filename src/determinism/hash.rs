@@ -267,29 +267,44 @@ impl<'w> Hashing<'w> {
     }
 }
 
-/// An entity's `SimId`, its hash, and its first non-finite `(component, field)`.
-type EntityHash = (SimId, u64, Option<(&'static str, String)>);
+/// An entity's `SimId` and its hash.
+type EntityHash = (SimId, u64);
 
-/// `(sim id, hash, first non-finite field)` of every simulation entity, in `SimId` order, from one
-/// pass over the archetypes.
-fn entity_hashes(world: &World) -> Vec<EntityHash> {
+/// The first NaN or infinity among the entities, in `SimId` order: `(entity, component, field)`.
+type EntityNonFinite = (SimId, &'static str, String);
+
+/// `(sim id, hash)` of every simulation entity, in `SimId` order, and the first non-finite field
+/// among them, from one pass over the archetypes. The pairs are small so that putting them in
+/// order (rarely needed: spawn order is `SimId` order) moves little.
+fn entity_hashes(world: &World) -> (Vec<EntityHash>, Option<EntityNonFinite>) {
     let hashing = Hashing::of(world);
     let mut hasher = StateHasher::new();
     let mut hashes = Vec::new();
+    let mut non_finite: Option<EntityNonFinite> = None;
     for archetype in world.archetypes().iter() {
         let Some(plan) = hashing.plan(archetype) else {
             continue;
         };
+        hashes.reserve(archetype.len() as usize);
         for row in archetype.entities() {
             hasher.clear();
             if hashing.feed(&plan, row, &mut hasher, None) {
                 let sim_id = hashing.sim_id(&plan, row);
-                hashes.push((sim_id, hasher.finish(), hasher.non_finite.take()));
+                hashes.push((sim_id, hasher.finish()));
+                if let Some((component, field)) = hasher.non_finite.take()
+                    && non_finite
+                        .as_ref()
+                        .is_none_or(|(first, ..)| sim_id < *first)
+                {
+                    non_finite = Some((sim_id, component, field));
+                }
             }
         }
     }
-    hashes.sort_unstable_by_key(|(sim_id, ..)| *sim_id);
-    hashes
+    if !hashes.is_sorted_by_key(|(sim_id, _)| *sim_id) {
+        hashes.sort_unstable_by_key(|(sim_id, _)| *sim_id);
+    }
+    (hashes, non_finite)
 }
 
 /// The simulation state of one entity, or `None` when it has none (a presentation entity, or one
@@ -370,13 +385,13 @@ pub fn resources_hash(world: &World) -> (u64, Option<(&'static str, String)>) {
 /// The hash of the whole simulation state: every simulation entity's `SimId` and hash in `SimId`
 /// order, then the resources.
 pub fn world_state_hash(world: &mut World) -> u64 {
-    let hashes = entity_hashes(world);
+    let (hashes, _) = entity_hashes(world);
     combine(&hashes, resources_hash(world).0)
 }
 
 fn combine(hashes: &[EntityHash], resources: u64) -> u64 {
     let mut bytes = Vec::with_capacity(hashes.len() * 16 + 8);
-    for (sim_id, hash, _) in hashes {
+    for (sim_id, hash) in hashes {
         bytes.extend_from_slice(&sim_id.0.to_le_bytes());
         bytes.extend_from_slice(&hash.to_le_bytes());
     }
@@ -387,14 +402,14 @@ fn combine(hashes: &[EntityHash], resources: u64) -> u64 {
 /// The world hash computed from per-entity [`EntityState`]s (as reports and explanations use):
 /// the same value as [`world_state_hash`] when both entity paths feed the same bytes.
 pub fn combine_states(states: &[EntityState], world: &World) -> u64 {
-    let hashes: Vec<EntityHash> = states.iter().map(|s| (s.sim_id, s.hash, None)).collect();
+    let hashes: Vec<EntityHash> = states.iter().map(|s| (s.sim_id, s.hash)).collect();
     combine(&hashes, resources_hash(world).0)
 }
 
 /// Hashes the world after tick `tick`, appends it to [`StateHashes`], and notes the first NaN or
 /// infinity (unless the project's mode is `Off`). Called by `App` after every fixed step.
 pub fn record_state_hash(world: &mut World, tick: u64) -> u64 {
-    let entities = entity_hashes(world);
+    let (entities, entity_non_finite) = entity_hashes(world);
     let (resources, resource_non_finite) = resources_hash(world);
     let hash = combine(&entities, resources);
     let checking = world
@@ -403,9 +418,8 @@ pub fn record_state_hash(world: &mut World, tick: u64) -> u64 {
     let mut hashes = world.resource_mut::<StateHashes>();
     hashes.push(tick, hash);
     if checking && hashes.first_non_finite.is_none() {
-        let found = entities
-            .into_iter()
-            .find_map(|(entity, _, bad)| bad.map(|(c, f)| (Some(entity), c, f)))
+        let found = entity_non_finite
+            .map(|(entity, c, f)| (Some(entity), c, f))
             .or(resource_non_finite.map(|(c, f)| (None, c, f)));
         if let Some((entity, component, mut field)) = found {
             if field.is_empty() {
@@ -429,6 +443,17 @@ pub fn record_state_hash(world: &mut World, tick: u64) -> u64 {
 /// simulation entity `entity`, or of the resource when `entity` is `None`: the hash notes only
 /// which component held one, and this finds the field from its `visit_fields` afterwards.
 fn non_finite_field(world: &mut World, entity: Option<SimId>, component: &str) -> Option<String> {
+    if component == TRANSFORM {
+        let transform = world
+            .query::<(&SimId, &Transform)>()
+            .iter(world)
+            .find(|(id, _)| Some(**id) == entity)
+            .map(|(_, transform)| *transform)?;
+        return super::sim_state::fields_of(&transform)
+            .into_iter()
+            .find(|(_, value)| value.parse::<f64>().is_ok_and(|v| !v.is_finite()))
+            .map(|(path, _)| path);
+    }
     let registry = sim_registry(world);
     let entry = *registry.by_name(component)?;
     let id = world.components().get_id(entry.type_id)?;

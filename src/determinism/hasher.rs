@@ -44,6 +44,7 @@ impl StateHasher {
     }
 
     /// [`StateHasher::begin`] with the tag already computed.
+    #[inline]
     pub fn begin_tagged(&mut self, component: &'static str, tag: u32) {
         self.component = component;
         self.path.clear();
@@ -52,42 +53,50 @@ impl StateHasher {
 
     /// Enters field `field` of the value being fed (so a non-finite value is reported with its
     /// path); [`StateHasher::leave`] leaves it again.
+    #[inline]
     pub fn enter(&mut self, field: &'static str) {
         self.path.push(field);
     }
 
     /// Leaves the field entered last.
+    #[inline]
     pub fn leave(&mut self) {
         self.path.pop();
     }
 
     /// Feeds raw bytes.
+    #[inline]
     pub fn bytes(&mut self, bytes: &[u8]) {
         self.inner.extend_from_slice(bytes);
     }
 
     /// Feeds a `u32`.
+    #[inline]
     pub fn u32(&mut self, v: u32) {
         self.inner.extend_from_slice(&v.to_le_bytes());
     }
 
     /// Feeds a `u64`.
+    #[inline]
     pub fn u64(&mut self, v: u64) {
         self.inner.extend_from_slice(&v.to_le_bytes());
     }
 
     /// Feeds an `i64`.
+    #[inline]
     pub fn i64(&mut self, v: i64) {
         self.inner.extend_from_slice(&v.to_le_bytes());
     }
 
     /// Feeds a `bool`.
+    #[inline]
     pub fn bool(&mut self, v: bool) {
         self.inner.extend_from_slice(&[v as u8]);
     }
 
     /// Feeds a float's bits; notes it, with the path of fields entered, when it is NaN or
     /// infinite.
+    #[inline]
     pub fn float(&mut self, v: f32) {
         if !v.is_finite() && self.non_finite.is_none() {
             self.non_finite = Some((self.component, self.path.join(".")));
@@ -96,6 +105,7 @@ impl StateHasher {
     }
 
     /// Feeds an `f64`'s bits; notes it like [`StateHasher::float`].
+    #[inline]
     pub fn double(&mut self, v: f64) {
         if !v.is_finite() && self.non_finite.is_none() {
             self.non_finite = Some((self.component, self.path.join(".")));
@@ -104,6 +114,7 @@ impl StateHasher {
     }
 
     /// Feeds a float's bits inside field `field`.
+    #[inline]
     pub fn f32(&mut self, field: &'static str, v: f32) {
         self.enter(field);
         self.float(v);
@@ -111,6 +122,7 @@ impl StateHasher {
     }
 
     /// Feeds a vector's three floats inside field `field`.
+    #[inline]
     pub fn vec3(&mut self, field: &'static str, v: Vec3) {
         self.enter(field);
         self.float(v.x);
@@ -120,6 +132,7 @@ impl StateHasher {
     }
 
     /// Feeds a quaternion's four floats (x, y, z, w) inside field `field`.
+    #[inline]
     pub fn quat(&mut self, field: &'static str, q: Quat) {
         self.enter(field);
         self.float(q.x);

@@ -58,6 +58,7 @@ macro_rules! integer {
     ($($ty:ty => $as:ty, $feed:ident);* $(;)?) => {$(
         impl SimState for $ty {
             const NAME: &'static str = stringify!($ty);
+            #[inline]
             fn hash_state(&self, hasher: &mut StateHasher) {
                 hasher.$feed(*self as $as);
             }
@@ -83,6 +84,7 @@ integer! {
 
 impl SimState for bool {
     const NAME: &'static str = "bool";
+    #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
         hasher.bool(*self);
     }
@@ -93,6 +95,7 @@ impl SimState for bool {
 
 impl SimState for f32 {
     const NAME: &'static str = "f32";
+    #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
         hasher.float(*self);
     }
@@ -103,6 +106,7 @@ impl SimState for f32 {
 
 impl SimState for f64 {
     const NAME: &'static str = "f64";
+    #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
         hasher.double(*self);
     }
@@ -113,6 +117,7 @@ impl SimState for f64 {
 
 impl SimState for String {
     const NAME: &'static str = "String";
+    #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
         hasher.u64(self.len() as u64);
         hasher.bytes(self.as_bytes());
@@ -124,6 +129,7 @@ impl SimState for String {
 
 impl SimState for SimId {
     const NAME: &'static str = "SimId";
+    #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
         hasher.u64(self.0);
     }
@@ -137,6 +143,7 @@ macro_rules! vector {
     ($($ty:ty: $($axis:ident),+);* $(;)?) => {$(
         impl SimState for $ty {
             const NAME: &'static str = stringify!($ty);
+            #[inline]
             fn hash_state(&self, hasher: &mut StateHasher) {
                 $(SimState::hash_state(&self.$axis, hasher);)+
             }
@@ -160,10 +167,14 @@ vector! {
 
 impl SimState for Transform {
     const NAME: &'static str = "Transform";
+    #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
-        hasher.vec3("translation", self.translation);
-        hasher.quat("rotation", self.rotation);
-        hasher.vec3("scale", self.scale);
+        // No field path on the hot path (every simulation entity has one): a non-finite value is
+        // located afterwards from `visit_fields`, as for derived types.
+        let (t, r, s) = (self.translation, self.rotation, self.scale);
+        for v in [t.x, t.y, t.z, r.x, r.y, r.z, r.w, s.x, s.y, s.z] {
+            hasher.float(v);
+        }
     }
     fn visit_fields(&self, path: &str, out: &mut dyn FnMut(&str, String)) {
         self.translation

@@ -229,6 +229,7 @@ fn expand(input: &DeriveInput) -> Result<Tokens, Error> {
             const NAME: &'static str = #name;
 
             #[allow(unused_variables, non_shorthand_field_patterns)]
+            #[inline]
             fn hash_state(&self, hasher: &mut ::rusting_engine::determinism::StateHasher) {
                 #hash_body
             }
