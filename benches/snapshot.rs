@@ -1,6 +1,7 @@
 //! Snapshots and seeking, measured against the targets: snapshot plus restore of 10,000 entities
 //! within 10 ms, and any tick of a 10-minute replay of the starter game within 0.25 s. Run with
-//! `cargo bench --bench snapshot`.
+//! `cargo bench --bench snapshot` (or `-- spawn`, say, for one case: `same`, `spawn`, `in-place`,
+//! `seek`).
 
 use std::time::{Duration, Instant};
 
@@ -179,9 +180,23 @@ fn seeking() {
     );
 }
 
+/// All cases, or only those named on the command line (`same`, `spawn`, `in-place`, `seek`).
 fn main() {
-    snapshot_and_restore(false);
-    snapshot_and_restore(true);
-    restore_in_place();
-    seeking();
+    let asked: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let wants = |case: &str| asked.is_empty() || asked.iter().any(|a| a == case);
+    if wants("same") {
+        snapshot_and_restore(false);
+    }
+    if wants("spawn") {
+        snapshot_and_restore(true);
+    }
+    if wants("in-place") {
+        restore_in_place();
+    }
+    if wants("seek") {
+        seeking();
+    }
 }

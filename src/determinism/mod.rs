@@ -35,6 +35,7 @@ pub mod report;
 pub mod seek;
 pub mod sim_state;
 pub mod snapshot;
+mod snapshot_store;
 pub mod synctest;
 pub mod undeclared;
 

@@ -35,11 +35,18 @@ use bevy::ecs::archetype::ArchetypeId;
 use bevy::ecs::component::{Component, ComponentId, Mutable};
 use bevy::ecs::entity::{Entity, EntityHashMap};
 use bevy::ecs::resource::IsResource;
-use bevy::ecs::world::{EntityRef, EntityWorldMut};
+use bevy::ecs::world::EntityRef;
 use bevy::prelude::{Resource, World};
 
 use super::registry::{SimKind, SimRegistry};
 use super::sim_state::SimState;
+use super::snapshot_store::{
+    HeapValue, StoredColumn, StoredValue, capture, capture_column, heap_value,
+};
+
+/// The column index [`WorldSnapshot::group_ids`] gives the entity's `SimId`, which is the key of
+/// its record rather than a stored value.
+const SIM_ID_SLOT: usize = usize::MAX;
 use crate::runtime::{FrameTime, SimId};
 
 /// Why a snapshot cannot be taken or restored.
@@ -80,14 +87,17 @@ pub enum SnapshotError {
     },
 }
 
-/// Copies one value out of an entity, if it has the type.
+/// Copies one value out of an entity (a resource's), if it has the type.
 type Capture = fn(&EntityRef) -> Option<Box<dyn StoredValue>>;
+
+/// Copies one component type out of every entity of one archetype, in order.
+type CaptureColumn = fn(&World, &[Entity]) -> Box<dyn StoredColumn>;
 
 /// What a snapshot does with one type.
 #[derive(Clone, Copy)]
 enum Rule {
-    /// Copied with `Clone`.
-    Copy(Capture),
+    /// Copied with `Clone`: a resource's value alone, a component's in columns.
+    Copy(Capture, CaptureColumn),
     /// Left as the restored app has it.
     Ignore,
 }
@@ -121,7 +131,10 @@ impl SnapshotRegistry {
     /// Snapshots copy `T` with `Clone` (on simulation entities, or as a resource) and write it
     /// back in place.
     pub fn register<T: Component<Mutability = Mutable> + Clone>(&mut self) {
-        Arc::make_mut(&mut self.rules).insert(TypeId::of::<T>(), Rule::Copy(capture::<T>));
+        Arc::make_mut(&mut self.rules).insert(
+            TypeId::of::<T>(),
+            Rule::Copy(capture::<T>, capture_column::<T>),
+        );
     }
 
     /// Snapshots leave `T` as the restored app has it.
@@ -181,60 +194,35 @@ impl SnapshotRegistry {
     }
 }
 
-/// One copied component value.
-trait StoredValue: Send + Sync + 'static {
-    /// The component's type.
-    fn component_type(&self) -> TypeId;
-    /// Writes the value, its entities mapped through `mapper`, into `entity`: in place when it
-    /// has the component, else by inserting it.
-    fn write(&self, entity: &mut EntityWorldMut, mapper: &mut EntityHashMap<Entity>);
-}
-
-struct Stored<T>(T);
-
-impl<T: Component<Mutability = Mutable> + Clone> StoredValue for Stored<T> {
-    fn component_type(&self) -> TypeId {
-        TypeId::of::<T>()
-    }
-
-    fn write(&self, entity: &mut EntityWorldMut, mapper: &mut EntityHashMap<Entity>) {
-        let mut value = self.0.clone();
-        T::map_entities(&mut value, mapper);
-        match entity.get_mut::<T>() {
-            Some(mut slot) => *slot = value,
-            None => {
-                entity.insert(value);
-            }
-        }
-    }
-}
-
-fn capture<T: Component<Mutability = Mutable> + Clone>(
-    entity: &EntityRef,
-) -> Option<Box<dyn StoredValue>> {
-    entity
-        .get::<T>()
-        .map(|value| Box::new(Stored(value.clone())) as Box<dyn StoredValue>)
-}
-
 /// One simulation entity in a snapshot.
 struct EntityRecord {
     sim_id: SimId,
     /// The entity it had when the snapshot was taken: the key for mapping entities held in values.
     entity: Entity,
-    /// Which of the snapshot's `shapes` its values have (the same for every entity of one
-    /// archetype), so a restore works out what to remove once per shape and archetype.
-    shape: usize,
-    values: Vec<Box<dyn StoredValue>>,
+    /// Which of the snapshot's `groups` holds its values (its archetype's), so a restore works
+    /// out what to remove once per group and archetype.
+    group: usize,
+    /// Its row in the group's columns.
+    row: usize,
+}
+
+/// The copied values of one captured archetype: a column per copied type.
+struct Group {
+    /// The copied types, in the archetype's component order.
+    types: Vec<TypeId>,
+    /// One column per type, in the same order.
+    columns: Vec<Box<dyn StoredColumn>>,
 }
 
 /// A copy of the simulation state: every simulation entity's registered components by `SimId`,
 /// and every registered resource. Take one with `App::snapshot`, put it back with `App::restore`.
+/// Values are kept a column per type and archetype, so taking one allocates per archetype, not
+/// per value.
 pub struct WorldSnapshot {
     tick: u64,
     entities: Vec<EntityRecord>,
-    /// The copied types of each captured archetype, in capture order.
-    shapes: Vec<Vec<TypeId>>,
+    /// The captured archetypes' values, in capture order.
+    groups: Vec<Group>,
     resources: Vec<Box<dyn StoredValue>>,
 }
 
@@ -309,7 +297,7 @@ impl WorldSnapshot {
         let world: &World = world;
         let registry = registry_of(world);
         let mut entities = Vec::new();
-        let mut shapes = Vec::new();
+        let mut groups = Vec::new();
         let mut resources = Vec::new();
         for archetype in world.archetypes().iter() {
             if archetype.is_empty() {
@@ -331,25 +319,39 @@ impl WorldSnapshot {
                         Some(registry.entity_rule(world, id, sim_id)?.1)
                     }
                 };
-                if let Some(Rule::Copy(capture)) = rule {
-                    captures.push(capture);
-                    types.extend(world.components().get_info(id).and_then(|i| i.type_id()));
+                if let Some(Rule::Copy(capture, column)) = rule
+                    && let Some(type_id) = world.components().get_info(id).and_then(|i| i.type_id())
+                {
+                    captures.push((capture, column));
+                    types.push(type_id);
                 }
             }
-            let shape = shapes.len();
-            shapes.push(types);
-            for row in archetype.entities() {
-                let entity = world.entity(row.id());
-                let values = captures.iter().filter_map(|c| c(&entity));
-                match kind {
-                    Kind::Resource => resources.extend(values),
-                    _ => entities.push(EntityRecord {
-                        sim_id: *entity.get::<SimId>().expect("a simulation archetype"),
-                        entity: row.id(),
-                        shape,
-                        values: values.collect(),
-                    }),
+            if matches!(kind, Kind::Resource) {
+                for row in archetype.entities() {
+                    let entity = world.entity(row.id());
+                    resources.extend(captures.iter().filter_map(|(c, _)| c(&entity)));
                 }
+                continue;
+            }
+            let rows: Vec<Entity> = archetype.entities().iter().map(|row| row.id()).collect();
+            let group = groups.len();
+            groups.push(Group {
+                types,
+                columns: captures
+                    .iter()
+                    .map(|(_, column)| column(world, &rows))
+                    .collect(),
+            });
+            for (row, &entity) in rows.iter().enumerate() {
+                entities.push(EntityRecord {
+                    sim_id: *world
+                        .entity(entity)
+                        .get::<SimId>()
+                        .expect("a simulation archetype"),
+                    entity,
+                    group,
+                    row,
+                });
             }
         }
         entities.sort_unstable_by_key(|record| record.sim_id);
@@ -365,7 +367,7 @@ impl WorldSnapshot {
                 .get_resource::<FrameTime>()
                 .map_or(0, |t| t.fixed_tick),
             entities,
-            shapes,
+            groups,
             resources,
         })
     }
@@ -413,23 +415,36 @@ impl WorldSnapshot {
                 world.despawn(entity);
             }
         }
+        // Spawned entities get their `SimId` with their values (see `insert_all`).
+        world.register_component::<SimId>();
         let mut mapper = EntityHashMap::<Entity>::default();
         let mut targets = Vec::with_capacity(self.entities.len());
         for record in &self.entities {
             // A matched entity may have gone with a despawned parent.
-            let target = match current.get(&record.sim_id) {
-                Some(&entity) if world.get_entity(entity).is_ok() => entity,
-                _ => world.spawn(record.sim_id).id(),
+            let (target, spawned) = match current.get(&record.sim_id) {
+                Some(&entity) if world.get_entity(entity).is_ok() => (entity, false),
+                _ => (world.spawn_empty().id(), true),
             };
             mapper.insert(record.entity, target);
-            targets.push(target);
+            targets.push((target, spawned));
         }
 
         // Entities first, then resources, so a resource value written by a component hook on the
         // way is overwritten by the snapshot's.
         let mut removals = BTreeMap::new();
-        for (record, &target) in self.entities.iter().zip(&targets) {
-            self.write_record(world, &registry, record, target, &mut mapper, &mut removals)?;
+        let mut ids_of_group: BTreeMap<usize, Vec<(usize, ComponentId)>> = BTreeMap::new();
+        for (record, &(target, spawned)) in self.entities.iter().zip(&targets) {
+            if spawned {
+                let ids = match ids_of_group.entry(record.group) {
+                    std::collections::btree_map::Entry::Occupied(ids) => ids.into_mut(),
+                    std::collections::btree_map::Entry::Vacant(slot) => {
+                        slot.insert(self.group_ids(world, record)?)
+                    }
+                };
+                self.insert_all(world, record, target, ids, &mut mapper);
+            } else {
+                self.write_record(world, &registry, record, target, &mut mapper, &mut removals)?;
+            }
         }
         for (value, &entity) in self.resources.iter().zip(&resource_entities) {
             value.write(&mut world.entity_mut(entity), &mut mapper);
@@ -451,7 +466,7 @@ impl WorldSnapshot {
                 continue;
             }
             for &id in archetype.components() {
-                if let Some((type_id, Rule::Copy(_))) = registry.rule(world, id) {
+                if let Some((type_id, Rule::Copy(..))) = registry.rule(world, id) {
                     for row in archetype.entities() {
                         by_type.insert(type_id, row.id());
                     }
@@ -474,8 +489,73 @@ impl WorldSnapshot {
             .collect()
     }
 
+    /// The component id of each of `record`'s group's columns, with the column's index, and
+    /// `SimId`'s with [`SIM_ID_SLOT`], sorted by id (the same for every record of the group).
+    fn group_ids(
+        &self,
+        world: &World,
+        record: &EntityRecord,
+    ) -> Result<Vec<(usize, ComponentId)>, SnapshotError> {
+        let mut ids = self.groups[record.group]
+            .types
+            .iter()
+            .enumerate()
+            .map(|(index, type_id)| {
+                world
+                    .components()
+                    .get_id(*type_id)
+                    .map(|id| (index, id))
+                    .ok_or_else(|| {
+                        self.incompatible(format!(
+                            "it has never seen a component type simulation entity {} holds",
+                            record.sim_id
+                        ))
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        ids.extend(world.component_id::<SimId>().map(|id| (SIM_ID_SLOT, id)));
+        ids.sort_unstable_by_key(|(_, id)| *id);
+        Ok(ids)
+    }
+
+    /// Gives the freshly spawned, empty `target` its `SimId` and every value of `record` in one
+    /// archetype move (a component at a time would move it through one archetype per component).
+    fn insert_all(
+        &self,
+        world: &mut World,
+        record: &EntityRecord,
+        target: Entity,
+        ids: &[(usize, ComponentId)],
+        mapper: &mut EntityHashMap<Entity>,
+    ) {
+        let values: Vec<HeapValue> = ids
+            .iter()
+            .map(|&(index, _)| match index {
+                SIM_ID_SLOT => heap_value(record.sim_id),
+                _ => self.groups[record.group].columns[index].row_to_heap(record.row, mapper),
+            })
+            .collect();
+        let component_ids: Vec<ComponentId> = ids.iter().map(|(_, id)| *id).collect();
+        // SAFETY: each id is the component id, in this world, of the type its value was cloned
+        // from (a group's `types` list its columns' types in order; `SIM_ID_SLOT` is `SimId`'s
+        // id with a `SimId`), and each pointer holds a live
+        // value of that type that `insert_by_ids` moves out.
+        unsafe {
+            world.entity_mut(target).insert_by_ids(
+                &component_ids,
+                values
+                    .iter()
+                    .map(|value| bevy::ptr::OwningPtr::new(value.ptr)),
+            );
+        }
+        for value in values {
+            // SAFETY: inserted above, so the value was moved out; only the memory is left.
+            unsafe { (value.free)(value.ptr) };
+        }
+    }
+
     /// Removes the registered components `record` does not hold from `target`, then writes its
-    /// values. What to remove is worked out once per target archetype and record shape.
+    /// values. What to remove is worked out once per target archetype and record group.
     fn write_record(
         &self,
         world: &mut World,
@@ -487,13 +567,13 @@ impl WorldSnapshot {
     ) -> Result<(), SnapshotError> {
         let target_ref = world.entity(target);
         let archetype = target_ref.archetype();
-        let key = (archetype.id(), record.shape);
+        let key = (archetype.id(), record.group);
         if let std::collections::btree_map::Entry::Vacant(slot) = removals.entry(key) {
-            let kept = &self.shapes[record.shape];
+            let kept = &self.groups[record.group].types;
             let mut extra = Vec::new();
             for &id in archetype.components() {
                 let (type_id, rule) = registry.entity_rule(world, id, record.sim_id)?;
-                if matches!(rule, Rule::Copy(_)) && !kept.contains(&type_id) {
+                if matches!(rule, Rule::Copy(..)) && !kept.contains(&type_id) {
                     extra.push(id);
                 }
             }
@@ -503,8 +583,8 @@ impl WorldSnapshot {
         for &id in &removals[&key] {
             entity.remove_by_id(id);
         }
-        for value in &record.values {
-            value.write(&mut entity, mapper);
+        for column in &self.groups[record.group].columns {
+            column.write_row(record.row, &mut entity, mapper);
         }
         Ok(())
     }
