@@ -51,13 +51,23 @@ impl<T: Component<Mutability = Mutable> + Clone> StoredValue for Stored<T> {
     }
 
     fn write(&self, entity: &mut EntityWorldMut, mapper: &mut EntityHashMap<Entity>) {
-        let mut value = self.0.clone();
-        T::map_entities(&mut value, mapper);
-        match entity.get_mut::<T>() {
-            Some(mut slot) => *slot = value,
-            None => {
-                entity.insert(value);
-            }
+        write_clone(&self.0, entity, mapper);
+    }
+}
+
+/// Writes a clone of `value`, its entities mapped through `mapper`, into `entity`: in place when
+/// it has the component, else by inserting it.
+fn write_clone<T: Component<Mutability = Mutable> + Clone>(
+    value: &T,
+    entity: &mut EntityWorldMut,
+    mapper: &mut EntityHashMap<Entity>,
+) {
+    let mut value = value.clone();
+    T::map_entities(&mut value, mapper);
+    match entity.get_mut::<T>() {
+        Some(mut slot) => *slot = value,
+        None => {
+            entity.insert(value);
         }
     }
 }
@@ -93,7 +103,7 @@ impl<T: Component<Mutability = Mutable> + Clone> StoredColumn for StoredRows<T> 
         entity: &mut EntityWorldMut,
         mapper: &mut EntityHashMap<Entity>,
     ) {
-        Stored(self.0[row].clone()).write(entity, mapper);
+        write_clone(&self.0[row], entity, mapper);
     }
 
     fn row_to_heap(&self, row: usize, mapper: &mut EntityHashMap<Entity>) -> HeapValue {

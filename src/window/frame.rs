@@ -247,9 +247,11 @@ fn step_frame(world: &mut World) {
         }
         let step = world.resource::<TickAccumulator>().step();
         let (mut delta, input) = match &windowed.feed {
+            // The viewer plays recorded input only: the devices are not read.
             FrameFeed::Live => (
                 clock_delta(world),
-                Some(super::live_input::capture_devices(world)),
+                (!matches!(windowed.mode, WindowedMode::View(_)))
+                    .then(|| super::live_input::capture_devices(world)),
             ),
             FrameFeed::Script(frames) => match frames.get(windowed.next_frame) {
                 Some((ticks, input)) => (step.mul_f64(*ticks), Some(input.clone())),
