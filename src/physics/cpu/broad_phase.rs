@@ -2,7 +2,9 @@
 //!
 //! Sweep and prune: bounding boxes (grown by the speculative distance and by how far the body
 //! moves this tick) are sorted by their minimum on the axis along which their centres spread
-//! most, then swept; each box is compared only with the boxes that start before it ends. Half-spaces
+//! most, then swept; each box is compared only with the boxes that start before it ends. The
+//! boxes are cut into strips across the second axis of spread first, and each strip is swept on
+//! its own. Half-spaces
 //! have no finite box and are tested against every other box directly. Whatever axis is picked,
 //! the pairs come out as `(lower index, higher index)` sorted, which is body order: the axis changes
 //! the work, never the result.
@@ -47,6 +49,10 @@ pub struct BroadPhase {
     order: Vec<SweepEntry>,
     /// Indices of half-space bodies.
     half_spaces: Vec<u32>,
+    /// Where each strip's entries start in `order`, and one past the last.
+    strip_starts: Vec<usize>,
+    /// The next free entry of each strip while filling.
+    strip_fill: Vec<usize>,
     /// The axis the last sweep used (0, 1, 2).
     pub axis: usize,
     /// Box-box overlap tests the last sweep made.
@@ -161,20 +167,38 @@ pub fn find_pairs(params: &StepParams, bodies: &[SolverBody], broad: &mut BroadP
     broad.pairs.sort_unstable();
 }
 
-/// Sweep and prune over the finite boxes.
+/// Most strips a sweep uses.
+const MAX_STRIPS: usize = 4096;
+
+/// Sweep and prune over the finite boxes, in strips.
+///
+/// The boxes are also cut into strips across the second axis of greatest spread, each strip about
+/// twice as wide as an average box, and each strip is swept on its own: a heap that lies wide on
+/// the ground is swept as many narrow rows instead of one wide slab, so a box is compared with the
+/// boxes near it rather than with every box at the same height. A box is entered in every strip it
+/// reaches, and a pair found in two strips is kept only in the strip that holds the lower edge of
+/// their overlap, so every overlapping pair is reported once. The set of pairs is exactly what one
+/// sweep finds; the strips change the work, never the result.
 fn sweep(bodies: &[SolverBody], broad: &mut BroadPhase) {
     broad.order.clear();
-    // The axis of greatest spread: variance of box centres, summed in body order.
+    broad.tests = 0;
+    // The axes of greatest spread: variance of box centres, summed in body order.
     let finite: Vec<u32> = (0..bodies.len() as u32)
         .filter(|&i| !matches!(bodies[i as usize].collider.shape, Shape::HalfSpace { .. }))
         .collect();
-    let count = finite.len().max(1) as f32;
+    if finite.is_empty() {
+        return;
+    }
+    let count = finite.len() as f32;
     let mut mean = Vec3::ZERO;
+    let mut size = Vec3::ZERO;
     for &i in &finite {
         let b = &broad.bounds[i as usize];
         mean += (b.min + b.max) * 0.5;
+        size += b.max - b.min;
     }
     mean /= count;
+    size /= count;
     let mut spread = Vec3::ZERO;
     for &i in &finite {
         let b = &broad.bounds[i as usize];
@@ -190,33 +214,85 @@ fn sweep(bodies: &[SolverBody], broad: &mut BroadPhase) {
     };
     let axis = broad.axis;
     let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
-    broad.order.extend(finite.iter().map(|&i| {
+    // Strips run across `u`, the wider of the two other axes (entries keep it as `other_*[0]`).
+    let (u, v) = if spread[v] > spread[u] { (v, u) } else { (u, v) };
+    let mut low = f32::INFINITY;
+    let mut high = f32::NEG_INFINITY;
+    for &i in &finite {
         let b = &broad.bounds[i as usize];
-        SweepEntry {
+        low = low.min(b.min[u]);
+        high = high.max(b.max[u]);
+    }
+    let width = 2.0 * size[u];
+    let strips = if width > 0.0 && (high - low).is_finite() {
+        (((high - low) / width) as usize).clamp(1, MAX_STRIPS)
+    } else {
+        1
+    };
+    let scale = strips as f32 / (high - low).max(f32::MIN_POSITIVE);
+    let strip_of = |x: f32| (((x - low) * scale) as usize).min(strips - 1);
+    // Entries grouped by strip (a counting sort), then each strip sorted by its minimum.
+    let starts = &mut broad.strip_starts;
+    starts.clear();
+    starts.resize(strips + 1, 0);
+    for &i in &finite {
+        let b = &broad.bounds[i as usize];
+        for s in strip_of(b.min[u])..=strip_of(b.max[u]) {
+            starts[s + 1] += 1;
+        }
+    }
+    for s in 0..strips {
+        starts[s + 1] += starts[s];
+    }
+    let placeholder = SweepEntry {
+        min: 0.0,
+        max: 0.0,
+        other_min: [0.0; 2],
+        other_max: [0.0; 2],
+        index: 0,
+    };
+    broad.order.resize(starts[strips], placeholder);
+    let fill = &mut broad.strip_fill;
+    fill.clear();
+    fill.extend_from_slice(&starts[..strips]);
+    for &i in &finite {
+        let b = &broad.bounds[i as usize];
+        let entry = SweepEntry {
             min: b.min[axis],
             max: b.max[axis],
             other_min: [b.min[u], b.min[v]],
             other_max: [b.max[u], b.max[v]],
             index: i,
+        };
+        for s in strip_of(b.min[u])..=strip_of(b.max[u]) {
+            broad.order[fill[s]] = entry;
+            fill[s] += 1;
         }
-    }));
-    broad
-        .order
-        .sort_unstable_by(|a, b| a.min.total_cmp(&b.min).then(a.index.cmp(&b.index)));
-    broad.tests = 0;
-    for (k, current) in broad.order.iter().enumerate() {
-        for next in &broad.order[k + 1..] {
-            if next.min > current.max {
-                break;
-            }
-            broad.tests += 1;
-            let overlaps = current.other_min[0] <= next.other_max[0]
-                && next.other_min[0] <= current.other_max[0]
-                && current.other_min[1] <= next.other_max[1]
-                && next.other_min[1] <= current.other_max[1];
-            let (i, j) = (current.index, next.index);
-            if overlaps && wants_pair(&bodies[i as usize], &bodies[j as usize]) {
-                broad.pairs.push((i.min(j), i.max(j)));
+    }
+    for s in 0..strips {
+        let strip = &mut broad.order[starts[s]..starts[s + 1]];
+        strip.sort_unstable_by(|a, b| a.min.total_cmp(&b.min).then(a.index.cmp(&b.index)));
+        for (k, current) in strip.iter().enumerate() {
+            for next in &strip[k + 1..] {
+                if next.min > current.max {
+                    break;
+                }
+                broad.tests += 1;
+                let overlaps = current.other_min[0] <= next.other_max[0]
+                    && next.other_min[0] <= current.other_max[0]
+                    && current.other_min[1] <= next.other_max[1]
+                    && next.other_min[1] <= current.other_max[1];
+                if !overlaps {
+                    continue;
+                }
+                // Kept only in the strip holding the lower edge of the overlap.
+                if strip_of(current.other_min[0].max(next.other_min[0])) != s {
+                    continue;
+                }
+                let (i, j) = (current.index, next.index);
+                if wants_pair(&bodies[i as usize], &bodies[j as usize]) {
+                    broad.pairs.push((i.min(j), i.max(j)));
+                }
             }
         }
     }

@@ -12,7 +12,7 @@
 use bevy::prelude::Entity;
 
 use super::contacts::Manifold;
-use super::solver::ContactConstraint;
+use super::solver::PointResult;
 use super::{SolverBody, StepParams};
 use crate::physics::resources::{CollisionEvent, CollisionEventKind, ContactReport};
 use crate::physics::world::{PhysicsWorld, Touching, WarmStart};
@@ -72,7 +72,7 @@ pub fn update(
     params: &StepParams,
     bodies: &[SolverBody],
     manifolds: &[Manifold],
-    constraints: &[ContactConstraint],
+    points: &[PointResult],
     world: &mut PhysicsWorld,
     events: &mut Vec<CollisionEvent>,
     reports: &mut Vec<ContactReport>,
@@ -84,9 +84,9 @@ pub fn update(
     reports.clear();
     let mut cursor = 0;
     for m in manifolds {
-        let points = &constraints[cursor..cursor + m.len as usize];
+        let results = &points[cursor..cursor + m.len as usize];
         cursor += m.len as usize;
-        let touches = points
+        let touches = results
             .iter()
             .any(|c| c.separation <= slop || c.max_normal_impulse > 0.0);
         if m.evaluated && touches {
@@ -151,17 +151,17 @@ pub fn update(
         world.next_event_id += 1;
     }
 
-    store_warm_starts(bodies, manifolds, constraints, world);
+    store_warm_starts(bodies, manifolds, points, world);
 }
 
 /// Keeps this tick's impulses, plus the stored ones of pairs the narrow phase skipped.
 fn store_warm_starts(
     bodies: &[SolverBody],
     manifolds: &[Manifold],
-    constraints: &[ContactConstraint],
+    points: &[PointResult],
     world: &mut PhysicsWorld,
 ) {
-    let mut next: Vec<WarmStart> = constraints
+    let mut next: Vec<WarmStart> = points
         .iter()
         .map(|c| WarmStart {
             a: bodies[c.a as usize].sim_id,

@@ -24,11 +24,15 @@
 //! thread count. No stage reads a clock, a global generator or `HashMap` order, and the math is
 //! IEEE `+ - * /`, `sqrt` and `sim_math` in a fixed order.
 
+pub mod batches;
 pub mod box_box;
 pub mod broad_phase;
+pub mod colouring;
 pub mod contacts;
 pub mod events;
 pub mod integrate;
+pub mod jacobians;
+pub mod lanes;
 pub mod math;
 pub mod overlap;
 pub mod sleep;
@@ -120,8 +124,8 @@ pub struct StepScratch {
     pub broad: broad_phase::BroadPhase,
     /// One manifold per narrow-phase pair (empty when the shapes are apart).
     pub manifolds: Vec<contacts::Manifold>,
-    /// Contact constraints, in manifold and point order.
-    pub constraints: Vec<solver::ContactConstraint>,
+    /// What the solve left at every contact point, in manifold and point order.
+    pub points: Vec<solver::PointResult>,
     /// Velocities and displacements during the solve, one per body.
     pub solve: solver::SolveState,
     /// Union-find parents for islands.
@@ -170,9 +174,15 @@ pub fn step(
         &scratch.motion,
         &scratch.manifolds,
         world,
-        &mut scratch.constraints,
+        &mut scratch.solve,
     );
-    solver::solve(params, bodies, &mut scratch.constraints, &mut scratch.solve);
+    solver::solve(
+        params,
+        bodies,
+        &scratch.manifolds,
+        &mut scratch.solve,
+        &mut scratch.points,
+    );
     sleep::update(
         params,
         bodies,
@@ -184,7 +194,7 @@ pub fn step(
         params,
         bodies,
         &scratch.manifolds,
-        &scratch.constraints,
+        &scratch.points,
         world,
         &mut scratch.events,
         &mut scratch.contacts,

@@ -1,0 +1,511 @@
+//! The contact solve four manifolds at a time: the SIMD layout of one tick's constraints and the
+//! kernels that warm-start and solve them.
+//!
+//! [`Batches::build`] lays the tick's constraints out colour by colour (see `colouring`): each
+//! [`Batch`] holds four manifolds of one colour with the same point count, one per lane, and its
+//! [`WidePoint`]s hold point `k` of all four, every field as [`Lanes`]. A kernel gathers the two
+//! bodies' velocities of every lane, runs the manifold's points in order (normal, then the two
+//! friction rows, as the scalar solve did), and writes the velocities back. Lanes of a batch never
+//! share a moving body, so the lanes are independent and the order of the batches within a colour
+//! cannot change a bit: the batches of a large colour may run on several threads.
+//!
+//! Empty lanes point at a spare velocity slot past the last body and carry rows without mass, so
+//! they change nothing. Bodies the contacts do not move (inverse mass 0: static, kinematic,
+//! sleeping) are read and never written. The overflow (manifolds that found no colour) runs one
+//! manifold per batch, in order, after every colour.
+//!
+//! All arithmetic is `lanes`' IEEE operations in a fixed order. This module must never decide
+//! which pairs touch or in what order colours run; `colouring` does.
+
+use std::marker::PhantomData;
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use super::colouring::{Colouring, OVERFLOW};
+use super::contacts::Manifold;
+use super::jacobians::Sources;
+use super::lanes::{LANES, LaneVec3, Lanes, Mask};
+use super::solver::{Displacement, PointResult, Velocity};
+
+/// Batches handed to one parallel task.
+const BATCHES_PER_TASK: usize = 16;
+
+/// A colour with fewer batches than this runs on one thread.
+const PARALLEL_BATCHES: usize = 64;
+
+/// One direction of a contact point (the normal or a tangent) with its Jacobian worked out for the
+/// tick, for four lanes: a pass needs only dot products and scaled adds.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WideRow {
+    // The fields the warm start reads come first, so it touches fewer cache lines.
+    /// Unit direction, from `a` towards `b` for the normal.
+    pub direction: LaneVec3,
+    /// `I_a^-1 (ra x direction)`: `a`'s angular velocity change per unit impulse.
+    pub turn_a: LaneVec3,
+    /// `I_b^-1 (rb x direction)`.
+    pub turn_b: LaneVec3,
+    /// `ra x direction`.
+    pub arm_a: LaneVec3,
+    /// `rb x direction`.
+    pub arm_b: LaneVec3,
+    /// Impulse per unit of velocity change along the direction.
+    pub mass: Lanes,
+}
+
+/// Point `k` of the four manifolds of a batch.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WidePoint {
+    /// The normal, then the two tangents.
+    pub rows: [WideRow; 3],
+    /// From `a`'s centre to the point at the start of the tick.
+    pub ra: LaneVec3,
+    /// From `b`'s centre to the point at the start of the tick.
+    pub rb: LaneVec3,
+    /// The gap at the start of the tick minus the anchors' offset along the normal: adding the
+    /// anchors' current offset gives the current gap.
+    pub base_separation: Lanes,
+    /// The current gap (negative when overlapping), refreshed after the bodies move.
+    pub separation: Lanes,
+    /// Normal velocity before the solve (negative when approaching).
+    pub approach: Lanes,
+    /// Accumulated normal impulse.
+    pub normal_impulse: Lanes,
+    /// Largest normal impulse of any pass this tick.
+    pub max_normal_impulse: Lanes,
+    /// Accumulated friction impulses.
+    pub tangent_impulse: [Lanes; 2],
+}
+
+/// Four manifolds of one colour (fewer in a colour's last batch and in the overflow).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Batch {
+    /// Each lane's first body (the spare slot for an empty lane).
+    pub a: [u32; LANES],
+    /// Each lane's second body.
+    pub b: [u32; LANES],
+    /// Inverse masses of the first bodies (0 for bodies the contacts do not move).
+    pub inv_mass_a: Lanes,
+    /// Inverse masses of the second bodies.
+    pub inv_mass_b: Lanes,
+    /// Coulomb coefficient of each pair.
+    pub friction: Lanes,
+    /// Restitution of each pair.
+    pub restitution: Lanes,
+    /// Whether any lane has restitution.
+    pub bounces: bool,
+    /// Lanes where one body does not move (such contacts get a stiffer spring).
+    pub against_fixed: Mask,
+    /// Each lane's first point in the tick's manifold and point order, `u32::MAX` for an empty
+    /// lane.
+    pub first: [u32; LANES],
+}
+
+/// The batches of one colour and point count.
+#[derive(Clone, Debug)]
+struct Span {
+    batches: Range<usize>,
+    /// Points per batch.
+    points: usize,
+    /// The first batch's first point.
+    first_point: usize,
+    /// Whether its batches may run on several threads (never for the overflow).
+    parallel: bool,
+}
+
+/// One tick's constraints in SIMD layout (scratch).
+#[derive(Default)]
+pub struct Batches {
+    batches: Vec<Batch>,
+    points: Vec<WidePoint>,
+    spans: Vec<Span>,
+    /// Per manifold, its first constraint.
+    manifold_first: Vec<u32>,
+}
+
+/// The soft-contact coefficients of a pass, for every lane.
+#[derive(Clone, Copy, Debug)]
+pub struct WideSoftness {
+    /// Bias per metre of overlap.
+    pub bias_rate: Lanes,
+    /// Scales the effective mass.
+    pub mass_scale: Lanes,
+    /// Scales the accumulated impulse that relaxes away.
+    pub impulse_scale: Lanes,
+}
+
+/// What a velocity pass does with the gap.
+#[derive(Clone, Copy, Debug)]
+pub enum Pass {
+    /// The biased pass: overlap pushes apart through the contact spring (stiffer against a body
+    /// that does not move).
+    Biased {
+        /// The spring between two moving bodies.
+        soft: WideSoftness,
+        /// The spring against a body that does not move.
+        fixed: WideSoftness,
+    },
+    /// The relaxing pass, after the bodies moved: gaps are refreshed from the displacements
+    /// first, and overlap is not pushed.
+    Relax,
+}
+
+/// Tolerances of a pass, for every lane.
+#[derive(Clone, Copy, Debug)]
+pub struct PassParams {
+    /// `1 / h` for the substep.
+    pub inv_h: Lanes,
+    /// `-max_correction_speed`.
+    pub min_push: Lanes,
+    /// `linear_slop`.
+    pub slop: Lanes,
+}
+
+/// Velocities shared by the lanes and threads of one colour.
+///
+/// The colouring guarantees that within one span no two lanes, of one batch or of two, name the
+/// same moving body, and only moving bodies (inverse mass above 0) are ever written, so no
+/// velocity is written by one lane while another reads or writes it.
+#[derive(Clone, Copy)]
+struct SharedVelocities<'a> {
+    ptr: *mut Velocity,
+    len: usize,
+    _borrow: PhantomData<&'a mut [Velocity]>,
+}
+
+// SAFETY: see the type's documentation; every access is bounds-checked and the spans' disjointness
+// is the colouring's invariant (tested in `colouring`).
+unsafe impl Send for SharedVelocities<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for SharedVelocities<'_> {}
+
+impl<'a> SharedVelocities<'a> {
+    fn new(velocities: &'a mut [Velocity]) -> Self {
+        SharedVelocities {
+            ptr: velocities.as_mut_ptr(),
+            len: velocities.len(),
+            _borrow: PhantomData,
+        }
+    }
+
+    #[inline(always)]
+    fn get(self, i: u32) -> Velocity {
+        let i = i as usize;
+        assert!(i < self.len);
+        // SAFETY: in bounds; no other lane writes this body during the span.
+        unsafe { self.ptr.add(i).read() }
+    }
+
+    #[inline(always)]
+    fn set(self, i: u32, v: Velocity) {
+        let i = i as usize;
+        assert!(i < self.len);
+        // SAFETY: in bounds; this lane is the only one naming this moving body in the span.
+        unsafe { self.ptr.add(i).write(v) }
+    }
+
+    /// The linear and angular velocities of four bodies.
+    #[inline(always)]
+    fn gather(self, bodies: [u32; LANES]) -> (LaneVec3, LaneVec3) {
+        let v = bodies.map(|i| self.get(i));
+        (
+            LaneVec3::from_vecs(v.map(|v| v.linear)),
+            LaneVec3::from_vecs(v.map(|v| v.angular)),
+        )
+    }
+
+    /// Writes back the velocities of the lanes whose body moves.
+    #[inline(always)]
+    fn scatter(self, bodies: [u32; LANES], inv_mass: Lanes, linear: LaneVec3, angular: LaneVec3) {
+        let (inv_mass, linear, angular) = (inv_mass.to_array(), linear.to_vecs(), angular.to_vecs());
+        for lane in 0..LANES {
+            if inv_mass[lane] > 0.0 {
+                self.set(
+                    bodies[lane],
+                    Velocity {
+                        linear: linear[lane],
+                        angular: angular[lane],
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// `velocity` moved by impulse `lambda` along `row`, for both bodies.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn push(
+    row: &WideRow,
+    batch: &Batch,
+    lambda: Lanes,
+    la: &mut LaneVec3,
+    aa: &mut LaneVec3,
+    lb: &mut LaneVec3,
+    ab: &mut LaneVec3,
+) {
+    *la -= row.direction.scale(lambda * batch.inv_mass_a);
+    *aa -= row.turn_a.scale(lambda);
+    *lb += row.direction.scale(lambda * batch.inv_mass_b);
+    *ab += row.turn_b.scale(lambda);
+}
+
+/// Velocity of `b` relative to `a` along `row`.
+#[inline(always)]
+fn speed_along(row: &WideRow, la: LaneVec3, aa: LaneVec3, lb: LaneVec3, ab: LaneVec3) -> Lanes {
+    (row.direction.dot(lb - la) + row.arm_b.dot(ab)) - row.arm_a.dot(aa)
+}
+
+/// Where an anchor at `r` from a body's centre at the start of the tick is now, relative to that
+/// centre, for four bodies whose displacements are `moved`.
+#[inline(always)]
+fn moved_anchor(position: LaneVec3, matrix: &[LaneVec3; 3], r: LaneVec3) -> LaneVec3 {
+    position + ((matrix[0].scale(r.x) + matrix[1].scale(r.y)) + matrix[2].scale(r.z))
+}
+
+/// Displacement of four bodies: translation and rotation matrix columns.
+#[inline(always)]
+fn gather_displacements(
+    displacements: &[Displacement],
+    bodies: [u32; LANES],
+) -> (LaneVec3, [LaneVec3; 3]) {
+    let d = bodies.map(|i| &displacements[i as usize]);
+    (
+        LaneVec3::from_vecs(d.map(|d| d.position)),
+        [
+            LaneVec3::from_vecs(d.map(|d| d.matrix[0])),
+            LaneVec3::from_vecs(d.map(|d| d.matrix[1])),
+            LaneVec3::from_vecs(d.map(|d| d.matrix[2])),
+        ],
+    )
+}
+
+impl Batches {
+    /// Lays out the tick's constraints by the colouring, building each batch from `sources`.
+    pub fn build(&mut self, colouring: &Colouring, sources: &Sources<'_>) {
+        self.manifold_first.clear();
+        let mut next = 0u32;
+        self.manifold_first.extend(sources.manifolds.iter().map(|m| {
+            let first = next;
+            next += m.len as u32;
+            first
+        }));
+        self.spans.clear();
+        let (mut batches, mut points) = (0, 0);
+        for group in &colouring.groups {
+            let per_batch = if group.colour == OVERFLOW { 1 } else { LANES };
+            let count = group.manifolds.len().div_ceil(per_batch);
+            self.spans.push(Span {
+                batches: batches..batches + count,
+                points: group.points,
+                first_point: points,
+                parallel: group.colour != OVERFLOW && count >= PARALLEL_BATCHES,
+            });
+            batches += count;
+            points += count * group.points;
+        }
+        // Every batch and point is overwritten below, so the buffers keep their old contents
+        // rather than being cleared each tick.
+        self.batches.resize(batches, Batch::default());
+        self.batches.truncate(batches);
+        self.points.resize(points, WidePoint::default());
+        self.points.truncate(points);
+        let manifold_first = &self.manifold_first;
+        for (span, group) in self.spans.iter().zip(&colouring.groups) {
+            let per_batch = if group.colour == OVERFLOW { 1 } else { LANES };
+            let order = &colouring.order[group.manifolds.clone()];
+            let k = span.points;
+            let points =
+                &mut self.points[span.first_point..span.first_point + span.batches.len() * k];
+            self.batches[span.batches.clone()]
+                .par_iter_mut()
+                .zip(points.par_chunks_exact_mut(k))
+                .zip(order.par_chunks(per_batch))
+                .with_min_len(BATCHES_PER_TASK)
+                .for_each(|((batch, points), lanes)| {
+                    let first = std::array::from_fn(|l| {
+                        lanes.get(l).map_or(u32::MAX, |&m| manifold_first[m as usize])
+                    });
+                    sources.fill(lanes, first, batch, points);
+                });
+        }
+    }
+
+    /// Runs `kernel` on every batch, colour by colour in order, the batches of a large colour on
+    /// several threads.
+    fn for_each_batch(
+        &mut self,
+        velocities: &mut [Velocity],
+        kernel: impl Fn(&Batch, &mut [WidePoint], SharedVelocities<'_>) + Sync,
+    ) {
+        let shared = SharedVelocities::new(velocities);
+        let run = |span: &Span, points: &mut [WidePoint]| {
+            let k = span.points;
+            let batches = &self.batches[span.batches.clone()];
+            let points = &mut points[span.first_point..span.first_point + batches.len() * k];
+            if span.parallel && rayon::current_num_threads() > 1 {
+                batches
+                    .par_iter()
+                    .zip(points.par_chunks_exact_mut(k))
+                    .with_min_len(BATCHES_PER_TASK)
+                    .for_each(|(batch, points)| kernel(batch, points, shared));
+            } else {
+                for (batch, points) in batches.iter().zip(points.chunks_exact_mut(k)) {
+                    kernel(batch, points, shared);
+                }
+            }
+        };
+        for span in &self.spans {
+            run(span, &mut self.points);
+        }
+    }
+
+    /// Applies every point's accumulated impulses (warm starting).
+    pub fn warm_start(&mut self, velocities: &mut [Velocity]) {
+        self.for_each_batch(velocities, |batch, points, v| {
+            let (mut la, mut aa) = v.gather(batch.a);
+            let (mut lb, mut ab) = v.gather(batch.b);
+            for p in points.iter() {
+                let impulses = [p.normal_impulse, p.tangent_impulse[0], p.tangent_impulse[1]];
+                for (row, impulse) in p.rows.iter().zip(impulses) {
+                    push(row, batch, impulse, &mut la, &mut aa, &mut lb, &mut ab);
+                }
+            }
+            v.scatter(batch.a, batch.inv_mass_a, la, aa);
+            v.scatter(batch.b, batch.inv_mass_b, lb, ab);
+        });
+    }
+
+    /// One velocity pass over every point: the normal, then friction.
+    pub fn solve(
+        &mut self,
+        velocities: &mut [Velocity],
+        displacements: &[Displacement],
+        params: PassParams,
+        pass: Pass,
+    ) {
+        self.for_each_batch(velocities, |batch, points, v| {
+            let (mut la, mut aa) = v.gather(batch.a);
+            let (mut lb, mut ab) = v.gather(batch.b);
+            let moved = match pass {
+                Pass::Relax => Some((
+                    gather_displacements(displacements, batch.a),
+                    gather_displacements(displacements, batch.b),
+                )),
+                Pass::Biased { .. } => None,
+            };
+            for p in points.iter_mut() {
+                let normal = p.rows[0];
+                if let Some(((pa, ma), (pb, mb))) = &moved {
+                    let offset = moved_anchor(*pb, mb, p.rb) - moved_anchor(*pa, ma, p.ra);
+                    p.separation = offset.dot(normal.direction) + p.base_separation;
+                }
+                let separation = p.separation;
+                let open = separation.gt(Lanes::ZERO);
+                // Still open: approach by at most the gap, whatever the pass.
+                let open_target = -(separation * params.inv_h);
+                let (target, mass_scale, impulse_scale) = match pass {
+                    Pass::Biased { soft, fixed } => {
+                        let s = |f: fn(&WideSoftness) -> Lanes| {
+                            batch.against_fixed.select(f(&fixed), f(&soft))
+                        };
+                        let push_speed = (s(|s| s.bias_rate) * (separation + params.slop).min(Lanes::ZERO))
+                            .max(params.min_push);
+                        (
+                            open.select(open_target, -push_speed),
+                            open.select(Lanes::splat(1.0), s(|s| s.mass_scale)),
+                            open.select(Lanes::ZERO, s(|s| s.impulse_scale)),
+                        )
+                    }
+                    Pass::Relax => (
+                        open.select(open_target, Lanes::ZERO),
+                        Lanes::splat(1.0),
+                        Lanes::ZERO,
+                    ),
+                };
+                let vn = speed_along(&normal, la, aa, lb, ab);
+                let lambda =
+                    -normal.mass * mass_scale * (vn - target) - impulse_scale * p.normal_impulse;
+                let old = p.normal_impulse;
+                p.normal_impulse = (old + lambda).max(Lanes::ZERO);
+                p.max_normal_impulse = p.max_normal_impulse.max(p.normal_impulse);
+                push(&normal, batch, p.normal_impulse - old, &mut la, &mut aa, &mut lb, &mut ab);
+
+                let limit = batch.friction * p.normal_impulse;
+                for k in 0..2 {
+                    let tangent = p.rows[k + 1];
+                    let lambda = -tangent.mass * speed_along(&tangent, la, aa, lb, ab);
+                    let old = p.tangent_impulse[k];
+                    p.tangent_impulse[k] = (old + lambda).clamp(-limit, limit);
+                    let change = p.tangent_impulse[k] - old;
+                    push(&tangent, batch, change, &mut la, &mut aa, &mut lb, &mut ab);
+                }
+            }
+            v.scatter(batch.a, batch.inv_mass_a, la, aa);
+            v.scatter(batch.b, batch.inv_mass_b, lb, ab);
+        });
+    }
+
+    /// Bounces: points that approached faster than `threshold` (a negative speed) and carried
+    /// load leave at `-e * approach`.
+    pub fn restitution(&mut self, velocities: &mut [Velocity], threshold: f32) {
+        let threshold = Lanes::splat(threshold);
+        self.for_each_batch(velocities, |batch, points, v| {
+            if !batch.bounces {
+                return;
+            }
+            let (mut la, mut aa) = v.gather(batch.a);
+            let (mut lb, mut ab) = v.gather(batch.b);
+            for p in points.iter_mut() {
+                let bounces = Mask::and(
+                    Mask::and(batch.restitution.gt(Lanes::ZERO), threshold.gt(p.approach)),
+                    p.max_normal_impulse.gt(Lanes::ZERO),
+                );
+                let normal = p.rows[0];
+                let target = -(batch.restitution * p.approach);
+                let lambda = -normal.mass * (speed_along(&normal, la, aa, lb, ab) - target);
+                let old = p.normal_impulse;
+                p.normal_impulse = bounces.select((old + lambda).max(Lanes::ZERO), old);
+                push(&normal, batch, p.normal_impulse - old, &mut la, &mut aa, &mut lb, &mut ab);
+            }
+            v.scatter(batch.a, batch.inv_mass_a, la, aa);
+            v.scatter(batch.b, batch.inv_mass_b, lb, ab);
+        });
+    }
+
+    /// Every point's result, in manifold and point order.
+    pub fn results(&self, manifolds: &[Manifold], results: &mut Vec<PointResult>) {
+        results.clear();
+        for m in manifolds {
+            results.extend(m.points().iter().map(|point| PointResult {
+                a: m.a,
+                b: m.b,
+                feature: point.feature,
+                separation: point.separation,
+                ..PointResult::default()
+            }));
+        }
+        for span in &self.spans {
+            let k = span.points;
+            let batches = &self.batches[span.batches.clone()];
+            let points = &self.points[span.first_point..span.first_point + batches.len() * k];
+            for (batch, points) in batches.iter().zip(points.chunks_exact(k)) {
+                for (p, point) in points.iter().enumerate() {
+                    let normal = point.normal_impulse.to_array();
+                    let max = point.max_normal_impulse.to_array();
+                    let t0 = point.tangent_impulse[0].to_array();
+                    let t1 = point.tangent_impulse[1].to_array();
+                    for lane in 0..LANES {
+                        if batch.first[lane] != u32::MAX {
+                            let r = &mut results[batch.first[lane] as usize + p];
+                            r.normal_impulse = normal[lane];
+                            r.max_normal_impulse = max[lane];
+                            r.tangent_impulse = [t0[lane], t1[lane]];
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+

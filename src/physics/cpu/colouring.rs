@@ -1,0 +1,218 @@
+//! Graph colouring of the contact manifolds, so the solve can run several at once.
+//!
+//! Two manifolds of one colour never share a body the contacts move (an awake dynamic body), so
+//! their impulses touch disjoint velocities: the manifolds of a colour can be solved in SIMD lanes
+//! and on several threads with the same result as one after another, and the colours run in a
+//! fixed order. This is Box2D v3's constraint graph colouring, recomputed each tick from the
+//! manifolds, which come in body (`SimId`) order, so the colours depend on nothing but the scene.
+//!
+//! Greedy and in a fixed order: manifolds are taken in pair order, and each takes the lowest colour
+//! that neither of its moving bodies holds yet. As in Box2D, a manifold against a
+//! body that does not move never takes colour 0 (the largest), which keeps colour 0 for pairs of
+//! moving bodies and puts ground contacts later in the pass; pairs of moving bodies use only the
+//! first [`DYNAMIC_COLOURS`], so there is room left for the ground contacts of busy bodies. A
+//! manifold that finds no free colour goes to the overflow, solved one manifold at a time after
+//! every colour. Bodies that do not move are never a conflict: they are only read.
+//!
+//! Within a colour, manifolds are grouped by point count (so the four lanes of a batch have the
+//! same number of points) and keep manifold order inside each group. This module decides order
+//! only; it must never look at positions or velocities.
+
+use std::ops::Range;
+
+use super::contacts::{MAX_POINTS, Manifold};
+use super::Motion;
+
+/// How many colours there are (bits of a `u64`).
+pub const COLOURS: usize = 64;
+
+/// How many of them pairs of two moving bodies may use.
+pub const DYNAMIC_COLOURS: usize = COLOURS - 8;
+
+/// The colour index of the overflow.
+pub const OVERFLOW: usize = COLOURS;
+
+/// Manifolds of one colour with the same number of points.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    /// The colour, or [`OVERFLOW`].
+    pub colour: usize,
+    /// Points of every manifold in the group (1 to `MAX_POINTS`).
+    pub points: usize,
+    /// The group's manifolds: a range of [`Colouring::order`].
+    pub manifolds: Range<usize>,
+}
+
+/// The colouring of one tick (scratch, rebuilt every tick).
+#[derive(Default)]
+pub struct Colouring {
+    /// Per body, the colours that already hold a manifold of it.
+    used: Vec<u64>,
+    /// Per manifold, its colour (`OVERFLOW` past the last), or `None` without points.
+    colour_of: Vec<Option<usize>>,
+    /// Manifold indices, grouped by colour, then by point count, in manifold order within a group.
+    pub order: Vec<u32>,
+    /// The non-empty groups, in solve order: colour 0 first, the overflow last.
+    pub groups: Vec<Group>,
+    /// Counting-sort buckets, one per colour and point count.
+    counts: Vec<usize>,
+}
+
+/// The bucket of a colour and point count.
+fn bucket(colour: usize, points: usize) -> usize {
+    colour * MAX_POINTS + (points - 1)
+}
+
+impl Colouring {
+    /// Colours `manifolds`; a body moves when its `motion` has a positive inverse mass.
+    pub fn build(&mut self, manifolds: &[Manifold], motion: &[Motion]) {
+        self.used.clear();
+        self.used.resize(motion.len(), 0);
+        self.colour_of.clear();
+        self.colour_of.resize(manifolds.len(), None);
+        for (i, m) in manifolds.iter().enumerate() {
+            if m.len == 0 {
+                continue;
+            }
+            let (a, b) = (m.a as usize, m.b as usize);
+            let (moves_a, moves_b) = (motion[a].inv_mass > 0.0, motion[b].inv_mass > 0.0);
+            let taken = (if moves_a { self.used[a] } else { 0 })
+                | (if moves_b { self.used[b] } else { 0 });
+            // Colours this manifold may take: the first `DYNAMIC_COLOURS` for two moving bodies,
+            // every colour but 0 otherwise.
+            let allowed: u64 = if moves_a && moves_b {
+                (1u64 << DYNAMIC_COLOURS) - 1
+            } else {
+                !1u64
+            };
+            let free = allowed & !taken;
+            let colour = if free == 0 {
+                OVERFLOW
+            } else {
+                let c = free.trailing_zeros() as usize;
+                if moves_a {
+                    self.used[a] |= 1 << c;
+                }
+                if moves_b {
+                    self.used[b] |= 1 << c;
+                }
+                c
+            };
+            self.colour_of[i] = Some(colour);
+        }
+        self.sort(manifolds);
+    }
+
+    /// Fills `order` and `groups` from `colour_of` by a counting sort, stable in manifold order.
+    fn sort(&mut self, manifolds: &[Manifold]) {
+        self.counts.clear();
+        self.counts.resize((COLOURS + 1) * MAX_POINTS + 1, 0);
+        for (m, colour) in manifolds.iter().zip(&self.colour_of) {
+            if let Some(c) = *colour {
+                self.counts[bucket(c, m.len as usize) + 1] += 1;
+            }
+        }
+        for i in 1..self.counts.len() {
+            self.counts[i] += self.counts[i - 1];
+        }
+        self.groups.clear();
+        for colour in 0..=COLOURS {
+            for points in 1..=MAX_POINTS {
+                let k = bucket(colour, points);
+                let range = self.counts[k]..self.counts[k + 1];
+                if !range.is_empty() {
+                    self.groups.push(Group {
+                        colour,
+                        points,
+                        manifolds: range,
+                    });
+                }
+            }
+        }
+        let total = self.counts[self.counts.len() - 1];
+        self.order.clear();
+        self.order.resize(total, 0);
+        for (i, (m, colour)) in manifolds.iter().zip(&self.colour_of).enumerate() {
+            if let Some(c) = *colour {
+                let slot = &mut self.counts[bucket(c, m.len as usize)];
+                self.order[*slot] = i as u32;
+                *slot += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::physics::cpu::contacts::ContactPoint;
+
+    fn manifold(a: u32, b: u32, points: usize) -> Manifold {
+        let mut m = Manifold {
+            a,
+            b,
+            points: [ContactPoint::default(); MAX_POINTS],
+            len: 0,
+            evaluated: true,
+        };
+        for _ in 0..points {
+            m.push(ContactPoint::default());
+        }
+        m
+    }
+
+    fn moving(inv_mass: f32) -> Motion {
+        Motion {
+            inv_mass,
+            ..Motion::default()
+        }
+    }
+
+    /// No colour holds two manifolds that share a moving body, a ground shared by many is no
+    /// conflict, and every manifold with points is placed exactly once. Fails if a body's colour
+    /// bits are not set when it takes a colour (two contacts of one box would share a colour and
+    /// race in the parallel solve).
+    #[test]
+    fn no_colour_shares_a_moving_body() {
+        // Body 0 is the ground; 1..=40 form a chain, each touching the next and the ground.
+        let mut manifolds = Vec::new();
+        let mut motion = vec![moving(0.0)];
+        for i in 1..=40u32 {
+            motion.push(moving(1.0));
+            manifolds.push(manifold(0, i, 4));
+            if i > 1 {
+                manifolds.push(manifold(i - 1, i, 1 + (i as usize % 4)));
+            }
+        }
+        manifolds.push(manifold(3, 7, 0));
+        let mut colouring = Colouring::default();
+        colouring.build(&manifolds, &motion);
+        let mut seen = vec![0; manifolds.len()];
+        let mut taken = std::collections::BTreeSet::new();
+        for group in &colouring.groups {
+            for &i in &colouring.order[group.manifolds.clone()] {
+                seen[i as usize] += 1;
+                let m = &manifolds[i as usize];
+                assert_eq!(m.len as usize, group.points);
+                for body in [m.a, m.b] {
+                    if motion[body as usize].inv_mass > 0.0 && group.colour != OVERFLOW {
+                        assert!(
+                            taken.insert((group.colour, body)),
+                            "body {body} twice in colour {}",
+                            group.colour
+                        );
+                    }
+                }
+            }
+        }
+        let last = manifolds.len() - 1;
+        assert_eq!(seen[last], 0, "a manifold without points is not solved");
+        assert!(seen[..last].iter().all(|&n| n == 1));
+        // Ground contacts never take colour 0.
+        for group in colouring.groups.iter().filter(|g| g.colour == 0) {
+            for &i in &colouring.order[group.manifolds.clone()] {
+                assert_ne!(manifolds[i as usize].a, 0);
+            }
+        }
+    }
+}
