@@ -32,10 +32,12 @@ use super::solver::{Displacement, PointResult, Velocity};
 const BATCHES_PER_TASK: usize = 16;
 
 /// A colour with fewer batches than this runs on one thread.
-const PARALLEL_BATCHES: usize = 64;
+const PARALLEL_BATCHES: usize = 32;
 
 /// One direction of a contact point (the normal or a tangent) with its Jacobian worked out for the
-/// tick, for four lanes: a pass needs only dot products and scaled adds.
+/// tick, for four lanes. The lever arms' cross products (`ra x direction`) are recomputed from the
+/// point's `ra` and `rb` where a pass needs them: the solve streams every point eight times a
+/// tick, and reading them costs more than working them out.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct WideRow {
     // The fields the warm start reads come first, so it touches fewer cache lines.
@@ -45,10 +47,6 @@ pub struct WideRow {
     pub turn_a: LaneVec3,
     /// `I_b^-1 (rb x direction)`.
     pub turn_b: LaneVec3,
-    /// `ra x direction`.
-    pub arm_a: LaneVec3,
-    /// `rb x direction`.
-    pub arm_b: LaneVec3,
     /// Impulse per unit of velocity change along the direction.
     pub mass: Lanes,
 }
@@ -138,7 +136,7 @@ pub struct WideSoftness {
 #[derive(Clone, Copy, Debug)]
 pub enum Pass {
     /// The biased pass: overlap pushes apart through the contact spring (stiffer against a body
-    /// that does not move).
+    /// that does not move). Normals only.
     Biased {
         /// The spring between two moving bodies.
         soft: WideSoftness,
@@ -146,7 +144,7 @@ pub enum Pass {
         fixed: WideSoftness,
     },
     /// The relaxing pass, after the bodies moved: gaps are refreshed from the displacements
-    /// first, and overlap is not pushed.
+    /// first, overlap is not pushed, and friction is solved.
     Relax,
 }
 
@@ -217,7 +215,8 @@ impl<'a> SharedVelocities<'a> {
     /// Writes back the velocities of the lanes whose body moves.
     #[inline(always)]
     fn scatter(self, bodies: [u32; LANES], inv_mass: Lanes, linear: LaneVec3, angular: LaneVec3) {
-        let (inv_mass, linear, angular) = (inv_mass.to_array(), linear.to_vecs(), angular.to_vecs());
+        let (inv_mass, linear, angular) =
+            (inv_mass.to_array(), linear.to_vecs(), angular.to_vecs());
         for lane in 0..LANES {
             if inv_mass[lane] > 0.0 {
                 self.set(
@@ -250,10 +249,20 @@ fn push(
     *ab += row.turn_b.scale(lambda);
 }
 
-/// Velocity of `b` relative to `a` along `row`.
+/// Velocity of `b` relative to `a` along `row`, at lever arms `ra` and `rb`.
 #[inline(always)]
-fn speed_along(row: &WideRow, la: LaneVec3, aa: LaneVec3, lb: LaneVec3, ab: LaneVec3) -> Lanes {
-    (row.direction.dot(lb - la) + row.arm_b.dot(ab)) - row.arm_a.dot(aa)
+#[allow(clippy::too_many_arguments)]
+fn speed_along(
+    row: &WideRow,
+    ra: LaneVec3,
+    rb: LaneVec3,
+    la: LaneVec3,
+    aa: LaneVec3,
+    lb: LaneVec3,
+    ab: LaneVec3,
+) -> Lanes {
+    let (arm_a, arm_b) = (ra.cross(row.direction), rb.cross(row.direction));
+    (row.direction.dot(lb - la) + arm_b.dot(ab)) - arm_a.dot(aa)
 }
 
 /// Where an anchor at `r` from a body's centre at the start of the tick is now, relative to that
@@ -285,11 +294,12 @@ impl Batches {
     pub fn build(&mut self, colouring: &Colouring, sources: &Sources<'_>) {
         self.manifold_first.clear();
         let mut next = 0u32;
-        self.manifold_first.extend(sources.manifolds.iter().map(|m| {
-            let first = next;
-            next += m.len as u32;
-            first
-        }));
+        self.manifold_first
+            .extend(sources.manifolds.iter().map(|m| {
+                let first = next;
+                next += m.len as u32;
+                first
+            }));
         self.spans.clear();
         let (mut batches, mut points) = (0, 0);
         for group in &colouring.groups {
@@ -324,11 +334,22 @@ impl Batches {
                 .with_min_len(BATCHES_PER_TASK)
                 .for_each(|((batch, points), lanes)| {
                     let first = std::array::from_fn(|l| {
-                        lanes.get(l).map_or(u32::MAX, |&m| manifold_first[m as usize])
+                        lanes
+                            .get(l)
+                            .map_or(u32::MAX, |&m| manifold_first[m as usize])
                     });
                     sources.fill(lanes, first, batch, points);
                 });
         }
+    }
+
+    /// How many batches are in colours large enough to be spread over threads.
+    pub fn parallel_batches(&self) -> usize {
+        self.spans
+            .iter()
+            .filter(|span| span.parallel)
+            .map(|span| span.batches.len())
+            .sum()
     }
 
     /// Runs `kernel` on every batch, colour by colour in order, the batches of a large colour on
@@ -376,7 +397,7 @@ impl Batches {
         });
     }
 
-    /// One velocity pass over every point: the normal, then friction.
+    /// One velocity pass over every point: the normal, then (relaxing pass only) friction.
     pub fn solve(
         &mut self,
         velocities: &mut [Velocity],
@@ -409,8 +430,9 @@ impl Batches {
                         let s = |f: fn(&WideSoftness) -> Lanes| {
                             batch.against_fixed.select(f(&fixed), f(&soft))
                         };
-                        let push_speed = (s(|s| s.bias_rate) * (separation + params.slop).min(Lanes::ZERO))
-                            .max(params.min_push);
+                        let push_speed = (s(|s| s.bias_rate)
+                            * (separation + params.slop).min(Lanes::ZERO))
+                        .max(params.min_push);
                         (
                             open.select(open_target, -push_speed),
                             open.select(Lanes::splat(1.0), s(|s| s.mass_scale)),
@@ -423,18 +445,31 @@ impl Batches {
                         Lanes::ZERO,
                     ),
                 };
-                let vn = speed_along(&normal, la, aa, lb, ab);
+                let vn = speed_along(&normal, p.ra, p.rb, la, aa, lb, ab);
                 let lambda =
                     -normal.mass * mass_scale * (vn - target) - impulse_scale * p.normal_impulse;
                 let old = p.normal_impulse;
                 p.normal_impulse = (old + lambda).max(Lanes::ZERO);
                 p.max_normal_impulse = p.max_normal_impulse.max(p.normal_impulse);
-                push(&normal, batch, p.normal_impulse - old, &mut la, &mut aa, &mut lb, &mut ab);
+                push(
+                    &normal,
+                    batch,
+                    p.normal_impulse - old,
+                    &mut la,
+                    &mut aa,
+                    &mut lb,
+                    &mut ab,
+                );
 
+                if matches!(pass, Pass::Biased { .. }) {
+                    // Friction only in the relaxing pass: friction that reacts to the bias
+                    // velocities pushes a stack's lean further every tick until it creeps.
+                    continue;
+                }
                 let limit = batch.friction * p.normal_impulse;
                 for k in 0..2 {
                     let tangent = p.rows[k + 1];
-                    let lambda = -tangent.mass * speed_along(&tangent, la, aa, lb, ab);
+                    let lambda = -tangent.mass * speed_along(&tangent, p.ra, p.rb, la, aa, lb, ab);
                     let old = p.tangent_impulse[k];
                     p.tangent_impulse[k] = (old + lambda).clamp(-limit, limit);
                     let change = p.tangent_impulse[k] - old;
@@ -463,10 +498,19 @@ impl Batches {
                 );
                 let normal = p.rows[0];
                 let target = -(batch.restitution * p.approach);
-                let lambda = -normal.mass * (speed_along(&normal, la, aa, lb, ab) - target);
+                let lambda =
+                    -normal.mass * (speed_along(&normal, p.ra, p.rb, la, aa, lb, ab) - target);
                 let old = p.normal_impulse;
                 p.normal_impulse = bounces.select((old + lambda).max(Lanes::ZERO), old);
-                push(&normal, batch, p.normal_impulse - old, &mut la, &mut aa, &mut lb, &mut ab);
+                push(
+                    &normal,
+                    batch,
+                    p.normal_impulse - old,
+                    &mut la,
+                    &mut aa,
+                    &mut lb,
+                    &mut ab,
+                );
             }
             v.scatter(batch.a, batch.inv_mass_a, la, aa);
             v.scatter(batch.b, batch.inv_mass_b, lb, ab);
@@ -508,4 +552,3 @@ impl Batches {
         }
     }
 }
-

@@ -215,7 +215,11 @@ fn sweep(bodies: &[SolverBody], broad: &mut BroadPhase) {
     let axis = broad.axis;
     let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
     // Strips run across `u`, the wider of the two other axes (entries keep it as `other_*[0]`).
-    let (u, v) = if spread[v] > spread[u] { (v, u) } else { (u, v) };
+    let (u, v) = if spread[v] > spread[u] {
+        (v, u)
+    } else {
+        (u, v)
+    };
     let mut low = f32::INFINITY;
     let mut high = f32::NEG_INFINITY;
     for &i in &finite {
@@ -264,9 +268,9 @@ fn sweep(bodies: &[SolverBody], broad: &mut BroadPhase) {
             other_max: [b.max[u], b.max[v]],
             index: i,
         };
-        for s in strip_of(b.min[u])..=strip_of(b.max[u]) {
-            broad.order[fill[s]] = entry;
-            fill[s] += 1;
+        for next in &mut fill[strip_of(b.min[u])..=strip_of(b.max[u])] {
+            broad.order[*next] = entry;
+            *next += 1;
         }
     }
     for s in 0..strips {

@@ -20,8 +20,8 @@
 
 use std::ops::Range;
 
-use super::contacts::{MAX_POINTS, Manifold};
 use super::Motion;
+use super::contacts::{MAX_POINTS, Manifold};
 
 /// How many colours there are (bits of a `u64`).
 pub const COLOURS: usize = 64;
@@ -76,8 +76,8 @@ impl Colouring {
             }
             let (a, b) = (m.a as usize, m.b as usize);
             let (moves_a, moves_b) = (motion[a].inv_mass > 0.0, motion[b].inv_mass > 0.0);
-            let taken = (if moves_a { self.used[a] } else { 0 })
-                | (if moves_b { self.used[b] } else { 0 });
+            let taken =
+                (if moves_a { self.used[a] } else { 0 }) | (if moves_b { self.used[b] } else { 0 });
             // Colours this manifold may take: the first `DYNAMIC_COLOURS` for two moving bodies,
             // every colour but 0 otherwise.
             let allowed: u64 = if moves_a && moves_b {

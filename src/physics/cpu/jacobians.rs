@@ -44,14 +44,6 @@ struct LaneBodies {
     inv_inertia: [LaneVec3; 3],
 }
 
-fn cross(a: LaneVec3, b: LaneVec3) -> LaneVec3 {
-    LaneVec3 {
-        x: a.y * b.z - a.z * b.y,
-        y: a.z * b.x - a.x * b.z,
-        z: a.x * b.y - a.y * b.x,
-    }
-}
-
 /// `I^-1 v` for an inverse inertia given as rows.
 fn apply_inertia(rows: &[LaneVec3; 3], v: LaneVec3) -> LaneVec3 {
     LaneVec3 {
@@ -93,26 +85,27 @@ fn tangent_basis(n: LaneVec3) -> [LaneVec3; 2] {
         },
         Vec3::X,
     );
-    let big_x = n.x.abs().gt(Lanes::splat(0.577_35)).or(n.x.abs().eq(Lanes::splat(0.577_35)));
+    let big_x =
+        n.x.abs()
+            .gt(Lanes::splat(0.577_35))
+            .or(n.x.abs().eq(Lanes::splat(0.577_35)));
     let t1 = LaneVec3 {
         x: big_x.select(from_x.x, from_yz.x),
         y: big_x.select(from_x.y, from_yz.y),
         z: big_x.select(from_x.z, from_yz.z),
     };
-    [t1, cross(n, t1)]
+    [t1, n.cross(t1)]
 }
 
 /// The Jacobian row of `direction` at lever arms `ra`, `rb`.
 fn row(a: &LaneBodies, b: &LaneBodies, ra: LaneVec3, rb: LaneVec3, direction: LaneVec3) -> WideRow {
-    let arm_a = cross(ra, direction);
-    let arm_b = cross(rb, direction);
+    let arm_a = ra.cross(direction);
+    let arm_b = rb.cross(direction);
     let turn_a = apply_inertia(&a.inv_inertia, arm_a);
     let turn_b = apply_inertia(&b.inv_inertia, arm_b);
     let k = ((a.inv_mass + b.inv_mass) + arm_a.dot(turn_a)) + arm_b.dot(turn_b);
     WideRow {
         direction,
-        arm_a,
-        arm_b,
         turn_a,
         turn_b,
         mass: k.gt(Lanes::ZERO).select(Lanes::splat(1.0) / k, Lanes::ZERO),
@@ -127,7 +120,12 @@ impl Sources<'_> {
             } else {
                 let body = &self.bodies[i as usize];
                 let motion = self.motion[i as usize];
-                (body.position, body.linear_velocity, body.angular_velocity, motion)
+                (
+                    body.position,
+                    body.linear_velocity,
+                    body.angular_velocity,
+                    motion,
+                )
             }
         };
         let b = index.map(get);
@@ -137,12 +135,20 @@ impl Sources<'_> {
             linear: LaneVec3::from_vecs(b.map(|b| b.1)),
             angular: LaneVec3::from_vecs(b.map(|b| b.2)),
             inv_mass: Lanes::from_array(b.map(|b| b.3.inv_mass)),
-            inv_inertia: std::array::from_fn(|r| LaneVec3::from_vecs(b.map(|b| b.3.inv_inertia[r]))),
+            inv_inertia: std::array::from_fn(|r| {
+                LaneVec3::from_vecs(b.map(|b| b.3.inv_inertia[r]))
+            }),
         }
     }
 
     /// Builds the batch of manifolds `lanes` (at most four, each with `points.len()` points).
-    pub fn fill(&self, lanes: &[u32], first: [u32; LANES], batch: &mut Batch, points: &mut [WidePoint]) {
+    pub fn fill(
+        &self,
+        lanes: &[u32],
+        first: [u32; LANES],
+        batch: &mut Batch,
+        points: &mut [WidePoint],
+    ) {
         let manifold: [Option<&Manifold>; LANES] =
             std::array::from_fn(|l| lanes.get(l).map(|&i| &self.manifolds[i as usize]));
         let a = self.lane_bodies(manifold.map(|m| m.map_or(self.spare, |m| m.a)));
@@ -157,7 +163,8 @@ impl Sources<'_> {
         };
         let pair = manifold.map(collider);
         let friction = pair.map(|p| p.map_or(0.0, |(ca, cb)| (ca.friction * cb.friction).sqrt()));
-        let restitution = pair.map(|p| p.map_or(0.0, |(ca, cb)| ca.restitution.max(cb.restitution)));
+        let restitution =
+            pair.map(|p| p.map_or(0.0, |(ca, cb)| ca.restitution.max(cb.restitution)));
         let sensor = pair.map(|p| p.is_some_and(|(ca, cb)| ca.sensor || cb.sensor));
         let (ima, imb) = (a.inv_mass.to_array(), b.inv_mass.to_array());
         *batch = Batch {
@@ -168,7 +175,9 @@ impl Sources<'_> {
             friction: Lanes::from_array(friction),
             restitution: Lanes::from_array(restitution),
             bounces: restitution.iter().any(|&e| e != 0.0),
-            against_fixed: Mask::from_flags(std::array::from_fn(|l| ima[l] == 0.0 || imb[l] == 0.0)),
+            against_fixed: Mask::from_flags(std::array::from_fn(|l| {
+                ima[l] == 0.0 || imb[l] == 0.0
+            })),
             first,
         };
         let sensor_mask = Mask::from_flags(sensor);
@@ -181,7 +190,7 @@ impl Sources<'_> {
             let ra = at - a.position;
             let rb = at - b.position;
             let tangents = tangent_basis(n);
-            let dv = (b.linear + cross(b.angular, rb)) - (a.linear + cross(a.angular, ra));
+            let dv = (b.linear + b.angular.cross(rb)) - (a.linear + a.angular.cross(ra));
             let mut rows = [
                 row(&a, &b, ra, rb, n),
                 row(&a, &b, ra, rb, tangents[0]),

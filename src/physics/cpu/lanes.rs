@@ -220,6 +220,16 @@ impl LaneVec3 {
         (self.x * other.x + self.y * other.y) + self.z * other.z
     }
 
+    /// `self x other`, in `sim_math::cross`'s order.
+    #[inline(always)]
+    pub fn cross(self, other: LaneVec3) -> LaneVec3 {
+        LaneVec3 {
+            x: self.y * other.z - self.z * other.y,
+            y: self.z * other.x - self.x * other.z,
+            z: self.x * other.y - self.y * other.x,
+        }
+    }
+
     /// Every component times `s`.
     #[inline(always)]
     pub fn scale(self, s: Lanes) -> LaneVec3 {

@@ -7,7 +7,9 @@
 //! 2. [`sleep::wake_touched`]: sleeping bodies near a moving one wake, with everything resting on
 //!    them.
 //! 3. [`contacts::collide_pairs`]: the narrow phase, in parallel, one manifold per pair.
-//! 4. [`solver::prepare`]: contact constraints, warm-started from [`PhysicsWorld`] by feature.
+//! 4. [`solver::prepare`]: the manifolds coloured so that no two of a colour share a moving body
+//!    ([`colouring`]), and their constraints built four at a time into SIMD lanes
+//!    ([`jacobians`], [`batches`]), warm-started from [`PhysicsWorld`] by feature.
 //! 5. [`solver::solve`]: `SOLVER_SUBSTEPS` substeps, each gravity ([`integrate::gravity`]), warm
 //!    start, a biased velocity pass with soft position correction, positions and rotations
 //!    ([`integrate::positions`], rotation through `sim_math`), and a relaxing pass: eight velocity
@@ -19,10 +21,12 @@
 //! bodies that a scene places inside each other.
 //!
 //! The ECS only copies bodies in and out (see `physics::plugin`). Threads may run the narrow phase
-//! and constraint preparation, whose results are collected in pair order; everything that
-//! accumulates runs sequentially in body and constraint order, so the bits never depend on the
-//! thread count. No stage reads a clock, a global generator or `HashMap` order, and the math is
-//! IEEE `+ - * /`, `sqrt` and `sim_math` in a fixed order.
+//! and constraint preparation, whose results are collected in pair order, and the batches of one
+//! colour, which share no moving body; the colours run in a fixed order and everything else that
+//! accumulates runs sequentially in body order, so the bits never depend on the thread count. No
+//! stage reads a clock, a global generator or `HashMap` order, and the math is IEEE `+ - * /`,
+//! `sqrt` and `sim_math` in a fixed order, four lanes at a time in the contact solve (`lanes`),
+//! never fused.
 
 pub mod batches;
 pub mod box_box;

@@ -14,13 +14,16 @@
 //! lets the bodies approach by exactly the gap (speculative contact).
 //!
 //! Each point has a normal constraint and two friction constraints bounded by `friction * normal
-//! impulse`. Impulses start from last tick's values for the same feature (warm starting). After the
-//! substeps, one restitution pass gives points that approached faster than
-//! `restitution_threshold`, and carried load, the bounce velocity `-e * approach`.
+//! impulse`; friction is solved in the relaxing pass only (friction that reacts to the bias
+//! velocities feeds a stack's lean until it creeps; rapier makes the same choice). Impulses start
+//! from last tick's values for the same feature (warm starting). After the substeps, one
+//! restitution pass gives points that approached faster than `restitution_threshold`, and carried
+//! load, the bounce velocity `-e * approach`.
 //!
-//! Preparation is independent per manifold and runs in parallel, collected in order; every pass
-//! that accumulates runs sequentially in constraint order. This module must never change which
-//! pairs touch.
+//! The manifolds are coloured (`colouring`) so that no two of a colour share a moving body, then
+//! built four at a time into SIMD lanes (`jacobians`, `batches`). Every pass takes the colours in
+//! order; the batches of one colour are independent, so they may run on several threads without
+//! changing a bit. This module must never change which pairs touch.
 
 use std::f32::consts::TAU;
 use std::ops::Range;
@@ -29,8 +32,8 @@ use bevy::math::{Quat, Vec3};
 
 use super::batches::{Batches, Pass, PassParams, WideSoftness};
 use super::colouring::Colouring;
-use super::jacobians::Sources;
 use super::contacts::Manifold;
+use super::jacobians::Sources;
 use super::lanes::Lanes;
 use super::{Motion, SolverBody, StepParams, integrate};
 use crate::physics::resources::{SOLVER_ITERATIONS, SOLVER_SUBSTEPS};
@@ -218,7 +221,12 @@ pub fn solve(
     for _ in 0..SOLVER_SUBSTEPS {
         integrate::gravity(params, h, bodies, velocities);
         batches.warm_start(velocities);
-        batches.solve(velocities, displacements, pass_params, Pass::Biased { soft, fixed });
+        batches.solve(
+            velocities,
+            displacements,
+            pass_params,
+            Pass::Biased { soft, fixed },
+        );
         integrate::positions(h, bodies, velocities, displacements);
         batches.solve(velocities, displacements, pass_params, Pass::Relax);
     }
