@@ -98,19 +98,43 @@ impl StateHasher {
     /// infinite.
     #[inline]
     pub fn float(&mut self, v: f32) {
-        if !v.is_finite() && self.non_finite.is_none() {
-            self.non_finite = Some((self.component, self.path.join(".")));
+        if !v.is_finite() {
+            self.note_non_finite();
         }
         self.inner.extend_from_slice(&v.to_bits().to_le_bytes());
+    }
+
+    /// Feeds several floats' bits in order, as [`StateHasher::float`] one after another would,
+    /// with one write.
+    #[inline]
+    pub fn floats<const N: usize>(&mut self, values: [f32; N]) {
+        if !values.iter().all(|v| v.is_finite()) {
+            self.note_non_finite();
+        }
+        let mut bytes = [[0u8; 4]; N];
+        for (out, v) in bytes.iter_mut().zip(values) {
+            *out = v.to_bits().to_le_bytes();
+        }
+        self.inner.extend_from_slice(bytes.as_flattened());
     }
 
     /// Feeds an `f64`'s bits; notes it like [`StateHasher::float`].
     #[inline]
     pub fn double(&mut self, v: f64) {
-        if !v.is_finite() && self.non_finite.is_none() {
-            self.non_finite = Some((self.component, self.path.join(".")));
+        if !v.is_finite() {
+            self.note_non_finite();
         }
         self.inner.extend_from_slice(&v.to_bits().to_le_bytes());
+    }
+
+    /// Notes the current field as the first non-finite one, unless one is noted already. Out of
+    /// line: it almost never runs, and keeping it out keeps every feed small.
+    #[cold]
+    #[inline(never)]
+    fn note_non_finite(&mut self) {
+        if self.non_finite.is_none() {
+            self.non_finite = Some((self.component, self.path.join(".")));
+        }
     }
 
     /// Feeds a float's bits inside field `field`.

@@ -172,9 +172,7 @@ impl SimState for Transform {
         // No field path on the hot path (every simulation entity has one): a non-finite value is
         // located afterwards from `visit_fields`, as for derived types.
         let (t, r, s) = (self.translation, self.rotation, self.scale);
-        for v in [t.x, t.y, t.z, r.x, r.y, r.z, r.w, s.x, s.y, s.z] {
-            hasher.float(v);
-        }
+        hasher.floats([t.x, t.y, t.z, r.x, r.y, r.z, r.w, s.x, s.y, s.z]);
     }
     fn visit_fields(&self, path: &str, out: &mut dyn FnMut(&str, String)) {
         self.translation
@@ -186,6 +184,7 @@ impl SimState for Transform {
 
 impl<T: SimState> SimState for Option<T> {
     const NAME: &'static str = "Option";
+    #[inline]
     fn hash_state(&self, hasher: &mut StateHasher) {
         match self {
             None => hasher.u32(0),
@@ -204,6 +203,7 @@ impl<T: SimState> SimState for Option<T> {
 }
 
 /// Sequences feed their length, then every element; comparisons name elements by index.
+#[inline]
 fn sequence<'a, T: SimState + 'a>(
     items: impl ExactSizeIterator<Item = &'a T>,
     hasher: &mut StateHasher,

@@ -1,25 +1,30 @@
-//! Rusting's CPU solver against rapier3d 0.36 (`enhanced-determinism`) on the same scenes, with the
-//! same time step (1/60 s) and body counts, in one process: ms per step for each engine, the ratio
-//! ours / rapier, and a hash of each engine's final positions.
+//! Rusting's physics tick against rapier3d 0.36 (`enhanced-determinism`) on the same scenes, with
+//! the same time step (1/60 s), body counts, mass (1 kg) and friction (0.5), in one process.
 //!
-//! Both engines run single-threaded (ours in a one-thread rayon pool; rapier without its `parallel`
-//! feature) with their default solver settings: Rusting's 4 substeps of two velocity passes, and
-//! rapier's 4 solver iterations plus one stabilization iteration.
+//! What is timed is what each engine's users pay per tick: for Rusting, the engine's physics system
+//! (`cpu_physics_step`) as a game runs it, copying every body out of the ECS, stepping the solver
+//! and writing positions, velocities and events back; for rapier, its whole `PhysicsWorld::step`.
+//! The two engines step in turn, one tick each, and each tick is timed on its own, so both see the
+//! same machine: a noisy neighbour slows both, not one. Both run single-threaded (ours in a
+//! one-thread rayon pool; rapier without its `parallel` feature).
 //!
-//! Scenes: (a) 1000 balls of radius 0.5 in a 10x10x10 grid dropped on a ground, 600 steps,
-//! sleeping off; (b) a 100-row box pyramid (5050 boxes), 500 steps; (c) 10,000 mixed bodies
-//! (balls, boxes, capsules) dropped on a ground, 300 steps.
+//! Rapier runs with its defaults, which is what its users get. One more row runs the pyramid with
+//! rapier's settings matched to ours where they differ (see `matched`). A last line gives the
+//! speedup of our 10,000-body scene on two threads against one, with the final-state hashes of both
+//! (they must be equal).
+//!
+//! Run: `cargo run --release --locked --manifest-path benches/rapier/Cargo.toml --target-dir target`;
+//! an argument picks the scenes whose name contains it (`pyramid`, `boxes`, `threads`, ...).
 
 use std::time::Instant;
 
-use bevy::math::{Quat, Vec3};
-use bevy::prelude::Entity;
+use bevy::ecs::schedule::{Schedule, SingleThreadedExecutor};
+use bevy::math::Vec3;
+use bevy::prelude::{Entity, Transform};
 use rapier3d::prelude as rp;
-use rusting_engine::runtime::SimId;
-use rusting_engine::physics::cpu::{self, SolverBody, StepParams, StepScratch};
-use rusting_engine::physics::{
-    BodyKind, Collider, CollisionLayers, PhysicsId, PhysicsSettings, PhysicsWorld,
-};
+use rusting_engine::physics::plugin::cpu_physics_step;
+use rusting_engine::physics::{Collider, PhysicsSettings, RigidBody};
+use rusting_engine::runtime::FrameTime;
 
 #[derive(Clone, Copy)]
 enum Kind {
@@ -56,7 +61,7 @@ fn balls() -> Scene {
     }
 }
 
-fn pyramid() -> Scene {
+fn pyramid(name: &'static str) -> Scene {
     let rows = 100;
     let mut bodies = Vec::new();
     for row in 0..rows {
@@ -70,7 +75,7 @@ fn pyramid() -> Scene {
     }
     let top = bodies.len() - 1;
     Scene {
-        name: "(b) 100-row pyramid (5050 boxes), 500 steps",
+        name,
         steps: 500,
         sleep: true,
         bodies,
@@ -78,25 +83,35 @@ fn pyramid() -> Scene {
     }
 }
 
-fn mixed() -> Scene {
-    let mut bodies = Vec::new();
-    for i in 0..10_000u32 {
-        let (x, y, z) = (i % 25, i / 625, (i / 25) % 25);
-        let at = Vec3::new(x as f32 * 1.2, 1.0 + y as f32 * 1.2, z as f32 * 1.2);
-        let kind = match i % 3 {
-            0 => Kind::Ball(0.45),
-            1 => Kind::Cube(Vec3::new(0.4, 0.35, 0.45)),
-            _ => Kind::Capsule(0.2, 0.3),
-        };
-        bodies.push((at, kind));
-    }
+/// `count` bodies in a 25-wide grid, 1.2 m apart, dropped on the ground; `kind` picks each one's
+/// shape from its index.
+fn grid(name: &'static str, count: u32, steps: usize, kind: fn(u32) -> Kind) -> Scene {
+    let bodies = (0..count)
+        .map(|i| {
+            let (x, y, z) = (i % 25, i / 625, (i / 25) % 25);
+            let at = Vec3::new(x as f32 * 1.2, 1.0 + y as f32 * 1.2, z as f32 * 1.2);
+            (at, kind(i))
+        })
+        .collect();
     Scene {
-        name: "(c) 10,000 mixed bodies, 300 steps",
-        steps: 300,
+        name,
+        steps,
         sleep: true,
         bodies,
         watch: None,
     }
+}
+
+fn mixed_kind(i: u32) -> Kind {
+    match i % 3 {
+        0 => Kind::Ball(0.45),
+        1 => Kind::Cube(Vec3::new(0.4, 0.35, 0.45)),
+        _ => Kind::Capsule(0.2, 0.3),
+    }
+}
+
+fn box_kind(_: u32) -> Kind {
+    Kind::Cube(Vec3::splat(0.4))
 }
 
 fn fnv(hash: &mut u64, word: u32) {
@@ -116,148 +131,228 @@ fn hash_positions(positions: impl Iterator<Item = Vec3>) -> u64 {
     hash
 }
 
+/// One engine with a scene loaded.
+trait Engine {
+    /// Advances one tick.
+    fn step(&mut self);
+    /// Every scene body's position, in scene order.
+    fn positions(&mut self) -> Vec<Vec3>;
+}
+
+/// Rusting: an engine app holding the scene as entities, and its physics system run on its own.
+struct Ours {
+    app: rusting_engine::App,
+    physics: Schedule,
+    bodies: Vec<Entity>,
+    pool: rayon::ThreadPool,
+    tick: u64,
+}
+
+impl Ours {
+    fn new(scene: &Scene, threads: usize) -> Ours {
+        let mut app = rusting_engine::App::default();
+        app.setup().expect("an engine app");
+        let world = app.world_mut();
+        world.insert_resource(PhysicsSettings {
+            sleep_enabled: scene.sleep,
+            ..PhysicsSettings::default()
+        });
+        world.spawn((Transform::default(), Collider::half_space(Vec3::Y)));
+        let bodies = scene
+            .bodies
+            .iter()
+            .map(|&(at, kind)| {
+                let collider = match kind {
+                    Kind::Ball(r) => Collider::sphere(r),
+                    Kind::Cube(h) => Collider::cuboid(h),
+                    Kind::Capsule(h, r) => Collider::capsule(h, r),
+                };
+                world
+                    .spawn((Transform::from_translation(at), RigidBody::dynamic(1.0), collider))
+                    .id()
+            })
+            .collect();
+        let mut physics = Schedule::default();
+        physics.set_executor(SingleThreadedExecutor::new());
+        physics.add_systems(cpu_physics_step);
+        Ours {
+            app,
+            physics,
+            bodies,
+            pool: rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a thread pool"),
+            tick: 0,
+        }
+    }
+}
+
+impl Engine for Ours {
+    fn step(&mut self) {
+        let world = self.app.world_mut();
+        world.resource_mut::<FrameTime>().fixed_tick = self.tick;
+        let physics = &mut self.physics;
+        self.pool.install(|| physics.run(world));
+        self.tick += 1;
+    }
+
+    fn positions(&mut self) -> Vec<Vec3> {
+        let world = self.app.world();
+        self.bodies
+            .iter()
+            .map(|&e| world.get::<Transform>(e).expect("a body").translation)
+            .collect()
+    }
+}
+
+struct Rapier {
+    world: rp::PhysicsWorld,
+    bodies: Vec<rp::RigidBodyHandle>,
+}
+
+/// Rapier's settings where they differ from ours, set to ours: no contact recycling (rapier keeps
+/// a pair's old points while it moves less than 5 cm), Coulomb friction at every point (rapier's
+/// default solves one friction constraint and a twist per manifold), our allowed overlap (0.5 mm
+/// against its 5 mm), and our contact springs (60 Hz, and 120 Hz against fixed bodies, against its
+/// 30 and 60).
+fn matched(parameters: &mut rp::IntegrationParameters) {
+    parameters.contact_recycling = false;
+    parameters.friction_model = rp::FrictionModel::Coulomb;
+    parameters.normalized_allowed_linear_error = 0.0005;
+    parameters.contact_softness.natural_frequency = 60.0;
+    parameters.static_contact_softness.natural_frequency = 120.0;
+}
+
+impl Rapier {
+    fn new(scene: &Scene, settings: fn(&mut rp::IntegrationParameters)) -> Rapier {
+        let mut world = rp::PhysicsWorld::default();
+        world.integration_parameters.dt = 1.0 / 60.0;
+        settings(&mut world.integration_parameters);
+        let ground = world.insert_body(rp::RigidBodyBuilder::fixed());
+        world.insert_collider(
+            rp::ColliderBuilder::halfspace(rapier3d::na::Unit::new_unchecked(rp::Vector::Y))
+                .friction(0.5),
+            Some(ground),
+        );
+        let mut bodies = Vec::new();
+        for &(at, kind) in &scene.bodies {
+            let body = rp::RigidBodyBuilder::dynamic()
+                .translation(rp::Vector::new(at.x, at.y, at.z))
+                .can_sleep(scene.sleep);
+            let collider = match kind {
+                Kind::Ball(r) => rp::ColliderBuilder::ball(r),
+                Kind::Cube(h) => rp::ColliderBuilder::cuboid(h.x, h.y, h.z),
+                Kind::Capsule(h, r) => rp::ColliderBuilder::capsule_y(h, r),
+            }
+            .friction(0.5)
+            .mass(1.0);
+            let handle = world.insert_body(body);
+            world.insert_collider(collider, Some(handle));
+            bodies.push(handle);
+        }
+        Rapier { world, bodies }
+    }
+}
+
+impl Engine for Rapier {
+    fn step(&mut self) {
+        self.world.step();
+    }
+
+    fn positions(&mut self) -> Vec<Vec3> {
+        self.bodies
+            .iter()
+            .map(|&h| {
+                let t = self.world.bodies[h].translation();
+                Vec3::new(t.x, t.y, t.z)
+            })
+            .collect()
+    }
+}
+
+/// What a race measured for one engine.
 struct Outcome {
     ms_per_step: f64,
     hash: u64,
     watched_height: Option<f32>,
 }
 
-fn run_rusting(scene: &Scene) -> Outcome {
-    let mut bodies = vec![SolverBody {
-        sim_id: SimId(0),
-        entity: Entity::from_raw_u32(1).unwrap(),
-        id: PhysicsId(0),
-        kind: BodyKind::Static,
-        position: Vec3::ZERO,
-        rotation: Quat::IDENTITY,
-        linear_velocity: Vec3::ZERO,
-        angular_velocity: Vec3::ZERO,
-        mass: 0.0,
-        gravity_scale: 1.0,
-        collider: Collider::half_space(Vec3::Y),
-        layers: CollisionLayers::default(),
-        sleeping: false,
-    }];
-    for (k, &(at, kind)) in scene.bodies.iter().enumerate() {
-        let collider = match kind {
-            Kind::Ball(r) => Collider::sphere(r),
-            Kind::Cube(h) => Collider::cuboid(h),
-            Kind::Capsule(h, r) => Collider::capsule(h, r),
-        };
-        bodies.push(SolverBody {
-            sim_id: SimId(k as u64 + 1),
-            entity: Entity::from_raw_u32(k as u32 + 2).unwrap(),
-            id: PhysicsId(k as u32 + 1),
-            kind: BodyKind::Dynamic,
-            position: at,
-            mass: 1.0,
-            collider,
-            ..bodies[0]
-        });
+/// Steps both engines through the scene in turn, timing each step, and returns their outcomes.
+fn race(scene: &Scene, a: &mut dyn Engine, b: &mut dyn Engine) -> (Outcome, Outcome) {
+    let (mut time_a, mut time_b) = (0.0, 0.0);
+    for _ in 0..scene.steps {
+        let start = Instant::now();
+        a.step();
+        time_a += start.elapsed().as_secs_f64();
+        let start = Instant::now();
+        b.step();
+        time_b += start.elapsed().as_secs_f64();
     }
-    // The solver takes bodies in `SimId` order; remember where each scene body went.
-    let mut order: Vec<usize> = (0..bodies.len()).collect();
-    order.sort_by_key(|&i| bodies[i].sim_id);
-    let mut sorted: Vec<SolverBody> = order.iter().map(|&i| bodies[i]).collect();
-    let mut slot = vec![0; order.len()];
-    for (position, &original) in order.iter().enumerate() {
-        slot[original] = position;
-    }
-    let settings = PhysicsSettings {
-        sleep_enabled: scene.sleep,
-        ..PhysicsSettings::default()
+    let outcome = |engine: &mut dyn Engine, seconds: f64| {
+        let positions = engine.positions();
+        Outcome {
+            ms_per_step: seconds * 1000.0 / scene.steps as f64,
+            hash: hash_positions(positions.iter().copied()),
+            watched_height: scene.watch.map(|w| positions[w].y),
+        }
     };
-    let mut world = PhysicsWorld::default();
-    let mut scratch = StepScratch::default();
-    let start = Instant::now();
-    for tick in 0..scene.steps {
-        let params = StepParams {
-            dt: 1.0 / 60.0,
-            tick: tick as u64,
-            settings: settings.clone(),
-        };
-        cpu::step(&params, &mut sorted, &mut world, &mut scratch);
-    }
-    let elapsed = start.elapsed().as_secs_f64();
-    let positions = (1..bodies.len()).map(|k| sorted[slot[k]].position);
-    Outcome {
-        ms_per_step: elapsed * 1000.0 / scene.steps as f64,
-        hash: hash_positions(positions),
-        watched_height: scene.watch.map(|w| sorted[slot[w + 1]].position.y),
-    }
+    (outcome(a, time_a), outcome(b, time_b))
 }
 
-fn run_rapier(scene: &Scene) -> Outcome {
-    let mut world = rp::PhysicsWorld::default();
-    world.integration_parameters.dt = 1.0 / 60.0;
-    let ground = world.insert_body(rp::RigidBodyBuilder::fixed());
-    world.insert_collider(
-        rp::ColliderBuilder::halfspace(rapier3d::na::Unit::new_unchecked(rp::Vector::Y))
-            .friction(0.5),
-        Some(ground),
+fn row(name: &str, ours: &Outcome, theirs: &Outcome) {
+    println!(
+        "{:<52} {:>9.3} {:>10.3} {:>6.2}  {:016x}  {:016x}",
+        name,
+        ours.ms_per_step,
+        theirs.ms_per_step,
+        ours.ms_per_step / theirs.ms_per_step,
+        ours.hash,
+        theirs.hash
     );
-    let mut handles = Vec::new();
-    for &(at, kind) in &scene.bodies {
-        let body = rp::RigidBodyBuilder::dynamic()
-            .translation(rp::Vector::new(at.x, at.y, at.z))
-            .can_sleep(scene.sleep);
-        let collider = match kind {
-            Kind::Ball(r) => rp::ColliderBuilder::ball(r),
-            Kind::Cube(h) => rp::ColliderBuilder::cuboid(h.x, h.y, h.z),
-            Kind::Capsule(h, r) => rp::ColliderBuilder::capsule_y(h, r),
-        }
-        .friction(0.5)
-        .mass(1.0);
-        let handle = world.insert_body(body);
-        world.insert_collider(collider, Some(handle));
-        handles.push(handle);
-    }
-    let start = Instant::now();
-    for _ in 0..scene.steps {
-        world.step();
-    }
-    let elapsed = start.elapsed().as_secs_f64();
-    let position = |h: rp::RigidBodyHandle| {
-        let t = world.bodies[h].translation();
-        Vec3::new(t.x, t.y, t.z)
-    };
-    Outcome {
-        ms_per_step: elapsed * 1000.0 / scene.steps as f64,
-        hash: hash_positions(handles.iter().map(|&h| position(h))),
-        watched_height: scene.watch.map(|w| position(handles[w]).y),
+    if let (Some(a), Some(b)) = (ours.watched_height, theirs.watched_height) {
+        println!("    top box after the run: ours {a:.3} m, rapier {b:.3} m (placed at 99.5 m)");
     }
 }
 
 fn main() {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .expect("a thread pool");
-    println!(
-        "{:<46} {:>10} {:>10} {:>7}  {:<18} {:<18}",
-        "scene", "ours ms", "rapier ms", "ratio", "ours hash", "rapier hash"
-    );
-    // An optional argument picks the scenes whose name contains it.
     let only = std::env::args().nth(1);
-    for scene in [balls(), pyramid(), mixed()] {
-        if only.as_deref().is_some_and(|o| !scene.name.contains(o)) {
-            continue;
+    let wanted = |name: &str| only.as_deref().is_none_or(|o| name.contains(o));
+    println!(
+        "{:<52} {:>9} {:>10} {:>6}  {:<16}  {:<16}",
+        "scene (rapier with its defaults unless noted)", "ours ms", "rapier ms", "ratio", "ours hash", "rapier hash"
+    );
+    let scenes = [
+        balls(),
+        pyramid("(b) 100-row pyramid (5050 boxes), 500 steps"),
+        grid("(c) 10,000 mixed bodies, 300 steps", 10_000, 300, mixed_kind),
+        grid("(d) 1000 boxes, 600 steps", 1000, 600, box_kind),
+        grid("(e) 10,000 boxes, 300 steps", 10_000, 300, box_kind),
+    ];
+    for scene in &scenes {
+        if wanted(scene.name) {
+            let (ours, theirs) = race(scene, &mut Ours::new(scene, 1), &mut Rapier::new(scene, |_| ()));
+            row(scene.name, &ours, &theirs);
         }
-        let ours = pool.install(|| run_rusting(&scene));
-        let theirs = run_rapier(&scene);
+    }
+    let name = "(b') the pyramid, rapier's settings matched to ours";
+    if wanted(name) {
+        let scene = pyramid(name);
+        let (ours, theirs) = race(&scene, &mut Ours::new(&scene, 1), &mut Rapier::new(&scene, matched));
+        row(name, &ours, &theirs);
+    }
+    let name = "(c) on two threads against one (threads)";
+    if wanted(name) {
+        let scene = grid(name, 10_000, 300, mixed_kind);
+        let (two, one) = race(&scene, &mut Ours::new(&scene, 2), &mut Ours::new(&scene, 1));
         println!(
-            "{:<46} {:>10.3} {:>10.3} {:>7.2}  {:016x}  {:016x}",
-            scene.name,
-            ours.ms_per_step,
-            theirs.ms_per_step,
-            ours.ms_per_step / theirs.ms_per_step,
-            ours.hash,
-            theirs.hash
+            "{name}: {:.3} ms against {:.3} ms, speedup {:.2}; hashes {:016x} and {:016x} ({})",
+            two.ms_per_step,
+            one.ms_per_step,
+            one.ms_per_step / two.ms_per_step,
+            two.hash,
+            one.hash,
+            if two.hash == one.hash { "equal" } else { "DIFFERENT" }
         );
-        if let (Some(a), Some(b)) = (ours.watched_height, theirs.watched_height) {
-            println!(
-                "    top box height after the run: ours {a:.3} m, rapier {b:.3} m (placed at 99.5 m)"
-            );
-        }
     }
 }
