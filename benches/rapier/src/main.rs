@@ -8,8 +8,8 @@
 //! same machine: a noisy neighbour slows both, not one. Both run single-threaded (ours in a
 //! one-thread rayon pool; rapier without its `parallel` feature).
 //!
-//! Rapier runs with its defaults, which is what its users get. One more row runs the pyramid with
-//! rapier's settings matched to ours where they differ (see `matched`). A last line gives the
+//! Rapier runs with its defaults, which is what its users get. Two more rows run the pyramid and
+//! the 10,000 boxes with rapier's settings matched to ours where they differ (see `matched`). A last line gives the
 //! speedup of our 10,000-body scene on two threads against one, with the final-state hashes of both
 //! (they must be equal).
 //!
@@ -168,7 +168,11 @@ impl Ours {
                     Kind::Capsule(h, r) => Collider::capsule(h, r),
                 };
                 world
-                    .spawn((Transform::from_translation(at), RigidBody::dynamic(1.0), collider))
+                    .spawn((
+                        Transform::from_translation(at),
+                        RigidBody::dynamic(1.0),
+                        collider,
+                    ))
                     .id()
             })
             .collect();
@@ -320,26 +324,53 @@ fn main() {
     let wanted = |name: &str| only.as_deref().is_none_or(|o| name.contains(o));
     println!(
         "{:<52} {:>9} {:>10} {:>6}  {:<16}  {:<16}",
-        "scene (rapier with its defaults unless noted)", "ours ms", "rapier ms", "ratio", "ours hash", "rapier hash"
+        "scene (rapier with its defaults unless noted)",
+        "ours ms",
+        "rapier ms",
+        "ratio",
+        "ours hash",
+        "rapier hash"
     );
     let scenes = [
         balls(),
         pyramid("(b) 100-row pyramid (5050 boxes), 500 steps"),
-        grid("(c) 10,000 mixed bodies, 300 steps", 10_000, 300, mixed_kind),
+        grid(
+            "(c) 10,000 mixed bodies, 300 steps",
+            10_000,
+            300,
+            mixed_kind,
+        ),
         grid("(d) 1000 boxes, 600 steps", 1000, 600, box_kind),
         grid("(e) 10,000 boxes, 300 steps", 10_000, 300, box_kind),
     ];
     for scene in &scenes {
         if wanted(scene.name) {
-            let (ours, theirs) = race(scene, &mut Ours::new(scene, 1), &mut Rapier::new(scene, |_| ()));
+            let (ours, theirs) = race(
+                scene,
+                &mut Ours::new(scene, 1),
+                &mut Rapier::new(scene, |_| ()),
+            );
             row(scene.name, &ours, &theirs);
         }
     }
-    let name = "(b') the pyramid, rapier's settings matched to ours";
-    if wanted(name) {
-        let scene = pyramid(name);
-        let (ours, theirs) = race(&scene, &mut Ours::new(&scene, 1), &mut Rapier::new(&scene, matched));
-        row(name, &ours, &theirs);
+    let matched_scenes = [
+        pyramid("(b') the pyramid, rapier's settings matched to ours"),
+        grid(
+            "(e') 10,000 boxes, rapier's settings matched to ours",
+            10_000,
+            300,
+            box_kind,
+        ),
+    ];
+    for scene in &matched_scenes {
+        if wanted(scene.name) {
+            let (ours, theirs) = race(
+                scene,
+                &mut Ours::new(scene, 1),
+                &mut Rapier::new(scene, matched),
+            );
+            row(scene.name, &ours, &theirs);
+        }
     }
     let name = "(c) on two threads against one (threads)";
     if wanted(name) {
@@ -352,7 +383,11 @@ fn main() {
             one.ms_per_step / two.ms_per_step,
             two.hash,
             one.hash,
-            if two.hash == one.hash { "equal" } else { "DIFFERENT" }
+            if two.hash == one.hash {
+                "equal"
+            } else {
+                "DIFFERENT"
+            }
         );
     }
 }

@@ -42,14 +42,34 @@ impl<'a> Evaluated<'a> {
         )
     }
 
-    /// Whether pair `(a, b)` was evaluated; `(a, b)` must not be below the previous question.
-    fn contains(&mut self, a: SimId, b: SimId) -> bool {
+    /// Whether pair `(a, b)` has a manifold this tick, and if so whether it was evaluated;
+    /// `(a, b)` must not be below the previous question.
+    fn lookup(&mut self, a: SimId, b: SimId) -> Option<bool> {
         while self.next < self.manifolds.len() && self.pair(&self.manifolds[self.next]) < (a, b) {
             self.next += 1;
         }
         self.manifolds
             .get(self.next)
-            .is_some_and(|m| m.evaluated && self.pair(m) == (a, b))
+            .filter(|m| self.pair(m) == (a, b))
+            .map(|m| m.evaluated)
+    }
+
+    /// Whether what was stored for pair `(a, b)` is kept as it is: the narrow phase skipped the
+    /// pair and both bodies still exist. A pair with a manifold this tick has both bodies, so only
+    /// pairs without one are looked up among the bodies. Asked in ascending order, and the same
+    /// pair several times in a row (one question per stored point) is answered once.
+    fn kept(&mut self, last: &mut Option<((SimId, SimId), bool)>, a: SimId, b: SimId) -> bool {
+        if let Some((pair, kept)) = *last
+            && pair == (a, b)
+        {
+            return kept;
+        }
+        let kept = match self.lookup(a, b) {
+            Some(evaluated) => !evaluated,
+            None => present(self.bodies, a, b),
+        };
+        *last = Some(((a, b), kept));
+        kept
     }
 }
 
@@ -106,10 +126,11 @@ pub fn update(
     }
     let mut changes: Vec<(SimId, SimId, CollisionEventKind)> = Vec::new();
     let mut evaluated = Evaluated::new(bodies, manifolds);
+    let mut last = None;
     let kept_from_before = world
         .touching
         .iter()
-        .filter(|t| !evaluated.contains(t.a, t.b) && present(bodies, t.a, t.b))
+        .filter(|t| evaluated.kept(&mut last, t.a, t.b))
         .copied()
         .collect::<Vec<_>>();
     for t in &world.touching {
@@ -132,9 +153,7 @@ pub fn update(
             changes.push((t.a, t.b, CollisionEventKind::Started));
         }
     }
-    touching.extend(kept_from_before);
-    touching.sort_unstable_by_key(|t| (t.a, t.b));
-    world.touching = touching;
+    world.touching = merge_by_key(touching, kept_from_before, |t| (t.a, t.b));
 
     changes.sort_unstable();
     events.clear();
@@ -161,7 +180,7 @@ fn store_warm_starts(
     points: &[PointResult],
     world: &mut PhysicsWorld,
 ) {
-    let mut next: Vec<WarmStart> = points
+    let next: Vec<WarmStart> = points
         .iter()
         .map(|c| WarmStart {
             a: bodies[c.a as usize].sim_id,
@@ -172,15 +191,41 @@ fn store_warm_starts(
         })
         .collect();
     let mut evaluated = Evaluated::new(bodies, manifolds);
+    let mut last = None;
     let carried: Vec<WarmStart> = world
         .warm_starts
         .iter()
-        .filter(|w| !evaluated.contains(w.a, w.b) && present(bodies, w.a, w.b))
+        .filter(|w| evaluated.kept(&mut last, w.a, w.b))
         .copied()
         .collect();
-    if !carried.is_empty() {
-        next.extend(carried);
-        next.sort_unstable_by_key(|w| (w.a, w.b, w.feature));
+    world.warm_starts = merge_by_key(next, carried, |w| (w.a, w.b, w.feature));
+}
+
+/// `a` and `b` together, sorted by `key`. Both come sorted (this tick's pairs in body order, and
+/// the kept ones in the stored order), so they are merged in one pass; sorting is the fallback
+/// for input that is not.
+fn merge_by_key<T: Copy, K: Ord>(a: Vec<T>, b: Vec<T>, key: impl Fn(&T) -> K) -> Vec<T> {
+    if b.is_empty() {
+        return a;
     }
-    world.warm_starts = next;
+    if !(a.is_sorted_by_key(&key) && b.is_sorted_by_key(&key)) {
+        let mut all = a;
+        all.extend(b);
+        all.sort_unstable_by_key(key);
+        return all;
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if key(&b[j]) < key(&a[i]) {
+            out.push(b[j]);
+            j += 1;
+        } else {
+            out.push(a[i]);
+            i += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
 }

@@ -1,7 +1,8 @@
 //! Integration within a substep: gravity into velocities, velocities into positions and rotations.
 //!
 //! Semi-implicit Euler: velocities first, then positions from the solved velocities. Rotations
-//! advance by the exact rotation of `angular_velocity * h` (`sim_math::rotation_from_scaled_axis`),
+//! advance by the exact rotation of `angular_velocity * h` (`math::rotation_from_scaled_axis`,
+//! `sim_math`'s with the CPU's square root and division),
 //! accumulated over the substeps and applied to the body once at the end of the tick, renormalized
 //! so they never drift off unit length. Each body also records how far it
 //! has moved since the start of the tick, which the contact solver uses to track gaps. This module
@@ -43,7 +44,7 @@ pub fn positions(
         body.position += step;
         moved.position += step;
         if velocity.angular != Vec3::ZERO {
-            let turn = sim_math::rotation_from_scaled_axis(velocity.angular * h);
+            let turn = math::rotation_from_scaled_axis(velocity.angular * h);
             moved.rotation = math::quat_unit(sim_math::quat_mul(turn, moved.rotation));
             let m = sim_math::rotation_matrix(moved.rotation);
             moved.matrix = [m.x_axis, m.y_axis, m.z_axis];

@@ -37,3 +37,19 @@ pub fn quat_unit(q: Quat) -> Quat {
     let inv = 1.0 / squared.sqrt();
     Quat::from_xyzw(q.x * inv, q.y * inv, q.z * inv, q.w * inv)
 }
+
+/// The rotation by angle `|v|` about axis `v / |v|`: `sim_math::rotation_from_scaled_axis` with the
+/// CPU's own square root and division. Both are correctly rounded, as `sim_math`'s are, and the
+/// angle is never subnormal on the path that takes them (below `1e-6` the series is used), so the
+/// bits are `sim_math`'s, for a twentieth of the time.
+#[inline]
+pub fn rotation_from_scaled_axis(v: Vec3) -> Quat {
+    let angle_squared = dot3(v, v);
+    if angle_squared < 1.0e-12 {
+        return crate::runtime::sim_math::rotation_from_scaled_axis(v);
+    }
+    let angle = angle_squared.sqrt();
+    let (s, c) = crate::runtime::sim_math::sin_cos(0.5 * angle);
+    let k = s / angle;
+    Quat::from_xyzw(v.x * k, v.y * k, v.z * k, c)
+}
