@@ -231,38 +231,49 @@ impl<'a> SharedVelocities<'a> {
     }
 }
 
-/// `velocity` moved by impulse `lambda` along `row`, for both bodies.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn push(
-    row: &WideRow,
-    batch: &Batch,
-    lambda: Lanes,
-    la: &mut LaneVec3,
-    aa: &mut LaneVec3,
-    lb: &mut LaneVec3,
-    ab: &mut LaneVec3,
-) {
-    *la -= row.direction.scale(lambda * batch.inv_mass_a);
-    *aa -= row.turn_a.scale(lambda);
-    *lb += row.direction.scale(lambda * batch.inv_mass_b);
-    *ab += row.turn_b.scale(lambda);
+/// The velocities of the two bodies of every lane of a batch, while the batch is solved.
+struct PairVelocities {
+    linear_a: LaneVec3,
+    angular_a: LaneVec3,
+    linear_b: LaneVec3,
+    angular_b: LaneVec3,
 }
 
-/// Velocity of `b` relative to `a` along `row`, at lever arms `ra` and `rb`.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn speed_along(
-    row: &WideRow,
-    ra: LaneVec3,
-    rb: LaneVec3,
-    la: LaneVec3,
-    aa: LaneVec3,
-    lb: LaneVec3,
-    ab: LaneVec3,
-) -> Lanes {
-    let (arm_a, arm_b) = (ra.cross(row.direction), rb.cross(row.direction));
-    (row.direction.dot(lb - la) + arm_b.dot(ab)) - arm_a.dot(aa)
+impl PairVelocities {
+    #[inline(always)]
+    fn gather(v: SharedVelocities<'_>, batch: &Batch) -> PairVelocities {
+        let (linear_a, angular_a) = v.gather(batch.a);
+        let (linear_b, angular_b) = v.gather(batch.b);
+        PairVelocities {
+            linear_a,
+            angular_a,
+            linear_b,
+            angular_b,
+        }
+    }
+
+    #[inline(always)]
+    fn scatter(&self, v: SharedVelocities<'_>, batch: &Batch) {
+        v.scatter(batch.a, batch.inv_mass_a, self.linear_a, self.angular_a);
+        v.scatter(batch.b, batch.inv_mass_b, self.linear_b, self.angular_b);
+    }
+
+    /// Applies impulse `lambda` along `row` (from `a` on `b`).
+    #[inline(always)]
+    fn push(&mut self, row: &WideRow, batch: &Batch, lambda: Lanes) {
+        self.linear_a -= row.direction.scale(lambda * batch.inv_mass_a);
+        self.angular_a -= row.turn_a.scale(lambda);
+        self.linear_b += row.direction.scale(lambda * batch.inv_mass_b);
+        self.angular_b += row.turn_b.scale(lambda);
+    }
+
+    /// Velocity of `b` relative to `a` along `row`, at lever arms `ra` and `rb`.
+    #[inline(always)]
+    fn speed_along(&self, row: &WideRow, ra: LaneVec3, rb: LaneVec3) -> Lanes {
+        let (arm_a, arm_b) = (ra.cross(row.direction), rb.cross(row.direction));
+        (row.direction.dot(self.linear_b - self.linear_a) + arm_b.dot(self.angular_b))
+            - arm_a.dot(self.angular_a)
+    }
 }
 
 /// Where an anchor at `r` from a body's centre at the start of the tick is now, relative to that
@@ -384,16 +395,14 @@ impl Batches {
     /// Applies every point's accumulated impulses (warm starting).
     pub fn warm_start(&mut self, velocities: &mut [Velocity]) {
         self.for_each_batch(velocities, |batch, points, v| {
-            let (mut la, mut aa) = v.gather(batch.a);
-            let (mut lb, mut ab) = v.gather(batch.b);
+            let mut pair = PairVelocities::gather(v, batch);
             for p in points.iter() {
                 let impulses = [p.normal_impulse, p.tangent_impulse[0], p.tangent_impulse[1]];
                 for (row, impulse) in p.rows.iter().zip(impulses) {
-                    push(row, batch, impulse, &mut la, &mut aa, &mut lb, &mut ab);
+                    pair.push(row, batch, impulse);
                 }
             }
-            v.scatter(batch.a, batch.inv_mass_a, la, aa);
-            v.scatter(batch.b, batch.inv_mass_b, lb, ab);
+            pair.scatter(v, batch);
         });
     }
 
@@ -406,8 +415,7 @@ impl Batches {
         pass: Pass,
     ) {
         self.for_each_batch(velocities, |batch, points, v| {
-            let (mut la, mut aa) = v.gather(batch.a);
-            let (mut lb, mut ab) = v.gather(batch.b);
+            let mut pair = PairVelocities::gather(v, batch);
             let moved = match pass {
                 Pass::Relax => Some((
                     gather_displacements(displacements, batch.a),
@@ -445,21 +453,13 @@ impl Batches {
                         Lanes::ZERO,
                     ),
                 };
-                let vn = speed_along(&normal, p.ra, p.rb, la, aa, lb, ab);
+                let vn = pair.speed_along(&normal, p.ra, p.rb);
                 let lambda =
                     -normal.mass * mass_scale * (vn - target) - impulse_scale * p.normal_impulse;
                 let old = p.normal_impulse;
                 p.normal_impulse = (old + lambda).max(Lanes::ZERO);
                 p.max_normal_impulse = p.max_normal_impulse.max(p.normal_impulse);
-                push(
-                    &normal,
-                    batch,
-                    p.normal_impulse - old,
-                    &mut la,
-                    &mut aa,
-                    &mut lb,
-                    &mut ab,
-                );
+                pair.push(&normal, batch, p.normal_impulse - old);
 
                 if matches!(pass, Pass::Biased { .. }) {
                     // Friction only in the relaxing pass: friction that reacts to the bias
@@ -469,15 +469,14 @@ impl Batches {
                 let limit = batch.friction * p.normal_impulse;
                 for k in 0..2 {
                     let tangent = p.rows[k + 1];
-                    let lambda = -tangent.mass * speed_along(&tangent, p.ra, p.rb, la, aa, lb, ab);
+                    let lambda = -tangent.mass * pair.speed_along(&tangent, p.ra, p.rb);
                     let old = p.tangent_impulse[k];
                     p.tangent_impulse[k] = (old + lambda).clamp(-limit, limit);
                     let change = p.tangent_impulse[k] - old;
-                    push(&tangent, batch, change, &mut la, &mut aa, &mut lb, &mut ab);
+                    pair.push(&tangent, batch, change);
                 }
             }
-            v.scatter(batch.a, batch.inv_mass_a, la, aa);
-            v.scatter(batch.b, batch.inv_mass_b, lb, ab);
+            pair.scatter(v, batch);
         });
     }
 
@@ -489,8 +488,7 @@ impl Batches {
             if !batch.bounces {
                 return;
             }
-            let (mut la, mut aa) = v.gather(batch.a);
-            let (mut lb, mut ab) = v.gather(batch.b);
+            let mut pair = PairVelocities::gather(v, batch);
             for p in points.iter_mut() {
                 let bounces = Mask::and(
                     Mask::and(batch.restitution.gt(Lanes::ZERO), threshold.gt(p.approach)),
@@ -498,22 +496,12 @@ impl Batches {
                 );
                 let normal = p.rows[0];
                 let target = -(batch.restitution * p.approach);
-                let lambda =
-                    -normal.mass * (speed_along(&normal, p.ra, p.rb, la, aa, lb, ab) - target);
+                let lambda = -normal.mass * (pair.speed_along(&normal, p.ra, p.rb) - target);
                 let old = p.normal_impulse;
                 p.normal_impulse = bounces.select((old + lambda).max(Lanes::ZERO), old);
-                push(
-                    &normal,
-                    batch,
-                    p.normal_impulse - old,
-                    &mut la,
-                    &mut aa,
-                    &mut lb,
-                    &mut ab,
-                );
+                pair.push(&normal, batch, p.normal_impulse - old);
             }
-            v.scatter(batch.a, batch.inv_mass_a, la, aa);
-            v.scatter(batch.b, batch.inv_mass_b, lb, ab);
+            pair.scatter(v, batch);
         });
     }
 
