@@ -20,6 +20,7 @@
 mod dependencies;
 mod device;
 mod finding;
+mod gpu_bodies;
 mod scenes;
 mod shaders;
 mod toolchain;
@@ -82,6 +83,7 @@ fn run_checks(project: &Project) -> Vec<Finding> {
     scenes::overlaps(&scenes, &mut findings);
     scenes::unsupported_parts(project, &scenes, &mut findings);
     device::check(project.manifest.determinism, &scenes, &mut findings);
+    gpu_bodies::check(&scenes, &mut findings);
     shaders::check(&project.root, project.manifest.determinism, &mut findings);
     source_lint(&project.root, &mut findings);
     toolchain::check(&project.root, &mut findings);

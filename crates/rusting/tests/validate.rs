@@ -497,6 +497,35 @@ fn gpu_bodies_in_a_cross_platform_project_need_a_cross_platform_device() {
     assert!(with_code(&value, "DEVICE_UNCHECKED").is_empty(), "{value}");
 }
 
+/// A GPU body wider than 0.9 of the GPU grid's cell (2 m) is refused with `GPU_BODY_TOO_LARGE`
+/// at the body, naming its diameter and the limit; a small GPU body and a large CPU body pass.
+/// Fails if validate accepts the oversized GPU body (it would go to the list every GPU body scans
+/// each tick).
+#[test]
+fn gpu_bodies_wider_than_the_grid_cell_are_refused() {
+    let scene = r#"{ "format_version": 1, "entities": [
+        { "id": 1, "name": "Ground", "components": { "Collider": { "shape": { "HalfSpace": { "normal": [0, 1, 0] } } } } },
+        { "id": 2, "name": "Boulder", "transform": { "translation": [0, 3, 0] },
+          "components": { "RigidBody": {}, "Collider": { "shape": { "Box": { "half_extents": [1, 0.5, 0.5] } } },
+                          "PhysicsBody": { "class": "Gpu" } } },
+        { "id": 3, "name": "Spark", "transform": { "translation": [4, 3, 0] },
+          "components": { "RigidBody": {}, "Collider": { "shape": { "Sphere": { "radius": 0.2 } } },
+                          "PhysicsBody": { "class": "Gpu" } } },
+        { "id": 4, "name": "Crate", "transform": { "translation": [8, 3, 0] },
+          "components": { "RigidBody": {}, "Collider": { "shape": { "Sphere": { "radius": 3 } } } } } ] }"#;
+    let fixture = Fixture::new("gpu-too-large", "Local");
+    fixture.write("scenes/main.scene.json", scene);
+    let (_, value) = fixture.validate();
+    let refused = with_code(&value, "GPU_BODY_TOO_LARGE");
+    assert_eq!(refused.len(), 1, "{value}");
+    assert_eq!(refused[0]["scene_id"], 2, "{value}");
+    assert_eq!(refused[0]["pointer"], "/entities/1", "{value}");
+    assert_eq!(refused[0]["severity"], "error", "{value}");
+    let message = refused[0]["message"].as_str().unwrap();
+    assert!(message.contains("2.4494898 m across"), "{message}");
+    assert!(message.contains("1.8 m"), "{message}");
+}
+
 /// A tick rate the engine cannot run (`1e10`, whose tick rounds to no time at all and hung every
 /// run; `0.5`; `0`) is refused by `validate`, naming `rusting.json` and `fixed_rate_hz`, and by the
 /// app's startup check, from the one shared range. Fails if either side goes back to accepting

@@ -53,7 +53,9 @@ pub use error::GpuError;
 pub use physics_bodies::{GpuBodyInit, GpuBodyState, GpuCollider, GpuRule};
 pub use physics_commands::GpuCommand;
 pub use physics_events::{GpuEvent, GpuEventKind, GpuTickResult};
-pub use physics_world::{GpuPhysicsConfig, GpuPhysicsWorld, GpuStepParams};
+pub use physics_world::{
+    GRID_FIT_FRACTION, GpuPhysicsConfig, GpuPhysicsWorld, GpuStepParams, bounding_diameter,
+};
 pub use pipeline::ComputePipeline;
 pub use plugin::{
     GPU_EVENT_LAG, GpuBehaviour, GpuEvents, GpuPhysicsPlugin, GpuPhysicsStatus,

@@ -43,6 +43,34 @@ pub struct GpuPhysicsConfig {
     pub max_events: u32,
 }
 
+/// The fraction of a grid cell a body's bounding diameter may span and still go into the hash grid
+/// (`OVERSIZED_FRACTION` in `physics_contacts.comp`); wider bodies go to the fallback list, which
+/// every body scans each tick.
+pub const GRID_FIT_FRACTION: f32 = 0.9;
+
+impl GpuPhysicsConfig {
+    /// The widest bounding diameter a body may have and still go into the hash grid.
+    pub fn widest_grid_body(&self) -> f32 {
+        GRID_FIT_FRACTION * self.cell_size
+    }
+}
+
+/// The diameter of the sphere around a shape's centre that holds the whole shape, as the GPU
+/// computes it for the grid (`None` for a half-space, which is not a GPU body).
+pub fn bounding_diameter(shape: &crate::physics::Shape) -> Option<f32> {
+    use crate::physics::Shape;
+    let radius = match *shape {
+        Shape::Sphere { radius } => radius,
+        Shape::Box { half_extents } => half_extents.length(),
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => half_height + radius,
+        Shape::HalfSpace { .. } => return None,
+    };
+    Some(2.0 * radius)
+}
+
 impl Default for GpuPhysicsConfig {
     fn default() -> Self {
         GpuPhysicsConfig {
