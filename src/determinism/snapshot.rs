@@ -77,6 +77,16 @@ pub enum SnapshotError {
         /// The other.
         second: Entity,
     },
+    /// The world holds simulation state outside the ECS that snapshots cannot capture yet (see
+    /// [`SnapshotRegistry::refuse_while`]).
+    #[error(
+        "this world has {what}, whose state snapshots do not hold yet: a snapshot, restore, seek \
+         or synctest would go on without it, so it is refused"
+    )]
+    Uncaptured {
+        /// What the state is.
+        what: &'static str,
+    },
     /// The app to restore into was not built the same way.
     #[error("cannot restore the snapshot of tick {tick} into this app: {reason}")]
     Incompatible {
@@ -111,13 +121,20 @@ pub struct SnapshotRegistry {
     rules: Arc<BTreeMap<TypeId, Rule>>,
     /// Types ignored by name: private types of other crates that cannot be named in Rust.
     ignored_names: Arc<Vec<String>>,
+    /// Simulation state that lives outside the ECS and that snapshots do not hold yet: while a
+    /// check answers true, snapshots and restores are refused rather than leaving it behind.
+    uncaptured: Arc<Vec<(&'static str, UncapturedCheck)>>,
 }
+
+/// Whether a world holds simulation state that snapshots cannot capture.
+pub type UncapturedCheck = fn(&World) -> bool;
 
 impl Default for SnapshotRegistry {
     fn default() -> Self {
         let mut registry = SnapshotRegistry {
             rules: Arc::new(BTreeMap::new()),
             ignored_names: Arc::new(Vec::new()),
+            uncaptured: Arc::new(Vec::new()),
         };
         // The registry itself, bevy's marker of resource entities, and the key of every record.
         registry.ignore::<SnapshotRegistry>();
@@ -147,6 +164,21 @@ impl SnapshotRegistry {
     /// another crate's private components.
     pub fn ignore_by_name(&mut self, type_name: impl Into<String>) {
         Arc::make_mut(&mut self.ignored_names).push(type_name.into());
+    }
+
+    /// Declares simulation state outside the ECS that snapshots do not capture (`what` names it):
+    /// while `present` answers true for a world, taking or restoring a snapshot of it fails with
+    /// [`SnapshotError::Uncaptured`], so a rollback, seek or synctest never goes on without it.
+    pub fn refuse_while(&mut self, what: &'static str, present: UncapturedCheck) {
+        Arc::make_mut(&mut self.uncaptured).push((what, present));
+    }
+
+    /// The first declared uncaptured state `world` holds.
+    fn uncaptured_in(&self, world: &World) -> Result<(), SnapshotError> {
+        match self.uncaptured.iter().find(|(_, present)| present(world)) {
+            Some((what, _)) => Err(SnapshotError::Uncaptured { what }),
+            None => Ok(()),
+        }
     }
 
     /// Whether the component `id` of `world` is copied or ignored.
@@ -296,6 +328,7 @@ impl WorldSnapshot {
     pub fn capture(world: &mut World) -> Result<WorldSnapshot, SnapshotError> {
         let world: &World = world;
         let registry = registry_of(world);
+        registry.uncaptured_in(world)?;
         let mut entities = Vec::new();
         let mut groups = Vec::new();
         let mut resources = Vec::new();
@@ -389,6 +422,7 @@ impl WorldSnapshot {
     /// simulation entities, duplicate ids, and the resources the snapshot needs.
     pub fn restore(&self, world: &mut World) -> Result<(), SnapshotError> {
         let registry = registry_of(world);
+        registry.uncaptured_in(world)?;
         let current = simulation_entities(world)?;
         for archetype in world.archetypes().iter() {
             if archetype.is_empty()

@@ -35,7 +35,7 @@ use super::physics_events::GpuEvent;
 use super::physics_world::{GpuPhysicsConfig, GpuPhysicsWorld};
 use super::runtime::{GpuRuntime, GpuTickInput, shared_context};
 use super::tick_commands::GpuPhysicsCommands;
-use crate::determinism::{SimStateAppExt, SnapshotAppExt, StateHashes};
+use crate::determinism::{SimStateAppExt, SnapshotAppExt, SnapshotRegistry, StateHashes};
 use crate::physics::components::{
     BodyClass, Collider, CollisionLayers, PhysicsBody, PhysicsId, RigidBody,
 };
@@ -120,6 +120,13 @@ impl Plugin for GpuPhysicsPlugin {
             .add_systems(FixedUpdate, deliver_gpu_events.before(SimSet::Physics))
             .add_systems(FixedPostUpdate, queue_gpu_tick)
             .add_systems(PostUpdate, step_gpu_frame);
+        // The GPU bodies' state lives on the device, and snapshots do not read it back yet: with
+        // GPU bodies running, a snapshot or restore is refused rather than taken without them.
+        app.world_mut()
+            .get_resource_or_init::<SnapshotRegistry>()
+            .refuse_while("GPU physics bodies", |world| {
+                world.contains_non_send::<GpuRuntime>()
+            });
     }
 
     fn finish(&self, app: &mut BevyApp) {
