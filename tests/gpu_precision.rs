@@ -7,9 +7,9 @@ use std::path::Path;
 use std::process::Command;
 
 use rusting_engine::physics::gpu::compile::{
-    ShaderError, compile, compile_options_summary, compile_source,
+    ShaderError, compile, compile_options_summary, compile_source, compile_variant,
 };
-use rusting_engine::physics::gpu::{SIMULATION_SHADERS, embedded_spirv};
+use rusting_engine::physics::gpu::{SIMULATION_SHADERS, SpirvVariant, embedded_spirv_variant};
 use rusting_spirv::{Problem, check_spirv};
 
 /// Every simulation shader, compiled with debug information, has `NoContraction` on every float
@@ -204,19 +204,23 @@ fn the_crate_compiles_every_simulation_shader_to_the_same_words_as_glslc() {
 #[test]
 fn committed_spirv_matches_the_shader_sources() {
     for shader in SIMULATION_SHADERS {
-        let compiled = compile(shader).unwrap_or_else(|err| panic!("{err}"));
-        let committed = embedded_spirv(shader.name).unwrap_or_else(|err| panic!("{err}"));
-        assert_eq!(
-            compiled.len(),
-            committed.len(),
-            "{}: the committed SPIR-V is stale (run tools/compile-shaders.sh)",
-            shader.name
-        );
-        if let Some(word) = compiled.iter().zip(&committed).position(|(a, b)| a != b) {
-            panic!(
-                "{}: word {word} differs from the committed SPIR-V (run tools/compile-shaders.sh)",
+        for variant in SpirvVariant::ALL {
+            let compiled = compile_variant(shader, variant).unwrap_or_else(|err| panic!("{err}"));
+            let committed =
+                embedded_spirv_variant(shader.name, variant).unwrap_or_else(|err| panic!("{err}"));
+            assert_eq!(
+                compiled.len(),
+                committed.len(),
+                "{} ({variant:?}): the committed SPIR-V is stale (run tools/compile-shaders.sh)",
                 shader.name
             );
+            if let Some(word) = compiled.iter().zip(&committed).position(|(a, b)| a != b) {
+                panic!(
+                    "{} ({variant:?}): word {word} differs from the committed SPIR-V (run \
+                     tools/compile-shaders.sh)",
+                    shader.name
+                );
+            }
         }
     }
 }

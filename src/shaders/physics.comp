@@ -19,6 +19,9 @@
 // Layout: physics_layout.glsl. One invocation per slot; empty slots do nothing.
 
 #version 450
+#ifdef RUSTING_FLOAT_CONTROLS
+#include "float_controls.glsl"
+#endif
 #include "sim_math.glsl"
 #include "physics_layout.glsl"
 

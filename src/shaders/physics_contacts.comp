@@ -28,6 +28,9 @@
 // Layout: physics_layout.glsl. One invocation per slot.
 
 #version 450
+#ifdef RUSTING_FLOAT_CONTROLS
+#include "float_controls.glsl"
+#endif
 #include "sim_math.glsl"
 #include "physics_layout.glsl"
 #include "physics_shapes.glsl"

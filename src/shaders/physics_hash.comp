@@ -12,6 +12,9 @@
 // Layout: physics_layout.glsl. One invocation per slot; the host zeroes state_hash first.
 
 #version 450
+#ifdef RUSTING_FLOAT_CONTROLS
+#include "float_controls.glsl"
+#endif
 #include "physics_layout.glsl"
 
 const uint SEED_LOW = 0x9747b28cu;

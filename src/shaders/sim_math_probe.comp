@@ -12,6 +12,9 @@
 // The push constant selects the routine (see ROUTINE_*) and the number of cases.
 
 #version 450
+#ifdef RUSTING_FLOAT_CONTROLS
+#include "float_controls.glsl"
+#endif
 #include "sim_math.glsl"
 
 layout(local_size_x = 64) in;

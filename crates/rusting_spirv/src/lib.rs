@@ -1,7 +1,9 @@
 //! The SPIR-V precision check of Rusting's simulation shaders: proves a compiled shader cannot
 //! fuse, relax or call a function whose result differs between devices.
 //!
-//! This crate owns [`check_spirv`] and its findings ([`PrecisionViolation`]). It is pure SPIR-V
+//! This crate owns [`check_spirv`] and its findings ([`PrecisionViolation`]), and
+//! [`check_float_controls`], which proves a CrossPlatform variant declares the 32-bit float
+//! controls. It is pure SPIR-V
 //! parsing (rspirv), needs no GPU, no shader compiler and no engine, so the engine's tests and
 //! `rusting validate` run it on any SPIR-V they have, and games, which embed SPIR-V that already
 //! passed it, never compile it. It must never compile or run a shader, and never accept an
@@ -32,6 +34,10 @@
 //! (the multiply it follows carries the decoration). Each violation names the shader, the
 //! instruction and, when the SPIR-V has debug line information (`glslc -g`, or the compiler's
 //! debug-info option), the source file, line and column of the nearest `OpLine` before it.
+
+mod float_controls;
+
+pub use float_controls::{FloatControlsError, check_float_controls};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;

@@ -7,7 +7,7 @@
 //! check reports), never read includes from the file system, and never panic on a broken shader:
 //! the error names the file and line the compiler reported.
 
-use super::shaders::{ShaderSource, include};
+use super::shaders::{ShaderSource, SpirvVariant, include};
 
 /// The `glslc` command line that produces the same SPIR-V as [`compile`] for a shader in
 /// `src/shaders/` (run there, with the file name as the last argument).
@@ -41,14 +41,27 @@ pub enum ShaderError {
     },
 }
 
-/// Compiles one of the engine's simulation shaders.
+/// Compiles one of the engine's simulation shaders (its plain variant).
 pub fn compile(shader: &ShaderSource) -> Result<Vec<u32>, ShaderError> {
-    compile_source(shader.name, shader.source)
+    compile_variant(shader, SpirvVariant::Plain)
+}
+
+/// Compiles one of the engine's simulation shaders as `variant` (with `RUSTING_FLOAT_CONTROLS`
+/// defined for the float-controls one, as `glslc -DRUSTING_FLOAT_CONTROLS` does).
+pub fn compile_variant(
+    shader: &ShaderSource,
+    variant: SpirvVariant,
+) -> Result<Vec<u32>, ShaderError> {
+    compile_with(shader.name, shader.source, variant.define())
 }
 
 /// Compiles a compute shader from source. `name` must end in `.comp`; `#include "..."` resolves
 /// against the engine's shader includes (such as `sim_math.glsl`).
 pub fn compile_source(name: &str, source: &str) -> Result<Vec<u32>, ShaderError> {
+    compile_with(name, source, None)
+}
+
+fn compile_with(name: &str, source: &str, define: Option<&str>) -> Result<Vec<u32>, ShaderError> {
     if !name.ends_with(".comp") {
         return Err(ShaderError::UnknownStage {
             shader: name.to_owned(),
@@ -64,6 +77,9 @@ pub fn compile_source(name: &str, source: &str) -> Result<Vec<u32>, ShaderError>
         shaderc::EnvVersion::Vulkan1_2 as u32,
     );
     options.set_generate_debug_info();
+    if let Some(define) = define {
+        options.add_macro_definition(define, None);
+    }
     options.set_include_callback(|requested, _kind, requesting, _depth| {
         include(requested)
             .map(|file| shaderc::ResolvedInclude {

@@ -62,6 +62,6 @@ pub use plugin::{
     MAX_GPU_TICKS_PER_FRAME, finish_gpu_ticks, gpu_hashes,
 };
 pub use runtime::{GpuRuntime, GpuTickInput, shared_context};
-pub use shaders::{SHADER_INCLUDES, SIMULATION_SHADERS, ShaderSource};
-pub use spirv::{EMBEDDED_SPIRV, EmbeddedSpirv, embedded_spirv};
+pub use shaders::{SHADER_INCLUDES, SIMULATION_SHADERS, ShaderSource, SpirvVariant};
+pub use spirv::{EMBEDDED_SPIRV, EmbeddedSpirv, embedded_spirv, embedded_spirv_variant};
 pub use tick_commands::GpuPhysicsCommands;

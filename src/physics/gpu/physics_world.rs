@@ -25,7 +25,8 @@ use super::physics_commands::GpuCommand;
 use super::physics_events::{GpuTickResult, decode_events};
 use super::physics_layout::*;
 use super::pipeline::ComputePipeline;
-use super::spirv::embedded_spirv;
+use super::shaders::SpirvVariant;
+use super::spirv::embedded_spirv_variant;
 use bevy::math::Vec3;
 
 /// The sizes of a GPU physics world.
@@ -137,8 +138,15 @@ impl<'ctx> GpuPhysicsWorld<'ctx> {
         {
             return Err(invalid("the buffers would not fit in 32-bit word indices"));
         }
+        // A device with the float controls CrossPlatform needs runs the variant that declares
+        // them; others (lavapipe) the plain one, which they run in Local mode only.
+        let variant = if context.info().cross_platform().is_ok() {
+            SpirvVariant::FloatControls
+        } else {
+            SpirvVariant::Plain
+        };
         let pipeline = |name: &str| -> Result<ComputePipeline<'ctx>, GpuError> {
-            let words = embedded_spirv(name)?;
+            let words = embedded_spirv_variant(name, variant)?;
             context.compute_pipeline(name, &words, STORAGE_BUFFERS, STEP_CONSTANT_BYTES)
         };
         Ok(GpuPhysicsWorld {

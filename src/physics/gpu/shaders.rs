@@ -23,6 +23,36 @@ pub const SIM_MATH_GLSL: ShaderSource = ShaderSource {
     source: include_str!("../../shaders/sim_math.glsl"),
 };
 
+/// The float-control execution modes of the CrossPlatform variants (included when
+/// `RUSTING_FLOAT_CONTROLS` is defined).
+pub const FLOAT_CONTROLS_GLSL: ShaderSource = ShaderSource {
+    name: "float_controls.glsl",
+    source: include_str!("../../shaders/float_controls.glsl"),
+};
+
+/// The SPIR-V variant of a simulation shader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SpirvVariant {
+    /// No float-control execution modes: for devices without them (`Local` determinism only).
+    Plain,
+    /// `DenormPreserve`, `SignedZeroInfNanPreserve` and `RoundingModeRTE` for 32-bit floats
+    /// (compiled with `RUSTING_FLOAT_CONTROLS` defined): what `CrossPlatform` needs.
+    FloatControls,
+}
+
+impl SpirvVariant {
+    /// Both variants.
+    pub const ALL: [SpirvVariant; 2] = [SpirvVariant::Plain, SpirvVariant::FloatControls];
+
+    /// The macro the variant defines, if any.
+    pub fn define(self) -> Option<&'static str> {
+        match self {
+            SpirvVariant::Plain => None,
+            SpirvVariant::FloatControls => Some("RUSTING_FLOAT_CONTROLS"),
+        }
+    }
+}
+
 /// `sim_math_probe.comp`: runs one `sim_math.glsl` routine over a buffer of cases; the bit-exact
 /// GPU test and device checks use it (its header documents the buffer layout).
 pub const SIM_MATH_PROBE: ShaderSource = ShaderSource {
@@ -70,8 +100,12 @@ pub const SIMULATION_SHADERS: &[ShaderSource] = &[
 ];
 
 /// The files simulation shaders may `#include "..."`, by name.
-pub const SHADER_INCLUDES: &[ShaderSource] =
-    &[SIM_MATH_GLSL, PHYSICS_LAYOUT_GLSL, PHYSICS_SHAPES_GLSL];
+pub const SHADER_INCLUDES: &[ShaderSource] = &[
+    SIM_MATH_GLSL,
+    PHYSICS_LAYOUT_GLSL,
+    PHYSICS_SHAPES_GLSL,
+    FLOAT_CONTROLS_GLSL,
+];
 
 /// The include file called `name`, if there is one.
 pub fn include(name: &str) -> Option<&'static ShaderSource> {
