@@ -119,8 +119,9 @@ fn run_in_pool(threads: usize, ticks: u64) -> Vec<Vec<u32>> {
 /// four, with some colours of the contact solve large enough to be spread over threads. Fails if a
 /// parallel stage's results are gathered in the order threads finish (for example pushing
 /// manifolds into a shared `Mutex<Vec<_>>` from `par_iter().for_each`), or if the colouring lets
-/// two manifolds of one colour share a moving body (seen failing at tick 3 with a colouring that
-/// forgot to mark the second body's colour as taken: their batches race on its velocity).
+/// two manifolds of one colour share a moving body (with a colouring that forgot to mark the
+/// second body's colour as taken, the batches raced on its velocity and tick 3 differed; now the
+/// span check stops the debug build first: "two lanes of colour span 0 share a moving body").
 #[test]
 fn cpu_solver_bits_do_not_depend_on_thread_count() {
     let one = run_in_pool(1, 90);

@@ -119,6 +119,8 @@ pub struct Batches {
     spans: Vec<Span>,
     /// Per manifold, its first constraint.
     manifold_first: Vec<u32>,
+    /// Per velocity slot, the last parallel span that writes it (plus one), for checking spans.
+    written_by: Vec<u32>,
 }
 
 /// The soft-contact coefficients of a pass, for every lane.
@@ -171,8 +173,8 @@ struct SharedVelocities<'a> {
     _borrow: PhantomData<&'a mut [Velocity]>,
 }
 
-// SAFETY: see the type's documentation; every access is bounds-checked and the spans' disjointness
-// is the colouring's invariant (tested in `colouring`).
+// SAFETY: see the type's documentation; every access is bounds-checked, and every span that runs
+// on several threads is checked for disjoint writes when it is built (`check_parallel_spans`).
 unsafe impl Send for SharedVelocities<'_> {}
 // SAFETY: as above.
 unsafe impl Sync for SharedVelocities<'_> {}
@@ -351,6 +353,44 @@ impl Batches {
                     });
                     sources.fill(lanes, first, batch, points);
                 });
+        }
+        self.check_parallel_spans(sources.spare as usize + 1);
+    }
+
+    /// Makes sure no batch of a parallel span reads or writes a velocity another lane of the span
+    /// writes, which is what makes the shared writes sound. The colouring guarantees it; a span
+    /// built from a colouring and masses that disagree would break it, and then runs on one
+    /// thread (a debug build stops: that is a bug in the caller).
+    fn check_parallel_spans(&mut self, slots: usize) {
+        self.written_by.clear();
+        self.written_by.resize(slots, 0);
+        for (index, span) in self.spans.iter_mut().enumerate() {
+            if !span.parallel {
+                continue;
+            }
+            let stamp = index as u32 + 1;
+            let batches = &self.batches[span.batches.clone()];
+            let lanes = |batch: &Batch| {
+                let (ma, mb) = (batch.inv_mass_a.to_array(), batch.inv_mass_b.to_array());
+                let (a, b) = (batch.a, batch.b);
+                (0..LANES).flat_map(move |l| [(a[l], ma[l] > 0.0), (b[l], mb[l] > 0.0)])
+            };
+            let mut disjoint = true;
+            for (body, writes) in batches.iter().flat_map(lanes) {
+                if writes {
+                    let slot = &mut self.written_by[body as usize];
+                    disjoint &= *slot != stamp;
+                    *slot = stamp;
+                }
+            }
+            for (body, writes) in batches.iter().flat_map(lanes) {
+                disjoint &= writes || self.written_by[body as usize] != stamp;
+            }
+            debug_assert!(
+                disjoint,
+                "two lanes of colour span {index} share a moving body"
+            );
+            span.parallel &= disjoint;
         }
     }
 

@@ -235,13 +235,19 @@ fn sweep(bodies: &[SolverBody], broad: &mut BroadPhase) {
     };
     let scale = strips as f32 / (high - low).max(f32::MIN_POSITIVE);
     let strip_of = |x: f32| (((x - low) * scale) as usize).min(strips - 1);
+    // The strips a box reaches, from whichever of its ends is lower (a shape with a negative size
+    // has its ends the other way round, and must still be swept).
+    let reach = |b: &Aabb| {
+        let (first, last) = (strip_of(b.min[u]), strip_of(b.max[u]));
+        first.min(last)..=first.max(last)
+    };
     // Entries grouped by strip (a counting sort), then each strip sorted by its minimum.
     let starts = &mut broad.strip_starts;
     starts.clear();
     starts.resize(strips + 1, 0);
     for &i in &finite {
         let b = &broad.bounds[i as usize];
-        for s in strip_of(b.min[u])..=strip_of(b.max[u]) {
+        for s in reach(b) {
             starts[s + 1] += 1;
         }
     }
@@ -268,7 +274,7 @@ fn sweep(bodies: &[SolverBody], broad: &mut BroadPhase) {
             other_max: [b.max[u], b.max[v]],
             index: i,
         };
-        for next in &mut fill[strip_of(b.min[u])..=strip_of(b.max[u])] {
+        for next in &mut fill[reach(b)] {
             broad.order[*next] = entry;
             *next += 1;
         }

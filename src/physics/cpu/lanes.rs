@@ -283,9 +283,11 @@ impl SubAssign for LaneVec3 {
 mod tests {
     use super::*;
 
-    /// `max`, `min` and negation follow the scalar rules bit for bit where they are defined the
-    /// same everywhere: the larger value, and a sign flip that turns `+0` into `-0`. Fails if
-    /// `Neg` is written as `0 - x` or `max` as `wide`'s own.
+    /// `max`, `min` and negation are defined by a comparison and a select, the same on every
+    /// instruction set: `max(a, b)` is `a` where `a > b`, else `b` (so `max(-0, +0)` is `+0`,
+    /// `max(+0, -0)` is `-0`, and a NaN in `b` wins), and negation flips the sign bit. Fails if
+    /// `Neg` is written as `0 - x`, or `max`/`min` as `wide`'s own (which answer NaN and signed
+    /// zeros by the instruction set's rules).
     #[test]
     fn selection_and_negation_are_exact() {
         let a = Lanes::from_array([1.0, -2.0, 0.0, 3.5]);
@@ -300,5 +302,13 @@ mod tests {
         );
         let m = Mask::from_flags([true, false, true, false]);
         assert_eq!(m.select(a, b).to_array(), [1.0, -1.0, 0.0, 4.0]);
+
+        let bits = |l: Lanes| l.to_array().map(f32::to_bits);
+        let zeros = Lanes::from_array([-0.0, 0.0, 1.0, f32::NAN]);
+        let others = Lanes::from_array([0.0, -0.0, f32::NAN, 1.0]);
+        let expected_max = [0.0f32, -0.0, f32::NAN, 1.0].map(f32::to_bits);
+        assert_eq!(bits(zeros.max(others)), expected_max);
+        let expected_min = [0.0f32, -0.0, f32::NAN, 1.0].map(f32::to_bits);
+        assert_eq!(bits(zeros.min(others)), expected_min);
     }
 }

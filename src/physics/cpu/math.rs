@@ -40,8 +40,9 @@ pub fn quat_unit(q: Quat) -> Quat {
 
 /// The rotation by angle `|v|` about axis `v / |v|`: `sim_math::rotation_from_scaled_axis` with the
 /// CPU's own square root and division. Both are correctly rounded, as `sim_math`'s are, and the
-/// angle is never subnormal on the path that takes them (below `1e-6` the series is used), so the
-/// bits are `sim_math`'s, for a twentieth of the time.
+/// angle is never subnormal on the path that takes them (below `1e-6` the series is used), so for
+/// finite `v` the bits are `sim_math`'s, for a twentieth of the time (a non-finite `v` gives a NaN
+/// with another payload, which the caller's `quat_unit` turns into the identity either way).
 #[inline]
 pub fn rotation_from_scaled_axis(v: Vec3) -> Quat {
     let angle_squared = dot3(v, v);
