@@ -14,7 +14,7 @@ use rusting_engine::physics::gpu::GpuContext;
 use rusting_engine::runtime::DeterminismMode;
 use rusting_engine::scene::LocatedScene;
 
-use super::finding::{Finding, Place, SceneEntity};
+use super::finding::{Finding, Place};
 
 /// The first GPU body of `scenes`, as a place.
 fn first_gpu_body(scenes: &[LocatedScene]) -> Option<Place> {
@@ -25,18 +25,7 @@ fn first_gpu_body(scenes: &[LocatedScene]) -> Option<Place> {
                 && components
                     .physics_body
                     .is_some_and(|b| b.class == BodyClass::Gpu);
-            gpu.then(|| {
-                let user = scene.user(entity);
-                Place::Scene {
-                    file: user.scene.clone(),
-                    pointer: user.pointer.clone(),
-                    entity: Some(SceneEntity {
-                        pointer: user.pointer,
-                        scene_id: user.scene_id,
-                        name: user.name,
-                    }),
-                }
-            })
+            gpu.then(|| Place::entity(&scene.user(entity)))
         })
     })
 }

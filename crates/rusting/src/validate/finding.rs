@@ -76,6 +76,15 @@ pub enum Place {
 }
 
 impl Place {
+    /// The place of a scene entity, as the scene names it.
+    pub fn entity(user: &rusting_engine::runtime::PartUser) -> Place {
+        Place::Scene {
+            file: user.scene.clone(),
+            pointer: user.pointer.clone(),
+            entity: Some(SceneEntity::from(user)),
+        }
+    }
+
     /// The place as printed at the start of a line: `file`, `file:line:column` or `file#pointer`.
     pub fn render(&self) -> String {
         match self {

@@ -11,7 +11,7 @@ use rusting_engine::physics::BodyClass;
 use rusting_engine::physics::gpu::{GpuPhysicsConfig, bounding_diameter};
 use rusting_engine::scene::LocatedScene;
 
-use super::finding::{Finding, Place, SceneEntity};
+use super::finding::{Finding, Place};
 
 /// Reports every GPU body of `scenes` wider than the engine's grid allows.
 pub fn check(scenes: &[LocatedScene], findings: &mut Vec<Finding>) {
@@ -32,18 +32,9 @@ pub fn check(scenes: &[LocatedScene], findings: &mut Vec<Finding>) {
             if diameter <= widest {
                 continue;
             }
-            let user = scene.user(entity);
             findings.push(Finding::error(
                 "GPU_BODY_TOO_LARGE",
-                Place::Scene {
-                    file: user.scene.clone(),
-                    pointer: user.pointer.clone(),
-                    entity: Some(SceneEntity {
-                        pointer: user.pointer,
-                        scene_id: user.scene_id,
-                        name: user.name,
-                    }),
-                },
+                Place::entity(&scene.user(entity)),
                 format!(
                     "this GPU body is {diameter} m across (its bounding sphere), wider than the \
                      {widest} m that fits the GPU's {} m grid cells, so every GPU body would scan \

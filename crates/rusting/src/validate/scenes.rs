@@ -134,11 +134,7 @@ fn part_findings(error: &DeterminismError) -> Vec<Finding> {
             .iter()
             .map(|part| {
                 let place = match &part.first_user {
-                    Some(user) => Place::Scene {
-                        file: user.scene.clone(),
-                        pointer: user.pointer.clone(),
-                        entity: Some(SceneEntity::from(user)),
-                    },
+                    Some(user) => Place::entity(user),
                     None => project_file.clone(),
                 };
                 Finding::error("DETERMINISM_UNSUPPORTED", place, part.to_string())
