@@ -13,6 +13,8 @@
 //!   [`physics_bodies`] (bodies, CPU colliders, read-back state), [`physics_commands`]
 //!   ([`GpuCommand`]), [`physics_events`] (events and tick results) and [`physics_layout`] (the
 //!   buffer words, mirrored from `physics_layout.glsl`).
+//! - [`reference`]: [`GpuReferenceWorld`], the CPU reference of the GPU step: the same bits as
+//!   the shaders, for checking any device against a known answer.
 //! - [`plugin`]: [`GpuPhysicsPlugin`], GPU bodies in the engine's ticks: commands stamped with
 //!   their GPU tick ([`tick_commands`]), at most eight GPU ticks a frame, events handed to CPU
 //!   simulation [`GPU_EVENT_LAG`] ticks later, GPU hashes in `StateHashes::gpu`; [`runtime`] holds
@@ -35,9 +37,11 @@ pub mod physics_bodies;
 pub mod physics_commands;
 pub mod physics_events;
 pub mod physics_layout;
+pub(crate) mod physics_upload;
 pub mod physics_world;
 pub mod pipeline;
 pub mod plugin;
+pub mod reference;
 pub mod runtime;
 pub mod shaders;
 pub mod spirv;
@@ -61,6 +65,7 @@ pub use plugin::{
     GPU_EVENT_LAG, GpuBehaviour, GpuEvents, GpuPhysicsPlugin, GpuPhysicsStatus,
     MAX_GPU_TICKS_PER_FRAME, finish_gpu_ticks, gpu_hashes,
 };
+pub use reference::GpuReferenceWorld;
 pub use runtime::{GpuRuntime, GpuTickInput, shared_context};
 pub use shaders::{SHADER_INCLUDES, SIMULATION_SHADERS, ShaderSource, SpirvVariant};
 pub use spirv::{EMBEDDED_SPIRV, EmbeddedSpirv, embedded_spirv, embedded_spirv_variant};

@@ -24,6 +24,7 @@ use super::physics_bodies::{GpuBodyInit, GpuBodyState, GpuCollider};
 use super::physics_commands::GpuCommand;
 use super::physics_events::{GpuTickResult, decode_events};
 use super::physics_layout::*;
+use super::physics_upload::{body_records, checked_sizes, collider_words, tick_words};
 use super::pipeline::ComputePipeline;
 use super::shaders::SpirvVariant;
 use super::spirv::embedded_spirv_variant;
@@ -120,24 +121,7 @@ impl<'ctx> GpuPhysicsWorld<'ctx> {
     /// [`GpuError::InvalidConfig`] for a zero capacity, a cell size that is not positive and
     /// finite, or sizes whose buffers would not fit in 32-bit indices; Vulkan errors otherwise.
     pub fn new(context: &'ctx GpuContext, config: GpuPhysicsConfig) -> Result<Self, GpuError> {
-        let invalid = |reason: &str| GpuError::InvalidConfig {
-            reason: reason.to_owned(),
-        };
-        if config.capacity == 0 {
-            return Err(invalid("the capacity must be at least one body"));
-        }
-        if !(config.cell_size > 0.0 && config.cell_size.is_finite()) {
-            return Err(invalid("the cell size must be positive and finite"));
-        }
-        let body_words = config.capacity as u64 * BODY_STRIDE as u64;
-        let grid_words = 1 + 2 * config.capacity as u64 + config.grid_cells as u64;
-        let event_words = EVENT_HEADER as u64 + config.max_events as u64 * EVENT_STRIDE as u64;
-        if [body_words, grid_words, event_words]
-            .iter()
-            .any(|&words| words > u64::from(u32::MAX))
-        {
-            return Err(invalid("the buffers would not fit in 32-bit word indices"));
-        }
+        let [body_words, grid_words, event_words] = checked_sizes(&config)?;
         // A device with the float controls CrossPlatform needs runs the variant that declares
         // them; others (lavapipe) the plain one, which they run in Local mode only.
         let variant = if context.info().cross_platform().is_ok() {
@@ -180,21 +164,7 @@ impl<'ctx> GpuPhysicsWorld<'ctx> {
     /// [`GpuError::UnsupportedShape`] (a half-space body) or [`GpuError::InvalidBody`] (a value
     /// that is not finite, a period that is not positive); nothing is uploaded then.
     pub fn set_bodies(&mut self, bodies: &[GpuBodyInit]) -> Result<(), GpuError> {
-        let mut sorted: Vec<&GpuBodyInit> = bodies.iter().collect();
-        sorted.sort_by_key(|body| body.slot);
-        let mut records = Vec::with_capacity(sorted.len());
-        for (index, body) in sorted.iter().enumerate() {
-            if body.slot >= self.config.capacity {
-                return Err(GpuError::SlotOutOfRange {
-                    slot: body.slot,
-                    capacity: self.config.capacity,
-                });
-            }
-            if index > 0 && sorted[index - 1].slot == body.slot {
-                return Err(GpuError::DuplicateSlot { slot: body.slot });
-            }
-            records.push((body.slot, body.record()?));
-        }
+        let records = body_records(bodies, self.config.capacity)?;
         self.bodies.fill(0);
         for (slot, record) in records {
             self.bodies.write(slot as usize * BODY_STRIDE, &record)?;
@@ -209,11 +179,7 @@ impl<'ctx> GpuPhysicsWorld<'ctx> {
     ///
     /// Vulkan errors when a larger buffer cannot be made.
     pub fn set_cpu_colliders(&mut self, colliders: &[GpuCollider]) -> Result<(), GpuError> {
-        let mut words = Vec::with_capacity(1 + colliders.len() * COLLIDER_STRIDE);
-        words.push(colliders.len() as u32);
-        for collider in colliders {
-            words.extend(collider.record());
-        }
+        let words = collider_words(colliders);
         if words.len() > self.colliders.len() {
             self.colliders = self.context.storage_buffer(words.len())?;
         }
@@ -235,30 +201,7 @@ impl<'ctx> GpuPhysicsWorld<'ctx> {
         params: &GpuStepParams,
         commands: &[GpuCommand],
     ) -> Result<GpuTickResult, GpuError> {
-        if !(params.fixed_delta > 0.0 && params.fixed_delta.is_finite()) {
-            return Err(GpuError::InvalidConfig {
-                reason: format!(
-                    "fixed_delta {} is not positive and finite",
-                    params.fixed_delta
-                ),
-            });
-        }
-        if !params.gravity.is_finite() {
-            return Err(GpuError::InvalidConfig {
-                reason: format!("gravity {} is not finite", params.gravity),
-            });
-        }
-        let mut words = Vec::with_capacity(1 + commands.len() * COMMAND_STRIDE);
-        words.push(commands.len() as u32);
-        for command in commands {
-            if command.slot() >= self.config.capacity {
-                return Err(GpuError::SlotOutOfRange {
-                    slot: command.slot(),
-                    capacity: self.config.capacity,
-                });
-            }
-            words.extend(command.record()?);
-        }
+        let words = tick_words(params, commands, self.config.capacity)?;
         if words.len() > self.commands.len() {
             self.commands = self.context.storage_buffer(words.len())?;
         }

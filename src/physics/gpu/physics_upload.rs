@@ -1,0 +1,116 @@
+//! The validated word images a GPU physics world uploads: its configuration, its bodies by slot,
+//! its CPU colliders, one tick's commands and parameters.
+//!
+//! This module owns the checks both steppers of GPU physics make before touching their buffers,
+//! [`GpuPhysicsWorld`](super::GpuPhysicsWorld) on a device and the CPU reference
+//! ([`GpuReferenceWorld`](super::GpuReferenceWorld)), so the two refuse exactly the same inputs
+//! and start from exactly the same words. It must never write a buffer itself.
+
+use super::error::GpuError;
+use super::physics_bodies::{GpuBodyInit, GpuCollider};
+use super::physics_commands::GpuCommand;
+use super::physics_layout::*;
+use super::physics_world::{GpuPhysicsConfig, GpuStepParams};
+
+/// The buffer sizes `config` needs, in words: bodies, grid, events.
+///
+/// # Errors
+///
+/// [`GpuError::InvalidConfig`] for a zero capacity, a cell size that is not positive and finite,
+/// or sizes whose buffers would not fit in 32-bit indices.
+pub(crate) fn checked_sizes(config: &GpuPhysicsConfig) -> Result<[u64; 3], GpuError> {
+    let invalid = |reason: &str| GpuError::InvalidConfig {
+        reason: reason.to_owned(),
+    };
+    if config.capacity == 0 {
+        return Err(invalid("the capacity must be at least one body"));
+    }
+    if !(config.cell_size > 0.0 && config.cell_size.is_finite()) {
+        return Err(invalid("the cell size must be positive and finite"));
+    }
+    let body_words = config.capacity as u64 * BODY_STRIDE as u64;
+    let grid_words = 1 + 2 * config.capacity as u64 + config.grid_cells as u64;
+    let event_words = EVENT_HEADER as u64 + config.max_events as u64 * EVENT_STRIDE as u64;
+    let sizes = [body_words, grid_words, event_words];
+    if sizes.iter().any(|&words| words > u64::from(u32::MAX)) {
+        return Err(invalid("the buffers would not fit in 32-bit word indices"));
+    }
+    Ok(sizes)
+}
+
+/// Every body's record with its slot, sorted by slot.
+///
+/// # Errors
+///
+/// [`GpuError::SlotOutOfRange`], [`GpuError::DuplicateSlot`], [`GpuError::UnsupportedShape`] (a
+/// half-space body) or [`GpuError::InvalidBody`].
+pub(crate) fn body_records(
+    bodies: &[GpuBodyInit],
+    capacity: u32,
+) -> Result<Vec<(u32, Vec<u32>)>, GpuError> {
+    let mut sorted: Vec<&GpuBodyInit> = bodies.iter().collect();
+    sorted.sort_by_key(|body| body.slot);
+    let mut records = Vec::with_capacity(sorted.len());
+    for (index, body) in sorted.iter().enumerate() {
+        if body.slot >= capacity {
+            return Err(GpuError::SlotOutOfRange {
+                slot: body.slot,
+                capacity,
+            });
+        }
+        if index > 0 && sorted[index - 1].slot == body.slot {
+            return Err(GpuError::DuplicateSlot { slot: body.slot });
+        }
+        records.push((body.slot, body.record()?));
+    }
+    Ok(records)
+}
+
+/// The colliders buffer: the count, then each collider's record in the order given.
+pub(crate) fn collider_words(colliders: &[GpuCollider]) -> Vec<u32> {
+    let mut words = Vec::with_capacity(1 + colliders.len() * COLLIDER_STRIDE);
+    words.push(colliders.len() as u32);
+    for collider in colliders {
+        words.extend(collider.record());
+    }
+    words
+}
+
+/// The commands buffer for one tick (the count, then each command in the order given), after
+/// checking the tick's parameters.
+///
+/// # Errors
+///
+/// [`GpuError::InvalidConfig`] for a fixed delta that is not positive and finite or a gravity that
+/// is not finite; [`GpuError::SlotOutOfRange`] or [`GpuError::InvalidBody`] for a bad command.
+pub(crate) fn tick_words(
+    params: &GpuStepParams,
+    commands: &[GpuCommand],
+    capacity: u32,
+) -> Result<Vec<u32>, GpuError> {
+    if !(params.fixed_delta > 0.0 && params.fixed_delta.is_finite()) {
+        return Err(GpuError::InvalidConfig {
+            reason: format!(
+                "fixed_delta {} is not positive and finite",
+                params.fixed_delta
+            ),
+        });
+    }
+    if !params.gravity.is_finite() {
+        return Err(GpuError::InvalidConfig {
+            reason: format!("gravity {} is not finite", params.gravity),
+        });
+    }
+    let mut words = Vec::with_capacity(1 + commands.len() * COMMAND_STRIDE);
+    words.push(commands.len() as u32);
+    for command in commands {
+        if command.slot() >= capacity {
+            return Err(GpuError::SlotOutOfRange {
+                slot: command.slot(),
+                capacity,
+            });
+        }
+        words.extend(command.record()?);
+    }
+    Ok(words)
+}
