@@ -335,6 +335,76 @@ fn a_stack_of_gpu_boxes_on_a_cpu_ground_stands() {
     );
 }
 
+/// Contacts turn GPU bodies: a cube dropped onto its edge, tilted 0.6 rad so its centre is not
+/// over the edge, tips over onto a face and comes to rest there (level, still, its lowest face on
+/// the ground). Fails when the contact pass's angular sums are not added (`apply_contacts` in
+/// `physics.comp`): the cube then never turns and stays tilted on its edge.
+#[test]
+fn gpu_boxes_tumble_and_rest() {
+    let context = gpu();
+    let mut cube = body(
+        0,
+        Vec3::new(0.0, 1.0, 0.0),
+        Collider::cuboid(Vec3::splat(0.5)),
+        1.0,
+    );
+    cube.rotation = Quat::from_rotation_z(0.6);
+    let mut world = GpuPhysicsWorld::new(&context, config(4, 64)).expect("world");
+    world.set_bodies(&[cube]).expect("bodies");
+    world.set_cpu_colliders(&[ground()]).expect("ground");
+    let mut turned = 0.0f32;
+    for tick in 0..240 {
+        world.step(&params(tick), &[]).expect("step");
+        let state = world.read_bodies().expect("read")[0];
+        turned = turned.max(state.angular_velocity.length());
+    }
+    let state = world.read_bodies().expect("read")[0];
+    let tilt = state.rotation.angle_between(Quat::IDENTITY);
+    assert!(
+        turned > 1.0,
+        "the cube never turned faster than {turned} rad/s"
+    );
+    assert!(
+        tilt < 0.01,
+        "the cube rests tilted by {tilt} rad: {state:?}"
+    );
+    assert!(
+        (state.translation.y - 0.5).abs() < 0.01,
+        "the cube's centre is at {} m, not on a face: {state:?}",
+        state.translation.y
+    );
+    assert!(
+        state.linear_velocity.length() < 0.001 && state.angular_velocity.length() < 0.001,
+        "the cube still moves: {state:?}"
+    );
+}
+
+/// Rolling resistance stops a ball: a sphere rolling at 3 m/s on the ground comes to rest within
+/// 15 s instead of rolling on for ever. Fails when `ROLLING_RESISTANCE` in
+/// `physics_contacts.comp` is zero (a ball rolling without slipping meets no friction).
+#[test]
+fn a_rolling_gpu_ball_stops() {
+    let context = gpu();
+    let mut ball = body(0, Vec3::new(0.0, 0.5, 0.0), Collider::sphere(0.5), 1.0);
+    ball.linear_velocity = Vec3::new(3.0, 0.0, 0.0);
+    ball.angular_velocity = Vec3::new(0.0, 0.0, -6.0);
+    let mut world = GpuPhysicsWorld::new(&context, config(4, 64)).expect("world");
+    world.set_bodies(&[ball]).expect("bodies");
+    world.set_cpu_colliders(&[ground()]).expect("ground");
+    for tick in 0..900 {
+        world.step(&params(tick), &[]).expect("step");
+    }
+    let state = world.read_bodies().expect("read")[0];
+    assert!(
+        state.translation.x > 2.0,
+        "the ball never rolled: {state:?}"
+    );
+    assert!(
+        state.linear_velocity.length() < 0.01 && state.angular_velocity.length() < 0.02,
+        "the ball still rolls: {state:?}"
+    );
+}
+
 /// `EmitBelow` is edge-triggered: it fires on the tick a body goes below the height and not again
 /// until the body has been back up. Teleports move one weightless body above, below, below,
 /// still below, above and below again: two events, on ticks 1 and 5, each carrying the pose at the

@@ -5,7 +5,8 @@
 // velocity.
 //
 // MODE_APPLY, after the contact pass: a dynamic body adds its fixed-point contact sums (position
-// push and velocity change, see physics_contacts.comp) to its pose and velocity. Dynamic and
+// push, velocity and angular velocity change, see physics_contacts.comp) to its pose and
+// velocities. Dynamic and
 // kinematic bodies then move by velocity * fixed_delta and turn by their angular velocity (the
 // rotation columns are advanced and re-orthonormalized); static bodies never move. So contacts
 // see the velocity gravity is about to add and cancel it before it moves anything (semi-implicit
@@ -133,10 +134,14 @@ void apply_contacts(uint slot) {
                              float(pushes[base + 2u]));
     precise vec3 dv = vec3(float(pushes[base + 3u]), float(pushes[base + 4u]),
                            float(pushes[base + 5u]));
+    precise vec3 dw = vec3(float(pushes[base + 6u]), float(pushes[base + 7u]),
+                           float(pushes[base + 8u]));
     precise vec3 position = body_translation(slot) + scaled(push, inv_position);
     precise vec3 v = body_vec3(slot, BODY_LINEAR) + scaled(dv, inv_velocity);
+    precise vec3 w = body_vec3(slot, BODY_ANGULAR) + scaled(dw, inv_velocity);
     set_body_vec3(slot, BODY_MATRIX + 12u, position);
     set_body_vec3(slot, BODY_LINEAR, v);
+    set_body_vec3(slot, BODY_ANGULAR, w);
 }
 
 void emit(uint slot, uint kind) {

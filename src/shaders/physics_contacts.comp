@@ -50,6 +50,9 @@ const float MAX_PUSH = 1.0;
 const float MAX_VELOCITY_CHANGE = 1000.0;
 // A contact whose normal is within 45 degrees of straight up (against gravity) is a support.
 const float SUPPORT_COSINE = 0.70710677;
+// Rolling resistance: the angular impulse that slows a body's spin against what it touches is at
+// most this times the friction coefficient, the normal impulse and the contact's lever arm.
+const float ROLLING_RESISTANCE = 0.1;
 
 // Against gravity, unit length (zero without gravity: then every contact shares by mass).
 vec3 support_up;
@@ -119,10 +122,54 @@ vec3 scaled(vec3 v, float s) {
 // The sums one body collects.
 ivec3 sum_push;
 ivec3 sum_velocity;
+ivec3 sum_angular;
 
-// Adds the response of body `slot` to one contact. `share` is the part of the correction this
-// body takes, `other_velocity` the velocity of what it touches.
-void respond(uint slot, vec3 normal, float depth, float share, vec3 other_velocity,
+// I^-1 v for a body turned by `rotation` whose inverse inertia in its own frame is the diagonal
+// `inv_local`.
+vec3 inertia_times(mat3 rotation, vec3 inv_local, vec3 v) {
+    precise vec3 local = vec3(sim_dot(v, rotation[0]), sim_dot(v, rotation[1]),
+                              sim_dot(v, rotation[2]));
+    precise vec3 turned = vec3(local.x * inv_local.x, local.y * inv_local.y, local.z * inv_local.z);
+    return sim_mat3_mul_vec3(rotation, turned);
+}
+
+// The turning part of a body's inverse mass along `direction` at lever arm `arm`.
+float turning_mass(mat3 rotation, vec3 inv_local, vec3 arm, vec3 direction) {
+    precise vec3 moment = shape_cross(arm, direction);
+    precise float r = sim_dot(moment, inertia_times(rotation, inv_local, moment));
+    return r;
+}
+
+// What the contact sees of the other side, for the impulse.
+struct Other {
+    vec3 velocity;      // of its centre (a dynamic body's before this tick's gravity)
+    vec3 angular;
+    vec3 centre;
+    mat3 rotation;
+    vec3 inv_inertia;
+    float inv_mass;
+    bool moves;         // a dynamic body that is not this body's support: it shares the impulse
+};
+
+// The inverse mass the contact meets along `direction`: this body's, plus the other's when it
+// moves.
+float inverse_mass_along(vec3 direction, mat3 rotation, vec3 inv_inertia, vec3 arm,
+                         float inv_mass, Other other, vec3 other_arm) {
+    precise float own = inv_mass + turning_mass(rotation, inv_inertia, arm, direction);
+    if (other.moves) {
+        precise float theirs = other.inv_mass +
+                               turning_mass(other.rotation, other.inv_inertia, other_arm, direction);
+        precise float both = own + theirs;
+        return both;
+    }
+    return own;
+}
+
+// Adds the response of body `slot` to one contact at `point`. `share` is the part of the position
+// correction this body takes. The impulse stops the approach of the two bodies' points at the
+// contact (restitution above BOUNCE_THRESHOLD), Coulomb friction slows their sliding, and rolling
+// resistance slows their relative spin; it changes this body's velocity and angular velocity.
+void respond(uint slot, vec3 normal, float depth, vec3 point, float share, Other other,
              float friction, float restitution) {
     precise float beyond = max(depth - CONTACT_SLOP, 0.0);
     precise float correction = min(beyond * CONTACT_RELAXATION * share, MAX_PUSH);
@@ -130,24 +177,53 @@ void respond(uint slot, vec3 normal, float depth, float share, vec3 other_veloci
     sum_push += ivec3(to_fixed(push.x, POSITION_SCALE), to_fixed(push.y, POSITION_SCALE),
                       to_fixed(push.z, POSITION_SCALE));
 
-    precise vec3 relative = body_vec3(slot, BODY_LINEAR) - other_velocity;
+    mat3 rotation = body_rotation(slot);
+    precise vec3 inv_inertia = body_vec3(slot, BODY_INV_INERTIA);
+    precise vec3 angular = body_vec3(slot, BODY_ANGULAR);
+    precise vec3 arm = point - body_translation(slot);
+    precise vec3 other_arm = point - other.centre;
+    precise vec3 own_velocity = body_vec3(slot, BODY_LINEAR) + shape_cross(angular, arm);
+    precise vec3 other_velocity = other.velocity + shape_cross(other.angular, other_arm);
+    precise vec3 relative = own_velocity - other_velocity;
     precise float approach = sim_dot(relative, normal);
     if (!(approach < 0.0)) {
         return;
     }
+    precise float mass = body_float(slot, BODY_MASS);
+    precise float inv_mass = sim_recip(mass);
     precise float bounce = -approach > BOUNCE_THRESHOLD ? restitution : 0.0;
-    precise float normal_change = min(-approach * (1.0 + bounce) * share, MAX_VELOCITY_CHANGE);
-    precise vec3 dv = scaled(normal, normal_change);
+    precise float wanted = -approach * (1.0 + bounce);
+    precise float normal_mass = inverse_mass_along(normal, rotation, inv_inertia, arm, inv_mass,
+                                                   other, other_arm);
+    precise float cap = MAX_VELOCITY_CHANGE * mass;
+    precise float normal_impulse = min(sim_div(wanted, normal_mass), cap);
+    precise vec3 impulse = scaled(normal, normal_impulse);
     precise vec3 tangent = relative - scaled(normal, approach);
     precise float speed = sim_length(tangent);
     if (speed > 0.0) {
-        precise float limit = friction * normal_change;
-        precise float slow = min(speed * share, limit);
-        precise float factor = sim_div(slow, speed);
-        dv = dv - scaled(tangent, factor);
+        precise vec3 direction = scaled(tangent, sim_recip(speed));
+        precise float limit = friction * normal_impulse;
+        precise float tangent_mass = inverse_mass_along(direction, rotation, inv_inertia, arm,
+                                                        inv_mass, other, other_arm);
+        precise float slide = min(sim_div(speed, tangent_mass), limit);
+        impulse = impulse - scaled(direction, slide);
+    }
+    precise vec3 dv = scaled(impulse, inv_mass);
+    precise vec3 dw = inertia_times(rotation, inv_inertia, shape_cross(arm, impulse));
+    precise vec3 spin = angular - other.angular;
+    precise float spin_rate = sim_length(spin);
+    if (spin_rate > 0.0) {
+        precise vec3 axis = scaled(spin, sim_recip(spin_rate));
+        precise float turning = sim_dot(axis, inertia_times(rotation, inv_inertia, axis));
+        precise float roll_limit = ROLLING_RESISTANCE * friction * normal_impulse * sim_length(arm);
+        precise float resist = min(sim_div(spin_rate, turning), roll_limit);
+        precise float slowed = resist * turning;
+        dw = dw - scaled(axis, slowed);
     }
     sum_velocity += ivec3(to_fixed(dv.x, VELOCITY_SCALE), to_fixed(dv.y, VELOCITY_SCALE),
                           to_fixed(dv.z, VELOCITY_SCALE));
+    sum_angular += ivec3(to_fixed(dw.x, VELOCITY_SCALE), to_fixed(dw.y, VELOCITY_SCALE),
+                         to_fixed(dw.z, VELOCITY_SCALE));
 }
 
 float mixed_friction(float a, float b) {
@@ -169,6 +245,8 @@ void touch(uint slot, uint other, bool is_collider) {
     float friction_b;
     float restitution_b = 0.0;
     vec3 velocity_b = vec3(0.0);
+    vec3 angular_b = vec3(0.0);
+    vec3 inv_inertia_b = vec3(0.0);
     uint kind_b = KIND_STATIC;
     float mass_b = 0.0;
     if (is_collider) {
@@ -206,6 +284,8 @@ void touch(uint slot, uint other, bool is_collider) {
             velocity_b = before;
         }
         mass_b = body_float(other, BODY_MASS);
+        angular_b = body_vec3(other, BODY_ANGULAR);
+        inv_inertia_b = body_vec3(other, BODY_INV_INERTIA);
     }
     if ((flags_b & FLAG_OCCUPIED) == 0u || (flags_b & FLAG_SENSOR) != 0u) {
         return;
@@ -230,11 +310,13 @@ void touch(uint slot, uint other, bool is_collider) {
     }
     precise vec3 normal;
     precise float depth;
+    precise vec3 point;
     if (!shape_contact(shape_a, params_a, body_rotation(slot), centre_a, shape_b, params_b,
-                       rot_b, centre_b, normal, depth)) {
+                       rot_b, centre_b, normal, depth, point)) {
         return;
     }
     precise float share = 1.0;
+    bool moves = false;
     if (kind_b == KIND_DYNAMIC) {
         // Shock propagation: a body resting on another takes the whole correction, the one
         // below takes none, so weight never pushes a support down; side contacts share by mass.
@@ -246,11 +328,14 @@ void touch(uint slot, uint other, bool is_collider) {
             precise float mass_a = body_float(slot, BODY_MASS);
             precise float total = mass_a + mass_b;
             share = sim_div(mass_b, total);
+            moves = true;
         }
     }
     precise float friction = mixed_friction(body_float(slot, BODY_FRICTION), friction_b);
     precise float restitution = max(body_float(slot, BODY_RESTITUTION), restitution_b);
-    respond(slot, normal, depth, share, velocity_b, friction, restitution);
+    Other other_side = Other(velocity_b, angular_b, centre_b, rot_b, inv_inertia_b,
+                             sim_recip(mass_b), moves);
+    respond(slot, normal, depth, point, share, other_side, friction, restitution);
 }
 
 const uint PHASE_CELLS = 0u;    // the 27 cells around a grid body's cell
@@ -264,6 +349,7 @@ const uint PHASE_DONE = 4u;
 void collect(uint slot) {
     sum_push = ivec3(0);
     sum_velocity = ivec3(0);
+    sum_angular = ivec3(0);
     precise vec3 gravity = vec3(step.gravity_x, step.gravity_y, step.gravity_z);
     support_up = -sim_normalize(gravity);
     uint record = slot * BODY_STRIDE;
@@ -342,6 +428,9 @@ void collect(uint slot) {
     pushes[base + 3u] = sum_velocity.x;
     pushes[base + 4u] = sum_velocity.y;
     pushes[base + 5u] = sum_velocity.z;
+    pushes[base + 6u] = sum_angular.x;
+    pushes[base + 7u] = sum_angular.y;
+    pushes[base + 8u] = sum_angular.z;
 }
 
 void main() {

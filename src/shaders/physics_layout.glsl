@@ -48,7 +48,7 @@ layout(push_constant) uniform Step {
 const uint NO_BODY = 0xffffffffu;
 
 // Body record, word offsets.
-const uint BODY_STRIDE = 48u;
+const uint BODY_STRIDE = 52u;
 const uint BODY_MATRIX = 0u;         // 16: model matrix, column-major (rotation columns, translation)
 const uint BODY_LINEAR = 16u;        // 3: linear velocity, m/s
 const uint BODY_MASS = 19u;          // 1: kilograms
@@ -68,9 +68,10 @@ const uint BODY_RULE_EMITTED = 39u;  // 1: 1 when the rule emitted on the last t
 const uint BODY_RULE_LAST = 40u;     // 1: GPU clock of the last emission (s), 0 before the first
 const uint BODY_FRICTION = 41u;      // 1
 const uint BODY_RESTITUTION = 42u;   // 1
-const uint BODY_HASHED_WORDS = 43u;  // words 0 .. 43 are simulation state and configuration
-const uint BODY_CELL = 44u;          // 3: scratch, the grid cell the contact pass put the body in
-const uint BODY_BUCKET = 47u;        // 1: scratch, its bucket, or NO_BODY in the fallback list
+const uint BODY_INV_INERTIA = 43u;   // 3: inverse inertia in the body's frame (diagonal); 0 unless dynamic
+const uint BODY_HASHED_WORDS = 46u;  // words 0 .. 46 are simulation state and configuration
+const uint BODY_CELL = 48u;          // 3: scratch, the grid cell the contact pass put the body in
+const uint BODY_BUCKET = 51u;        // 1: scratch, its bucket, or NO_BODY in the fallback list
 
 const uint SHAPE_SPHERE = 0u;
 const uint SHAPE_BOX = 1u;
@@ -106,8 +107,8 @@ const uint COLLIDER_FLAGS = 22u;      // FLAG_SENSOR
 const uint COLLIDER_FRICTION = 23u;
 
 // Contact sums per slot: position push (3, 1/POSITION_SCALE m), velocity change (3,
-// 1/VELOCITY_SCALE m/s).
-const uint PUSH_STRIDE = 6u;
+// 1/VELOCITY_SCALE m/s), angular velocity change (3, 1/VELOCITY_SCALE rad/s).
+const uint PUSH_STRIDE = 9u;
 const float POSITION_SCALE = 1048576.0; // 2^20
 const float VELOCITY_SCALE = 65536.0;   // 2^16
 const float INV_POSITION_SCALE = 9.5367431640625e-7; // 2^-20

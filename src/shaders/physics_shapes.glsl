@@ -6,8 +6,8 @@
 // matrix (columns = the local axes in the world) and a centre.
 //
 // `shape_contact` answers for a GPU body A (sphere, box or capsule) against B (any shape): whether
-// they overlap, the unit normal along which A must move to separate (pointing from B to A), and
-// the depth of the overlap. Spheres and capsules are both a segment with a radius (a sphere's
+// they overlap, the unit normal along which A must move to separate (pointing from B to A), the
+// depth of the overlap, and the point the contact acts at (for the torque it gives). Spheres and capsules are both a segment with a radius (a sphere's
 // segment is its centre); box-box uses the separating-axis test over the 15 axes and reports the
 // axis of least overlap, preferring face axes; a sphere or capsule against a box pushes the
 // segment's point nearest the box out of it. Everything is float math through sim_math.glsl, every
@@ -21,8 +21,13 @@
 
 // Cross axes shorter than this (squared, between unit axes) are parallel edges and skipped.
 const float SHAPE_PARALLEL_EPSILON = 1.0e-6;
-// An edge axis wins over the best face axis only when it overlaps less by this factor.
+// An edge axis, or one of A's own face axes, wins over the best of B's face axes only when it
+// overlaps less by this factor.
 const float SHAPE_EDGE_BIAS = 0.95;
+// Box corners up to this far outside the other shape along the normal still weigh in the contact
+// point, their weight growing linearly with depth from zero here; without the band a box lying
+// flat would move its contact point from edge to edge with the slightest tilt.
+const float SHAPE_CORNER_BAND = 0.02;
 
 vec3 shape_cross(vec3 a, vec3 b) {
     precise vec3 r = vec3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
@@ -144,14 +149,33 @@ void shape_closest_segments(vec3 p1, vec3 q1, vec3 p2, vec3 q2, out vec3 c1, out
     c2 = r2;
 }
 
+// The middle of the overlap of a ball (centre p, radius r) pushed out along normal by depth.
+vec3 shape_ball_point(vec3 p, float r, vec3 normal, float depth) {
+    precise float half_depth = depth * 0.5;
+    precise float back = r - half_depth;
+    precise vec3 q = p - shape_scale(normal, back);
+    return q;
+}
+
+// Corner k (0..8) of a box: bits 0, 1, 2 of k pick the + side of the local x, y, z axis.
+vec3 shape_corner(vec3 half_extents, mat3 rotation, vec3 centre, uint k) {
+    precise vec3 local = vec3((k & 1u) != 0u ? half_extents.x : -half_extents.x,
+                              (k & 2u) != 0u ? half_extents.y : -half_extents.y,
+                              (k & 4u) != 0u ? half_extents.z : -half_extents.z);
+    precise vec3 r = centre + sim_mat3_mul_vec3(rotation, local);
+    return r;
+}
+
 // Two balls: A of radius ra at pa, B of radius rb at pb. Coincident centres separate along +Y.
-bool shape_balls(vec3 pa, float ra, vec3 pb, float rb, out vec3 normal, out float depth) {
+bool shape_balls(vec3 pa, float ra, vec3 pb, float rb, out vec3 normal, out float depth,
+                 out vec3 point) {
     precise vec3 d = pa - pb;
     precise float dist = sim_length(d);
     precise float reach = ra + rb;
     precise float overlap = reach - dist;
     normal = vec3(0.0, 1.0, 0.0);
     depth = 0.0;
+    point = pa;
     if (!(overlap > 0.0)) {
         return false;
     }
@@ -161,18 +185,20 @@ bool shape_balls(vec3 pa, float ra, vec3 pb, float rb, out vec3 normal, out floa
         normal = n;
     }
     depth = overlap;
+    point = shape_ball_point(pa, ra, normal, overlap);
     return true;
 }
 
 // A ball (centre p, radius r) against a box; the normal pushes the ball out of the box.
 bool shape_ball_box(vec3 p, float r, vec3 half_extents, mat3 rotation, vec3 centre,
-                    out vec3 normal, out float depth) {
+                    out vec3 normal, out float depth, out vec3 point) {
     precise vec3 d = p - centre;
     precise vec3 local = vec3(sim_dot(d, rotation[0]), sim_dot(d, rotation[1]),
                               sim_dot(d, rotation[2]));
     precise vec3 clamped = clamp(local, -half_extents, half_extents);
     normal = vec3(0.0, 1.0, 0.0);
     depth = 0.0;
+    point = p;
     if (clamped == local) {
         // The centre is inside: leave through the nearest face.
         precise vec3 gap = half_extents - abs(local);
@@ -191,6 +217,7 @@ bool shape_ball_box(vec3 p, float r, vec3 half_extents, mat3 rotation, vec3 cent
         precise float overlap = best + r;
         normal = n;
         depth = overlap;
+        point = shape_ball_point(p, r, n, overlap);
         return true;
     }
     precise vec3 surface = centre + sim_mat3_mul_vec3(rotation, clamped);
@@ -204,6 +231,7 @@ bool shape_ball_box(vec3 p, float r, vec3 half_extents, mat3 rotation, vec3 cent
     precise vec3 n = shape_scale(away, inv);
     normal = n;
     depth = overlap;
+    point = shape_ball_point(p, r, n, overlap);
     return true;
 }
 
@@ -220,11 +248,11 @@ vec3 shape_box_closest(vec3 p, vec3 half_extents, mat3 rotation, vec3 centre) {
 // A sphere or capsule (segment [a, b], radius r) against a box: the segment point nearest the
 // box (two alternations of nearest points) is pushed out as a ball.
 bool shape_segment_box(vec3 a, vec3 b, float r, vec3 half_extents, mat3 rotation, vec3 centre,
-                       out vec3 normal, out float depth) {
+                       out vec3 normal, out float depth, out vec3 point) {
     precise vec3 p = shape_closest_on_segment(a, b, centre);
     precise vec3 q = shape_box_closest(p, half_extents, rotation, centre);
     precise vec3 p2 = shape_closest_on_segment(a, b, q);
-    return shape_ball_box(p2, r, half_extents, rotation, centre, normal, depth);
+    return shape_ball_box(p2, r, half_extents, rotation, centre, normal, depth, point);
 }
 
 // Overlap of two boxes along the unit axis n; negative when n separates them.
@@ -236,24 +264,61 @@ float shape_box_overlap(vec3 n, vec3 d, vec3 ha, mat3 ra, vec3 hb, mat3 rb) {
     return r;
 }
 
-// Two boxes, by the separating-axis test: the three face axes of each, then the nine edge cross
-// products (skipping parallel edges). The normal is the axis of least overlap, turned to point
-// from B to A.
+// The point of a box pair's contact: each box's corners that are past (or within
+// SHAPE_CORNER_BAND of) the other's face along the normal, moved to the nearest point of the other
+// box (so a corner that overhangs counts where the faces still meet), weighted by how far past
+// they are.
+vec3 shape_box_pair_point(vec3 ha, mat3 ra, vec3 ca, vec3 hb, mat3 rb, vec3 cb, vec3 normal) {
+    precise float face_b = sim_dot(cb, normal) + shape_support(SHAPE_BOX, hb, rb, normal);
+    precise float face_a = sim_dot(ca, normal) - shape_support(SHAPE_BOX, ha, ra, normal);
+    precise vec3 sum = vec3(0.0);
+    precise float weight = 0.0;
+    for (uint k = 0u; k < 8u; k++) {
+        precise vec3 v = shape_corner(ha, ra, ca, k);
+        precise float past_a = (face_b - sim_dot(v, normal)) + SHAPE_CORNER_BAND;
+        if (past_a > 0.0) {
+            precise vec3 held_a = shape_box_closest(v, hb, rb, cb);
+            sum = sum + shape_scale(held_a, past_a);
+            weight = weight + past_a;
+        }
+        precise vec3 w = shape_corner(hb, rb, cb, k);
+        precise float past_b = (sim_dot(w, normal) - face_a) + SHAPE_CORNER_BAND;
+        if (past_b > 0.0) {
+            precise vec3 held_b = shape_box_closest(w, ha, ra, ca);
+            sum = sum + shape_scale(held_b, past_b);
+            weight = weight + past_b;
+        }
+    }
+    if (weight > 0.0) {
+        precise vec3 r = shape_scale(sum, sim_recip(weight));
+        return r;
+    }
+    precise vec3 middle = shape_scale(ca + cb, 0.5);
+    return middle;
+}
+
+// Two boxes, by the separating-axis test: the three face axes of each (B's first; A's win only
+// when they overlap clearly less, so a box resting on another settles on the lower one's face),
+// then the nine edge cross products (skipping parallel edges). The normal is the axis of least
+// overlap, turned to point from B to A.
 bool shape_boxes(vec3 ha, mat3 ra, vec3 ca, vec3 hb, mat3 rb, vec3 cb, out vec3 normal,
-                 out float depth) {
+                 out float depth, out vec3 point) {
     precise vec3 d = ca - cb;
     normal = vec3(0.0, 1.0, 0.0);
     depth = 0.0;
+    point = ca;
     precise vec3 best_axis = vec3(0.0, 1.0, 0.0);
     precise float best = 0.0;
     bool found = false;
     for (uint i = 0u; i < 6u; i++) {
-        precise vec3 n = i < 3u ? ra[i] : rb[i - 3u];
+        precise vec3 n = i < 3u ? rb[i] : ra[i - 3u];
         precise float overlap = shape_box_overlap(n, d, ha, ra, hb, rb);
         if (!(overlap > 0.0)) {
             return false;
         }
-        if (!found || overlap < best) {
+        precise float biased = best * SHAPE_EDGE_BIAS;
+        bool wins = i < 3u ? (!found || overlap < best) : overlap < biased;
+        if (wins) {
             found = true;
             best = overlap;
             best_axis = n;
@@ -282,36 +347,81 @@ bool shape_boxes(vec3 ha, mat3 ra, vec3 ca, vec3 hb, mat3 rb, vec3 cb, out vec3 
     precise vec3 n = side < 0.0 ? -best_axis : best_axis;
     normal = n;
     depth = best;
+    point = shape_box_pair_point(ha, ra, ca, hb, rb, cb, n);
     return true;
+}
+
+// The point of a contact with a half-space: the middle of the overlap under a sphere; a box's
+// corners and a capsule's end spheres' lowest points within SHAPE_CORNER_BAND of the plane or
+// below it, weighted by their depth plus the band.
+vec3 shape_half_space_point(uint shape, vec3 params, mat3 rotation, vec3 centre, vec3 plane,
+                            vec3 origin, float extent, float overlap) {
+    precise vec3 sum = vec3(0.0);
+    precise float weight = 0.0;
+    if (shape == SHAPE_BOX) {
+        for (uint k = 0u; k < 8u; k++) {
+            precise vec3 v = shape_corner(params, rotation, centre, k);
+            precise float depth_v = SHAPE_CORNER_BAND - sim_dot(v - origin, plane);
+            if (depth_v > 0.0) {
+                sum = sum + shape_scale(v, depth_v);
+                weight = weight + depth_v;
+            }
+        }
+    } else if (shape == SHAPE_CAPSULE) {
+        precise vec3 seg_a;
+        precise vec3 seg_b;
+        precise float radius;
+        shape_segment(shape, params, rotation, centre, seg_a, seg_b, radius);
+        for (uint e = 0u; e < 2u; e++) {
+            precise vec3 end = e == 0u ? seg_a : seg_b;
+            precise vec3 lowest = end - shape_scale(plane, radius);
+            precise float depth_e = SHAPE_CORNER_BAND - sim_dot(lowest - origin, plane);
+            if (depth_e > 0.0) {
+                sum = sum + shape_scale(lowest, depth_e);
+                weight = weight + depth_e;
+            }
+        }
+    }
+    if (weight > 0.0) {
+        precise vec3 r = shape_scale(sum, sim_recip(weight));
+        return r;
+    }
+    return shape_ball_point(centre, extent, plane, overlap);
 }
 
 // A shape against a half-space through `origin` with the world normal `plane`.
 bool shape_half_space(uint shape, vec3 params, mat3 rotation, vec3 centre, vec3 plane,
-                      vec3 origin, out vec3 normal, out float depth) {
+                      vec3 origin, out vec3 normal, out float depth, out vec3 point) {
     precise vec3 offset = centre - origin;
     precise float height = sim_dot(offset, plane);
     precise float extent = shape_support(shape, params, rotation, plane);
     precise float overlap = extent - height;
     normal = plane;
     depth = 0.0;
+    point = centre;
     if (!(overlap > 0.0)) {
         return false;
     }
     depth = overlap;
+    point = shape_half_space_point(shape, params, rotation, centre, plane, origin, extent, overlap);
     return true;
 }
 
 // Whether GPU body A (sphere, box or capsule) overlaps B (any shape); the normal moves A out.
 bool shape_contact(uint shape_a, vec3 params_a, mat3 rot_a, vec3 centre_a, uint shape_b,
-                   vec3 params_b, mat3 rot_b, vec3 centre_b, out vec3 normal, out float depth) {
+                   vec3 params_b, mat3 rot_b, vec3 centre_b, out vec3 normal, out float depth,
+                   out vec3 point) {
     normal = vec3(0.0, 1.0, 0.0);
     depth = 0.0;
+    point = centre_a;
     if (shape_b == SHAPE_HALF_SPACE) {
         precise vec3 plane = sim_normalize(sim_mat3_mul_vec3(rot_b, params_b));
-        return shape_half_space(shape_a, params_a, rot_a, centre_a, plane, centre_b, normal, depth);
+        return shape_half_space(shape_a, params_a, rot_a, centre_a, plane, centre_b, normal, depth,
+                                point);
     }
     if (shape_a == SHAPE_BOX && shape_b == SHAPE_BOX) {
-        return shape_boxes(params_a, rot_a, centre_a, params_b, rot_b, centre_b, normal, depth);
+        return shape_boxes(params_a, rot_a, centre_a, params_b, rot_b, centre_b, normal, depth,
+                           point);
     }
     precise vec3 a1;
     precise vec3 b1;
@@ -329,7 +439,7 @@ bool shape_contact(uint shape_a, vec3 params_a, mat3 rot_a, vec3 centre_a, uint 
         precise vec3 box_centre = a_is_box ? centre_a : centre_b;
         shape_segment(round_shape, round_params, round_rot, round_centre, a1, b1, r1);
         precise vec3 n;
-        bool hit = shape_segment_box(a1, b1, r1, box_params, box_rot, box_centre, n, depth);
+        bool hit = shape_segment_box(a1, b1, r1, box_params, box_rot, box_centre, n, depth, point);
         precise vec3 flipped = a_is_box ? -n : n;
         normal = flipped;
         return hit;
@@ -342,7 +452,7 @@ bool shape_contact(uint shape_a, vec3 params_a, mat3 rot_a, vec3 centre_a, uint 
     precise vec3 c1;
     precise vec3 c2;
     shape_closest_segments(a1, b1, a2, b2, c1, c2);
-    return shape_balls(c1, r1, c2, r2, normal, depth);
+    return shape_balls(c1, r1, c2, r2, normal, depth, point);
 }
 
 #endif // RUSTING_PHYSICS_SHAPES_GLSL

@@ -13,6 +13,7 @@ use bevy::prelude::Transform;
 use super::error::GpuError;
 use super::physics_layout::*;
 use crate::physics::components::{BodyKind, Collider, CollisionLayers, RigidBody, Shape};
+use crate::physics::cpu::inverse_local_inertia;
 use crate::runtime::sim_math;
 
 /// What a GPU body does on its own, besides moving: the rules that emit [`super::GpuEvent`]s.
@@ -208,6 +209,10 @@ impl GpuBodyInit {
         put(&mut record, BODY_RULE_PARAM, &[param]);
         put(&mut record, BODY_FRICTION, &[self.collider.friction]);
         put(&mut record, BODY_RESTITUTION, &[self.collider.restitution]);
+        if kind == KIND_DYNAMIC {
+            let inverse = inverse_local_inertia(&self.collider.shape, self.body.mass);
+            put(&mut record, BODY_INV_INERTIA, &inverse.to_array());
+        }
         Ok(record)
     }
 }

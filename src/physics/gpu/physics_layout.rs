@@ -6,7 +6,7 @@
 //! with the GLSL file; `docs/gpu.md` lists the same layout. Everything crosses as raw 32-bit words.
 
 /// Words per body slot in the bodies buffer.
-pub const BODY_STRIDE: usize = 48;
+pub const BODY_STRIDE: usize = 52;
 /// Model matrix, 16 words, column-major.
 pub const BODY_MATRIX: usize = 0;
 /// Linear velocity, 3 words.
@@ -45,6 +45,12 @@ pub const BODY_RULE_LAST: usize = 40;
 pub const BODY_FRICTION: usize = 41;
 /// Restitution, 1 word.
 pub const BODY_RESTITUTION: usize = 42;
+/// The inverse of the inertia tensor about the centre in the body's frame (diagonal), 3 words;
+/// zero for kinematic and static bodies.
+pub const BODY_INV_INERTIA: usize = 43;
+/// Words `0 .. BODY_HASHED_WORDS` are simulation state and configuration, hashed every tick; the
+/// rest of a record is the contact pass's scratch.
+pub const BODY_HASHED_WORDS: usize = 46;
 
 /// A sphere.
 pub const SHAPE_SPHERE: u32 = 0;
@@ -102,8 +108,9 @@ pub const COLLIDER_FLAGS: usize = 22;
 /// Friction coefficient.
 pub const COLLIDER_FRICTION: usize = 23;
 
-/// Ints per slot in the pushes buffer.
-pub const PUSH_STRIDE: usize = 6;
+/// Ints per slot in the pushes buffer: position push (2^-20 m), velocity change (2^-16 m/s),
+/// angular velocity change (2^-16 rad/s).
+pub const PUSH_STRIDE: usize = 9;
 
 /// Words before the first event: count, lost.
 pub const EVENT_HEADER: usize = 2;

@@ -68,8 +68,10 @@ pub(crate) fn apply_contacts(record: &mut [u32], sums: &Sums) {
     let mut body = WordsMut(record);
     let position = body.v3(BODY_MATRIX + 12) + fixed(sums.push).scale(INV_POSITION_SCALE);
     let v = body.v3(BODY_LINEAR) + fixed(sums.velocity).scale(INV_VELOCITY_SCALE);
+    let w = body.v3(BODY_ANGULAR) + fixed(sums.angular).scale(INV_VELOCITY_SCALE);
     body.set_v3(BODY_MATRIX + 12, position);
     body.set_v3(BODY_LINEAR, v);
+    body.set_v3(BODY_ANGULAR, w);
 }
 
 /// Motion by the velocities (`move`): the rotation columns advance by `dt [w]x R` and are
@@ -151,8 +153,7 @@ pub(crate) fn run_rule(record: &mut [u32], slot: u32, step: &Step, events: &mut 
 
 const SEED_LOW: u32 = 0x9747_b28c;
 const SEED_HIGH: u32 = 0x5be1_e5a1;
-/// Words 0 .. 43 of a record are hashed (`BODY_HASHED_WORDS`).
-const HASHED_WORDS: u32 = 43;
+const HASHED_WORDS: u32 = BODY_HASHED_WORDS as u32;
 
 fn mix_word(h: u32, k: u32) -> u32 {
     let k = k

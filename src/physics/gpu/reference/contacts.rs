@@ -9,8 +9,8 @@
 //! read state this tick's contact pass has written: every body sees the others as integration
 //! left them.
 
-use super::float::{F, V3};
-use super::shapes::{Posed, bounding_radius, contact};
+use super::float::{F, M3, V3};
+use super::shapes::{Posed, Touch, bounding_radius, contact};
 use super::{Step, Words};
 use crate::physics::gpu::physics_layout::*;
 
@@ -20,14 +20,19 @@ const BOUNCE_THRESHOLD: F = F(1.0);
 const MAX_PUSH: F = F(1.0);
 const MAX_VELOCITY_CHANGE: F = F(1000.0);
 const SUPPORT_COSINE: F = F(0.707_106_77);
+/// Rolling resistance: the angular impulse that slows a body's spin against what it touches is
+/// at most this times the friction coefficient, the normal impulse and the contact's lever arm.
+const ROLLING_RESISTANCE: F = F(0.1);
 const POSITION_SCALE: F = F(1_048_576.0);
 const VELOCITY_SCALE: F = F(65_536.0);
 
-/// What one body collects: position push (2^-20 m) and velocity change (2^-16 m/s).
+/// What one body collects: position push (2^-20 m), velocity change (2^-16 m/s) and angular
+/// velocity change (2^-16 rad/s).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Sums {
     pub push: [i32; 3],
     pub velocity: [i32; 3],
+    pub angular: [i32; 3],
 }
 
 fn to_fixed(value: F, scale: F) -> i32 {
@@ -49,6 +54,8 @@ struct Other {
     friction: F,
     restitution: F,
     velocity: V3,
+    angular: V3,
+    inv_inertia: V3,
     kind: u32,
     mass: F,
 }
@@ -70,6 +77,8 @@ fn collider(colliders: &[u32], index: usize) -> Other {
         friction: words.f(COLLIDER_FRICTION),
         restitution: F::ZERO,
         velocity: V3::ZERO,
+        angular: V3::ZERO,
+        inv_inertia: V3::ZERO,
         kind: KIND_STATIC,
         mass: F::ZERO,
     }
@@ -92,6 +101,8 @@ fn body(record: &[u32], step: &Step) -> Other {
         friction: words.f(BODY_FRICTION),
         restitution: words.f(BODY_RESTITUTION),
         velocity,
+        angular: words.v3(BODY_ANGULAR),
+        inv_inertia: words.v3(BODY_INV_INERTIA),
         kind,
         mass: words.f(BODY_MASS),
     }
@@ -112,43 +123,106 @@ fn layers_meet(memberships_a: u32, filters_a: u32, memberships_b: u32, filters_b
     (memberships_a & filters_b) != 0 && (memberships_b & filters_a) != 0
 }
 
-/// Adds the response of body `record` to one contact (`respond` in the shader).
+/// `I^-1 v` for a body turned by `rotation` whose inverse inertia in its own frame is the
+/// diagonal `inv_local` (`inertia_times` in the shader).
+fn inertia_times(rotation: &M3, inv_local: V3, v: V3) -> V3 {
+    let [c0, c1, c2] = rotation.0;
+    let local = V3::new(v.dot(c0), v.dot(c1), v.dot(c2));
+    let scaled = V3::new(
+        local.x * inv_local.x,
+        local.y * inv_local.y,
+        local.z * inv_local.z,
+    );
+    rotation.mul_vec(scaled)
+}
+
+/// The turning part of a body's inverse mass along `direction` at lever arm `arm`:
+/// `(arm x d) . I^-1 (arm x d)`.
+fn turning_mass(rotation: &M3, inv_local: V3, arm: V3, direction: V3) -> F {
+    let moment = arm.cross(direction);
+    moment.dot(inertia_times(rotation, inv_local, moment))
+}
+
+/// Adds the response of body `record` to one contact (`respond` in the shader). `share` is the
+/// part of the position correction this body takes; `other_moves` says whether the other body's
+/// inertia shares the impulse (a dynamic body that is not this one's support).
 #[allow(clippy::too_many_arguments)]
 fn respond(
     sums: &mut Sums,
     record: &[u32],
-    normal: V3,
-    depth: F,
+    touch: &Touch,
     share: F,
-    other_velocity: V3,
+    other: &Other,
+    other_moves: bool,
     friction: F,
     restitution: F,
 ) {
-    let beyond = (depth - CONTACT_SLOP).max(F::ZERO);
+    let normal = touch.normal;
+    let beyond = (touch.depth - CONTACT_SLOP).max(F::ZERO);
     let correction = (beyond * CONTACT_RELAXATION * share).min(MAX_PUSH);
     add_fixed(&mut sums.push, normal.scale(correction), POSITION_SCALE);
 
-    let relative = Words(record).v3(BODY_LINEAR) - other_velocity;
+    let words = Words(record);
+    let rotation = words.rotation(BODY_MATRIX);
+    let inv_inertia = words.v3(BODY_INV_INERTIA);
+    let angular = words.v3(BODY_ANGULAR);
+    let arm = touch.point - words.v3(BODY_MATRIX + 12);
+    let other_arm = touch.point - other.posed.centre;
+    let own_velocity = words.v3(BODY_LINEAR) + angular.cross(arm);
+    let other_velocity = other.velocity + other.angular.cross(other_arm);
+    let relative = own_velocity - other_velocity;
     let approach = relative.dot(normal);
     if !(approach.0 < 0.0) {
         return;
     }
+    let mass = words.f(BODY_MASS);
+    let inv_mass = mass.recip();
+    let other_inv_mass = other.mass.recip();
+    let inverse_mass = |direction: V3| {
+        let own = inv_mass + turning_mass(&rotation, inv_inertia, arm, direction);
+        if other_moves {
+            own + (other_inv_mass
+                + turning_mass(
+                    &other.posed.rotation,
+                    other.inv_inertia,
+                    other_arm,
+                    direction,
+                ))
+        } else {
+            own
+        }
+    };
     let bounce = if (-approach).0 > BOUNCE_THRESHOLD.0 {
         restitution
     } else {
         F::ZERO
     };
-    let normal_change = ((-approach) * (F::ONE + bounce) * share).min(MAX_VELOCITY_CHANGE);
-    let mut dv = normal.scale(normal_change);
+    let wanted = (-approach) * (F::ONE + bounce);
+    let normal_impulse = wanted
+        .div(inverse_mass(normal))
+        .min(MAX_VELOCITY_CHANGE * mass);
+    let mut impulse = normal.scale(normal_impulse);
     let tangent = relative - normal.scale(approach);
     let speed = tangent.length();
     if speed.0 > 0.0 {
-        let limit = friction * normal_change;
-        let slow = (speed * share).min(limit);
-        let factor = slow.div(speed);
-        dv = dv - tangent.scale(factor);
+        let direction = tangent.scale(speed.recip());
+        let limit = friction * normal_impulse;
+        let slide = speed.div(inverse_mass(direction)).min(limit);
+        impulse = impulse - direction.scale(slide);
+    }
+    let dv = impulse.scale(inv_mass);
+    let mut dw = inertia_times(&rotation, inv_inertia, arm.cross(impulse));
+    let spin = angular - other.angular;
+    let spin_rate = spin.length();
+    if spin_rate.0 > 0.0 {
+        let axis = spin.scale(spin_rate.recip());
+        let turning = axis.dot(inertia_times(&rotation, inv_inertia, axis));
+        let limit = ROLLING_RESISTANCE * friction * normal_impulse * arm.length();
+        let resist = spin_rate.div(turning).min(limit);
+        dw = dw - axis.scale(resist * turning);
     }
     add_fixed(&mut sums.velocity, dv, VELOCITY_SCALE);
+    add_fixed(&mut sums.angular, dw, VELOCITY_SCALE);
 }
 
 /// Body `slot` against one other body or collider (`touch` in the shader).
@@ -183,13 +257,14 @@ fn touch(
             return;
         }
     }
-    let Some((normal, depth)) = contact(&a, &other.posed) else {
+    let Some(touch) = contact(&a, &other.posed) else {
         return;
     };
     let words = Words(record);
     let mut share = F::ONE;
+    let mut other_moves = false;
     if other.kind == KIND_DYNAMIC {
-        let up = normal.dot(step.support_up);
+        let up = touch.normal.dot(step.support_up);
         if up.0 < (-SUPPORT_COSINE).0 {
             return;
         }
@@ -197,6 +272,7 @@ fn touch(
             let mass_a = words.f(BODY_MASS);
             let total = mass_a + other.mass;
             share = other.mass.div(total);
+            other_moves = true;
         }
     }
     let friction = (words.f(BODY_FRICTION) * other.friction).sqrt();
@@ -204,10 +280,10 @@ fn touch(
     respond(
         sums,
         record,
-        normal,
-        depth,
+        &touch,
         share,
-        other.velocity,
+        other,
+        other_moves,
         friction,
         restitution,
     );
