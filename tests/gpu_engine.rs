@@ -290,3 +290,89 @@ fn snapshots_refuse_worlds_with_gpu_bodies() {
         })
     );
 }
+
+/// Spawns a GPU ball during fixed tick 5 and despawns "Ball 2" during fixed tick 12.
+fn spawn_and_despawn(time: Res<FrameTime>, mut commands: Commands, balls: Query<(Entity, &Name)>) {
+    match time.fixed_tick {
+        5 => {
+            commands.spawn((
+                Transform::from_xyz(3.0, 2.0, 0.0),
+                RigidBody::dynamic(1.0),
+                Collider::sphere(0.3),
+                PhysicsBody {
+                    class: BodyClass::Gpu,
+                },
+                Name::new("Late"),
+            ));
+        }
+        12 => {
+            for (entity, name) in &balls {
+                if name.as_str() == "Ball 2" {
+                    commands.entity(entity).despawn();
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The "Late" ball's height after a run.
+fn late_height(app: &mut App) -> f32 {
+    let world = app.world_mut();
+    let mut query = world.query::<(&Name, &Transform)>();
+    query
+        .iter(world)
+        .find(|(name, _)| name.as_str() == "Late")
+        .map(|(_, transform)| transform.translation.y)
+        .expect("the late ball exists")
+}
+
+/// GPU bodies spawned and despawned after setup join and leave the GPU at the tick boundary: a
+/// ball spawned during fixed tick 5 falls and lands (its pose comes back from the GPU), a ball
+/// despawned during tick 12 leaves, and the GPU hashes are the same with one tick a frame and
+/// frames of three, equal to a run without the changes before tick 5 and different from tick 5
+/// on. An app that starts with no GPU body opens the device when its first one is spawned. Fails
+/// when the runtime does not upload queued spawns (the late ball never falls).
+#[test]
+fn bodies_spawned_after_setup_simulate_on_the_gpu() {
+    let with_changes = |app: App| {
+        let mut app = app;
+        app.add_systems(FixedUpdate, spawn_and_despawn.before(SimSet::Physics));
+        app
+    };
+    let (mut app, one, _) = run(with_changes(gpu_app()), 90, &[1]);
+    let height = late_height(&mut app);
+    assert!(
+        height < 0.35 && height > 0.25,
+        "the late ball did not land on the ground: y = {height}"
+    );
+    let (_, three, _) = run(with_changes(gpu_app()), 90, &[3]);
+    assert_eq!(three, one, "frames of three ticks change the GPU bits");
+    let (_, unchanged, _) = run(gpu_app(), 90, &[1]);
+    assert_eq!(unchanged[..5], one[..5], "nothing differs before tick 5");
+    assert_ne!(unchanged[5], one[5], "the spawn changes GPU tick 5");
+
+    // An app with only a CPU ground opens the device for its first GPU body.
+    let mut bare = App::new(RuntimeSettings {
+        fixed_rate_hz: 60.0,
+        seed: 3,
+        ..default()
+    });
+    bare.world_mut().spawn((
+        Transform::default(),
+        Collider::half_space(Vec3::Y),
+        Name::new("Ground"),
+    ));
+    let (mut bare, hashes, _) = run(with_changes(bare), 90, &[1]);
+    assert_eq!(
+        hashes.first().map(|(tick, _)| *tick),
+        Some(5),
+        "GPU ticks start with the first GPU body"
+    );
+    assert_eq!(hashes.len(), 85);
+    let height = late_height(&mut bare);
+    assert!(
+        height < 0.35 && height > 0.25,
+        "the late ball did not land in the bare app: y = {height}"
+    );
+}

@@ -187,7 +187,8 @@ fn event_bits(result: &GpuTickResult) -> Vec<(u64, u32, u32, [u32; 3])> {
 }
 
 /// The device and the CPU reference give the same hash and events on every one of 300 ticks of a
-/// scene with every kind of contact, commands, timers and below-height rules, and the same bodies
+/// scene with every kind of contact, commands, timers and below-height rules, bodies inserted and
+/// removed between ticks and a world grown mid-run, and the same bodies
 /// every 50 ticks; the reference meets no subnormal (lavapipe does not preserve them, so the
 /// comparison would mean nothing where one appears). The scene is checked to be doing something:
 /// bodies come to rest on the ground, events fire. Fails when the reference's contact slop is
@@ -212,6 +213,36 @@ fn gpu_step_matches_the_cpu_reference_bit_for_bit() {
 
     let mut events = 0;
     for tick in 0..TICKS {
+        // Bodies join and leave at tick boundaries, and the world grows past its first capacity.
+        match tick {
+            100 => {
+                device.grow(128).expect("grow");
+                reference.grow(128).expect("grow");
+            }
+            120 => {
+                let mut late = body(
+                    44,
+                    Vec3::new(0.5, 3.0, -0.5),
+                    Collider::cuboid(Vec3::splat(0.3)),
+                    1.5,
+                );
+                late.rotation = Quat::from_rotation_x(0.4);
+                let mut far = body(
+                    100,
+                    Vec3::new(-0.5, 4.0, 0.5),
+                    Collider::capsule(0.3, 0.2),
+                    1.0,
+                );
+                far.rule = GpuRule::EmitBelow { height: 1.0 };
+                device.insert_bodies(&[late, far]).expect("insert");
+                reference.insert_bodies(&[late, far]).expect("insert");
+            }
+            200 => {
+                device.remove_bodies(&[5, 44]).expect("remove");
+                reference.remove_bodies(&[5, 44]).expect("remove");
+            }
+            _ => {}
+        }
         let commands = commands(tick);
         let on_device = device.step(&params(tick), &commands).expect("device step");
         let on_cpu = reference

@@ -114,3 +114,15 @@ pub(crate) fn tick_words(
     }
     Ok(words)
 }
+
+/// Checks that every slot is below `capacity`.
+///
+/// # Errors
+///
+/// [`GpuError::SlotOutOfRange`] for the first slot that is not.
+pub(crate) fn check_slots(slots: &[u32], capacity: u32) -> Result<(), GpuError> {
+    match slots.iter().find(|&&slot| slot >= capacity) {
+        Some(&slot) => Err(GpuError::SlotOutOfRange { slot, capacity }),
+        None => Ok(()),
+    }
+}

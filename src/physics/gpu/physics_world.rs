@@ -24,7 +24,7 @@ use super::physics_bodies::{GpuBodyInit, GpuBodyState, GpuCollider};
 use super::physics_commands::GpuCommand;
 use super::physics_events::{GpuTickResult, decode_events};
 use super::physics_layout::*;
-use super::physics_upload::{body_records, checked_sizes, collider_words, tick_words};
+use super::physics_upload::{body_records, check_slots, checked_sizes, collider_words, tick_words};
 use super::pipeline::ComputePipeline;
 use super::shaders::SpirvVariant;
 use super::spirv::embedded_spirv_variant;
@@ -169,6 +169,71 @@ impl<'ctx> GpuPhysicsWorld<'ctx> {
         for (slot, record) in records {
             self.bodies.write(slot as usize * BODY_STRIDE, &record)?;
         }
+        Ok(())
+    }
+
+    /// Adds bodies between ticks into empty slots, leaving every other slot as it is. Rule state
+    /// starts fresh.
+    ///
+    /// # Errors
+    ///
+    /// What [`GpuPhysicsWorld::set_bodies`] refuses, and [`GpuError::DuplicateSlot`] for a slot
+    /// that holds a body; nothing is uploaded then.
+    pub fn insert_bodies(&mut self, bodies: &[GpuBodyInit]) -> Result<(), GpuError> {
+        let records = body_records(bodies, self.config.capacity)?;
+        for (slot, _) in &records {
+            let flags = self
+                .bodies
+                .read(*slot as usize * BODY_STRIDE + BODY_FLAGS, 1)?;
+            if flags[0] & FLAG_OCCUPIED != 0 {
+                return Err(GpuError::DuplicateSlot { slot: *slot });
+            }
+        }
+        for (slot, record) in records {
+            self.bodies.write(slot as usize * BODY_STRIDE, &record)?;
+        }
+        Ok(())
+    }
+
+    /// Empties slots between ticks (an empty slot stays empty).
+    ///
+    /// # Errors
+    ///
+    /// [`GpuError::SlotOutOfRange`]; nothing is removed then.
+    pub fn remove_bodies(&mut self, slots: &[u32]) -> Result<(), GpuError> {
+        check_slots(slots, self.config.capacity)?;
+        let empty = vec![0u32; BODY_STRIDE];
+        for &slot in slots {
+            self.bodies.write(slot as usize * BODY_STRIDE, &empty)?;
+        }
+        Ok(())
+    }
+
+    /// Grows the world to `capacity` slots between ticks, keeping every body in its slot. The
+    /// results do not depend on the capacity. A smaller capacity changes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`GpuError::InvalidConfig`] when the buffers would not fit, and Vulkan errors.
+    pub fn grow(&mut self, capacity: u32) -> Result<(), GpuError> {
+        if capacity <= self.config.capacity {
+            return Ok(());
+        }
+        let config = GpuPhysicsConfig {
+            capacity,
+            ..self.config
+        };
+        let [body_words, grid_words, _] = checked_sizes(&config)?;
+        let old = self.bodies.read(0, self.bodies.len())?;
+        let mut bodies = self.context.storage_buffer(body_words as usize)?;
+        bodies.fill(0);
+        bodies.write(0, &old)?;
+        self.grid = self.context.storage_buffer(grid_words as usize)?;
+        self.pushes = self
+            .context
+            .storage_buffer(capacity as usize * PUSH_STRIDE)?;
+        self.bodies = bodies;
+        self.config = config;
         Ok(())
     }
 

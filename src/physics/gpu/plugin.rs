@@ -6,9 +6,10 @@
 //! `physics.gpu` (so the startup check refuses a `CrossPlatform` project on lavapipe), uploads the
 //! bodies sorted by `PhysicsId` slot, and from then on:
 //!
-//! - at the end of every fixed tick `n` (`FixedPostUpdate`), takes the commands stamped for GPU tick
-//!   `n` from [`GpuPhysicsCommands`] and the CPU bodies' colliders as tick `n` left them, and queues
-//!   GPU tick `n` with them;
+//! - at the end of every fixed tick `n` (`FixedPostUpdate`), takes the GPU bodies spawned and
+//!   despawned during the tick (by their `PhysicsId` slots), the commands stamped for GPU tick `n`
+//!   from [`GpuPhysicsCommands`] and the CPU bodies' colliders as tick `n` left them, and queues
+//!   GPU tick `n` with them (an app's first GPU body spawned after setup opens the device then);
 //! - after every frame (`PostUpdate`), simulates at most [`MAX_GPU_TICKS_PER_FRAME`] queued GPU
 //!   ticks (the rest wait for the next frame), appends each tick's GPU hash to `StateHashes::gpu`,
 //!   and copies the bodies' poses back into their `Transform`s (a presentation copy: fixed systems
@@ -24,7 +25,7 @@
 //! GPU from anything but the queued ticks.
 
 use bevy::app::{App as BevyApp, FixedPostUpdate, FixedUpdate, Plugin, PostUpdate};
-use bevy::ecs::query::With;
+use bevy::ecs::query::{QueryState, With};
 use bevy::prelude::{
     Component, Entity, IntoScheduleConfigs, Mut, NonSendMut, Query, Res, ResMut, Resource,
     Transform, World,
@@ -168,25 +169,7 @@ fn start(world: &mut World) {
         if !gpu {
             continue;
         }
-        let e = world.entity(*entity);
-        let transform = e.get::<Transform>().copied().unwrap_or_default();
-        let body = e
-            .get::<RigidBody>()
-            .copied()
-            .unwrap_or_else(RigidBody::fixed);
-        let behaviour = e.get::<GpuBehaviour>().copied().unwrap_or_default();
-        bodies.push(GpuBodyInit {
-            slot: id.0,
-            translation: transform.translation,
-            rotation: transform.rotation,
-            linear_velocity: body.linear_velocity,
-            angular_velocity: body.angular_velocity,
-            collider: *e.get::<Collider>().expect("queried with a collider"),
-            body,
-            layers: e.get::<CollisionLayers>().copied().unwrap_or_default(),
-            rule: behaviour.rule,
-            custom: behaviour.custom,
-        });
+        bodies.push(body_init(world.entity(*entity), id.0));
         slots.push((id.0, *entity));
     }
     let capacity = (sim_ids.len() as u32).next_power_of_two().max(16);
@@ -216,49 +199,120 @@ fn start(world: &mut World) {
     }
 }
 
-/// The CPU bodies' colliders as this tick leaves them, in `SimId` order.
-type CpuColliderQuery<'w, 's> = Query<
-    'w,
-    's,
-    (
-        &'static SimId,
-        &'static Collider,
-        &'static Transform,
-        Option<&'static PhysicsBody>,
-        Option<&'static CollisionLayers>,
-    ),
->;
+/// What a CPU body's collider is read from.
+type CpuColliderData = (
+    &'static SimId,
+    &'static Collider,
+    &'static Transform,
+    Option<&'static PhysicsBody>,
+    Option<&'static CollisionLayers>,
+);
 
-/// Ends fixed tick `n` for the GPU: queues GPU tick `n` with the commands stamped for it and the
-/// CPU colliders as they are now.
+/// A GPU body as its entity holds it now, for slot `slot`.
+fn body_init(e: bevy::ecs::world::EntityRef, slot: u32) -> GpuBodyInit {
+    let transform = e.get::<Transform>().copied().unwrap_or_default();
+    let body = e
+        .get::<RigidBody>()
+        .copied()
+        .unwrap_or_else(RigidBody::fixed);
+    let behaviour = e.get::<GpuBehaviour>().copied().unwrap_or_default();
+    GpuBodyInit {
+        slot,
+        translation: transform.translation,
+        rotation: transform.rotation,
+        linear_velocity: body.linear_velocity,
+        angular_velocity: body.angular_velocity,
+        collider: *e.get::<Collider>().expect("queried with a collider"),
+        body,
+        layers: e.get::<CollisionLayers>().copied().unwrap_or_default(),
+        rule: behaviour.rule,
+        custom: behaviour.custom,
+    }
+}
+
+/// Ends fixed tick `n` for the GPU: queues GPU tick `n` with the GPU bodies spawned and
+/// despawned during the tick, the commands stamped for it and the CPU colliders as they are now.
+/// The first GPU body in an app that started without one opens the device here; if none works,
+/// the run stops with the reason (a GPU body is never left still).
 fn queue_gpu_tick(
-    time: Res<FrameTime>,
-    settings: Res<PhysicsSettings>,
-    mut commands: ResMut<GpuPhysicsCommands>,
-    runtime: Option<NonSendMut<GpuRuntime>>,
-    colliders: CpuColliderQuery,
+    world: &mut World,
+    gpu_query: &mut QueryState<(Entity, &SimId, &PhysicsBody, &Collider)>,
+    cpu_query: &mut QueryState<CpuColliderData>,
 ) {
-    let Some(mut runtime) = runtime else {
-        return;
-    };
-    let mut cpu: Vec<_> = colliders
-        .iter()
-        .filter(|(.., body, _)| body.is_none_or(|b| b.class == BodyClass::Cpu))
+    let mut present: Vec<(Entity, SimId)> = gpu_query
+        .iter(world)
+        .filter(|(_, _, body, _)| body.class == BodyClass::Gpu)
+        .map(|(entity, &sim_id, ..)| (entity, sim_id))
         .collect();
-    cpu.sort_unstable_by_key(|(sim_id, ..)| **sim_id);
-    runtime.queue(GpuTickInput {
-        tick: time.fixed_tick,
-        commands: commands.take_through(time.fixed_tick),
-        colliders: cpu
-            .into_iter()
-            .map(|(_, collider, transform, _, layers)| GpuCollider {
-                collider: *collider,
-                translation: transform.translation,
-                rotation: transform.rotation,
-                layers: layers.copied().unwrap_or_default(),
-            })
-            .collect(),
-        gravity: settings.gravity,
+    let tick = world.resource::<FrameTime>().fixed_tick;
+    if !world.contains_non_send::<GpuRuntime>() {
+        if present.is_empty() {
+            return;
+        }
+        start(world);
+        let Some(mut runtime) = world.get_non_send_mut::<GpuRuntime>() else {
+            let reason = world.resource::<GpuPhysicsStatus>().unavailable.clone();
+            panic!(
+                "a GPU body was spawned on fixed tick {tick}, but {}",
+                reason.unwrap_or_else(|| "GPU physics did not start".to_owned())
+            );
+        };
+        runtime.start_at(tick);
+    }
+    present.sort_unstable_by_key(|(_, sim_id)| *sim_id);
+    let tracked = world.non_send::<GpuRuntime>().tracked().clone();
+    let mut removed: Vec<u32> = tracked
+        .iter()
+        .filter(|(entity, _)| !present.iter().any(|(e, _)| e == *entity))
+        .map(|(_, slot)| *slot)
+        .collect();
+    removed.sort_unstable();
+    let mut added = Vec::new();
+    for (entity, sim_id) in &present {
+        if tracked.contains_key(entity) {
+            continue;
+        }
+        let Some(id) = world.resource::<PhysicsIdRegistry>().get(*sim_id) else {
+            bevy::log::error!(
+                "GPU body {sim_id:?} spawned on fixed tick {tick} has no physics slot; it joins \
+                 the GPU once the physics plugin gives it one"
+            );
+            continue;
+        };
+        if world.get::<PhysicsId>(*entity).is_none() {
+            world.entity_mut(*entity).insert(id);
+        }
+        added.push((body_init(world.entity(*entity), id.0), *entity));
+    }
+    added.sort_unstable_by_key(|(body, _)| body.slot);
+
+    let mut cpu: Vec<_> = cpu_query
+        .iter(world)
+        .filter(|(.., body, _)| body.is_none_or(|b| b.class == BodyClass::Cpu))
+        .map(|(&sim_id, collider, transform, _, layers)| {
+            (
+                sim_id,
+                GpuCollider {
+                    collider: *collider,
+                    translation: transform.translation,
+                    rotation: transform.rotation,
+                    layers: layers.copied().unwrap_or_default(),
+                },
+            )
+        })
+        .collect();
+    cpu.sort_unstable_by_key(|(sim_id, _)| *sim_id);
+    let gravity = world.resource::<PhysicsSettings>().gravity;
+    let commands = world
+        .resource_mut::<GpuPhysicsCommands>()
+        .take_through(tick);
+    world.non_send_mut::<GpuRuntime>().queue(GpuTickInput {
+        tick,
+        commands,
+        colliders: cpu.into_iter().map(|(_, collider)| collider).collect(),
+        gravity,
+        removed,
+        added,
     });
 }
 
@@ -298,18 +352,8 @@ fn deliver_gpu_events(
             status.stalled_ticks += 1;
         }
     }
-    let events = runtime.take_events(source);
-    let bodies = &runtime.bodies;
     delivered.tick = Some(source);
-    delivered.events = events
-        .into_iter()
-        .filter_map(|event| {
-            let index = bodies
-                .binary_search_by_key(&event.slot, |(slot, _)| *slot)
-                .ok()?;
-            Some((bodies[index].1, event))
-        })
-        .collect();
+    delivered.events = runtime.take_events(source);
 }
 
 /// After a frame: simulates up to [`MAX_GPU_TICKS_PER_FRAME`] queued GPU ticks and copies the

@@ -17,7 +17,7 @@ use bevy::prelude::Entity;
 
 use super::context::GpuContext;
 use super::error::GpuError;
-use super::physics_bodies::{GpuBodyState, GpuCollider};
+use super::physics_bodies::{GpuBodyInit, GpuBodyState, GpuCollider};
 use super::physics_commands::GpuCommand;
 use super::physics_events::GpuEvent;
 use super::physics_world::{GpuPhysicsWorld, GpuStepParams};
@@ -42,19 +42,28 @@ pub struct GpuTickInput {
     pub colliders: Vec<GpuCollider>,
     /// Gravity as the CPU tick saw it.
     pub gravity: Vec3,
+    /// Slots of GPU bodies gone during the CPU tick (despawned, or no longer GPU bodies), emptied
+    /// before the GPU tick, before `added`.
+    pub removed: Vec<u32>,
+    /// GPU bodies that appeared during the CPU tick, with their entities, uploaded before the GPU
+    /// tick's commands (as the CPU tick left them), sorted by slot.
+    pub added: Vec<(GpuBodyInit, Entity)>,
 }
 
 /// The GPU physics of one app (a non-send resource).
 pub struct GpuRuntime {
     world: GpuPhysicsWorld<'static>,
-    /// `(slot, entity)` of every GPU body, sorted by slot.
+    /// `(slot, entity)` of every GPU body the device holds, sorted by slot.
     pub(crate) bodies: Vec<(u32, Entity)>,
+    /// Every GPU body's slot as of the last queued tick (queued spawns and despawns included).
+    tracked: BTreeMap<Entity, u32>,
     fixed_delta: f32,
     queued: VecDeque<GpuTickInput>,
     /// GPU ticks simulated so far.
     completed: u64,
-    /// Events by the GPU tick that produced them, until CPU simulation takes them.
-    events: BTreeMap<u64, Vec<GpuEvent>>,
+    /// Events by the GPU tick that produced them, with the entity that body had then, until CPU
+    /// simulation takes them.
+    events: BTreeMap<u64, Vec<(Entity, GpuEvent)>>,
     /// `(tick, hash)` of every GPU tick simulated, in order.
     hashes: Vec<(u64, u64)>,
     lost_events: u64,
@@ -69,6 +78,10 @@ impl GpuRuntime {
     ) -> Self {
         GpuRuntime {
             world,
+            tracked: bodies
+                .iter()
+                .map(|&(slot, entity)| (entity, slot))
+                .collect(),
             bodies,
             fixed_delta,
             queued: VecDeque::new(),
@@ -79,11 +92,30 @@ impl GpuRuntime {
         }
     }
 
+    /// Starts the runtime's clock at `tick` (an app whose first GPU body appears on that fixed
+    /// tick): the next tick queued is `tick`.
+    pub fn start_at(&mut self, tick: u64) {
+        debug_assert!(self.queued.is_empty() && self.hashes.is_empty());
+        self.completed = tick;
+    }
+
     /// Queues the next GPU tick; ticks must come in order, one after another.
     pub fn queue(&mut self, input: GpuTickInput) {
         let expected = self.completed + self.queued.len() as u64;
         debug_assert_eq!(input.tick, expected, "GPU ticks are queued in order");
+        for slot in &input.removed {
+            self.tracked.retain(|_, tracked| tracked != slot);
+        }
+        for (body, entity) in &input.added {
+            self.tracked.insert(*entity, body.slot);
+        }
         self.queued.push_back(input);
+    }
+
+    /// Every GPU body's slot by entity, as of the last queued tick: what the next tick's
+    /// spawns and despawns are found against.
+    pub fn tracked(&self) -> &BTreeMap<Entity, u32> {
+        &self.tracked
     }
 
     /// Simulates the oldest queued tick; returns its `(tick, hash)`, or `None` with nothing queued.
@@ -91,6 +123,7 @@ impl GpuRuntime {
         let Some(input) = self.queued.pop_front() else {
             return Ok(None);
         };
+        self.change_bodies(&input)?;
         self.world.set_cpu_colliders(&input.colliders)?;
         let result = self.world.step(
             &GpuStepParams {
@@ -103,10 +136,46 @@ impl GpuRuntime {
         self.completed = input.tick + 1;
         self.lost_events += u64::from(result.lost_events);
         if !result.events.is_empty() {
-            self.events.insert(input.tick, result.events);
+            let bodies = &self.bodies;
+            let events = result
+                .events
+                .into_iter()
+                .filter_map(|event| {
+                    let index = bodies
+                        .binary_search_by_key(&event.slot, |(slot, _)| *slot)
+                        .ok()?;
+                    Some((bodies[index].1, event))
+                })
+                .collect();
+            self.events.insert(input.tick, events);
         }
         self.hashes.push((input.tick, result.hash));
         Ok(Some((input.tick, result.hash)))
+    }
+
+    /// The tick boundary's despawns and spawns: slots emptied, the world grown to fit the new
+    /// slots (to the next power of two), bodies uploaded.
+    fn change_bodies(&mut self, input: &GpuTickInput) -> Result<(), GpuError> {
+        if input.removed.is_empty() && input.added.is_empty() {
+            return Ok(());
+        }
+        self.world.remove_bodies(&input.removed)?;
+        self.bodies
+            .retain(|(slot, _)| !input.removed.contains(slot));
+        if let Some(highest) = input.added.iter().map(|(body, _)| body.slot).max() {
+            let needed = highest.saturating_add(1).next_power_of_two();
+            self.world.grow(needed.max(self.world.config().capacity))?;
+        }
+        let added: Vec<GpuBodyInit> = input.added.iter().map(|(body, _)| *body).collect();
+        self.world.insert_bodies(&added)?;
+        self.bodies.extend(
+            input
+                .added
+                .iter()
+                .map(|(body, entity)| (body.slot, *entity)),
+        );
+        self.bodies.sort_unstable_by_key(|(slot, _)| *slot);
+        Ok(())
     }
 
     /// GPU ticks simulated so far.
@@ -119,8 +188,9 @@ impl GpuRuntime {
         self.queued.len()
     }
 
-    /// Takes the events GPU tick `tick` produced (empty when it produced none).
-    pub fn take_events(&mut self, tick: u64) -> Vec<GpuEvent> {
+    /// Takes the events GPU tick `tick` produced, each with its body's entity (empty when it
+    /// produced none).
+    pub fn take_events(&mut self, tick: u64) -> Vec<(Entity, GpuEvent)> {
         // Older ticks' events would never be taken (they were delivered, or the app started
         // later); drop them with these.
         let newer = self.events.split_off(&(tick + 1));

@@ -35,7 +35,7 @@ use super::physics_bodies::{GpuBodyInit, GpuBodyState, GpuCollider};
 use super::physics_commands::GpuCommand;
 use super::physics_events::{GpuTickResult, decode_events};
 use super::physics_layout::*;
-use super::physics_upload::{body_records, checked_sizes, collider_words, tick_words};
+use super::physics_upload::{body_records, check_slots, checked_sizes, collider_words, tick_words};
 use super::physics_world::{GpuPhysicsConfig, GpuStepParams};
 
 /// One tick's constants, as the push constants give them to the shaders.
@@ -150,6 +150,60 @@ impl GpuReferenceWorld {
             let start = slot as usize * BODY_STRIDE;
             self.bodies[start..start + BODY_STRIDE].copy_from_slice(&record);
         }
+        Ok(())
+    }
+
+    /// Adds bodies between ticks, as
+    /// [`GpuPhysicsWorld::insert_bodies`](super::GpuPhysicsWorld::insert_bodies).
+    ///
+    /// # Errors
+    ///
+    /// The same as `GpuPhysicsWorld::insert_bodies`; nothing changes then.
+    pub fn insert_bodies(&mut self, bodies: &[GpuBodyInit]) -> Result<(), GpuError> {
+        let records = body_records(bodies, self.config.capacity)?;
+        for (slot, _) in &records {
+            if self.bodies[*slot as usize * BODY_STRIDE + BODY_FLAGS] & FLAG_OCCUPIED != 0 {
+                return Err(GpuError::DuplicateSlot { slot: *slot });
+            }
+        }
+        for (slot, record) in records {
+            let start = slot as usize * BODY_STRIDE;
+            self.bodies[start..start + BODY_STRIDE].copy_from_slice(&record);
+        }
+        Ok(())
+    }
+
+    /// Empties slots between ticks, as
+    /// [`GpuPhysicsWorld::remove_bodies`](super::GpuPhysicsWorld::remove_bodies).
+    ///
+    /// # Errors
+    ///
+    /// [`GpuError::SlotOutOfRange`]; nothing is removed then.
+    pub fn remove_bodies(&mut self, slots: &[u32]) -> Result<(), GpuError> {
+        check_slots(slots, self.config.capacity)?;
+        for &slot in slots {
+            let start = slot as usize * BODY_STRIDE;
+            self.bodies[start..start + BODY_STRIDE].fill(0);
+        }
+        Ok(())
+    }
+
+    /// Grows to `capacity` slots, as [`GpuPhysicsWorld::grow`](super::GpuPhysicsWorld::grow).
+    ///
+    /// # Errors
+    ///
+    /// [`GpuError::InvalidConfig`] when the buffers would not fit.
+    pub fn grow(&mut self, capacity: u32) -> Result<(), GpuError> {
+        if capacity <= self.config.capacity {
+            return Ok(());
+        }
+        let config = GpuPhysicsConfig {
+            capacity,
+            ..self.config
+        };
+        let [body_words, _, _] = checked_sizes(&config)?;
+        self.bodies.resize(body_words as usize, 0);
+        self.config = config;
         Ok(())
     }
 
