@@ -8,12 +8,16 @@
 use std::time::{Duration, Instant};
 
 use bevy::math::{Quat, Vec3};
-use rusting_engine::physics::components::{Collider, CollisionLayers, RigidBody};
+use rusting_engine::physics::components::{Collider, RigidBody};
 use rusting_engine::physics::gpu::{
-    GpuBodyInit, GpuBodyState, GpuCollider, GpuCommand, GpuContext, GpuError, GpuEventKind,
-    GpuPhysicsConfig, GpuPhysicsWorld, GpuRule, GpuStepParams,
+    GpuBodyInit, GpuBodyState, GpuCommand, GpuContext, GpuError, GpuEventKind, GpuPhysicsConfig,
+    GpuPhysicsWorld, GpuRule, GpuStepParams,
 };
 use rusting_engine::runtime::sim_math;
+
+#[path = "support/gpu_bodies.rs"]
+mod gpu_bodies;
+use gpu_bodies::{body, ground};
 
 const DT: f32 = 1.0 / 60.0;
 const GRAVITY: Vec3 = Vec3::new(0.0, -9.81, 0.0);
@@ -27,30 +31,6 @@ fn params(tick: u64) -> GpuStepParams {
         tick,
         fixed_delta: DT,
         gravity: GRAVITY,
-    }
-}
-
-fn body(slot: u32, translation: Vec3, collider: Collider, mass: f32) -> GpuBodyInit {
-    GpuBodyInit {
-        slot,
-        translation,
-        rotation: Quat::IDENTITY,
-        linear_velocity: Vec3::ZERO,
-        angular_velocity: Vec3::ZERO,
-        collider,
-        body: RigidBody::dynamic(mass),
-        layers: CollisionLayers::default(),
-        rule: GpuRule::None,
-        custom: [0.0; 4],
-    }
-}
-
-fn ground() -> GpuCollider {
-    GpuCollider {
-        collider: Collider::half_space(Vec3::Y),
-        translation: Vec3::ZERO,
-        rotation: Quat::IDENTITY,
-        layers: CollisionLayers::default(),
     }
 }
 

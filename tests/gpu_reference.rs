@@ -11,6 +11,10 @@ use rusting_engine::physics::gpu::{
     GpuPhysicsWorld, GpuReferenceWorld, GpuRule, GpuStepParams, GpuTickResult,
 };
 
+#[path = "support/gpu_bodies.rs"]
+mod gpu_bodies;
+use gpu_bodies::{body, ground};
+
 const DT: f32 = 1.0 / 60.0;
 const TICKS: u64 = 300;
 
@@ -19,21 +23,6 @@ fn params(tick: u64) -> GpuStepParams {
         tick,
         fixed_delta: DT,
         gravity: Vec3::new(0.0, -9.81, 0.0),
-    }
-}
-
-fn body(slot: u32, translation: Vec3, collider: Collider, mass: f32) -> GpuBodyInit {
-    GpuBodyInit {
-        slot,
-        translation,
-        rotation: Quat::IDENTITY,
-        linear_velocity: Vec3::ZERO,
-        angular_velocity: Vec3::ZERO,
-        collider,
-        body: RigidBody::dynamic(mass),
-        layers: CollisionLayers::default(),
-        rule: GpuRule::None,
-        custom: [0.0; 4],
     }
 }
 
@@ -99,12 +88,6 @@ fn scene() -> (Vec<GpuBodyInit>, Vec<GpuCollider>) {
     };
     bodies.extend([paddle, post, sensor, ghost]);
 
-    let ground = GpuCollider {
-        collider: Collider::half_space(Vec3::Y).with_friction(0.6),
-        translation: Vec3::ZERO,
-        rotation: Quat::IDENTITY,
-        layers: CollisionLayers::default(),
-    };
     let ramp = GpuCollider {
         collider: Collider::cuboid(Vec3::new(1.0, 0.2, 1.0)),
         translation: Vec3::new(-1.5, 0.3, -1.5),
@@ -117,7 +100,7 @@ fn scene() -> (Vec<GpuBodyInit>, Vec<GpuCollider>) {
         rotation: Quat::IDENTITY,
         layers: CollisionLayers::default(),
     };
-    (bodies, vec![ground, ramp, boulder])
+    (bodies, vec![ground(), ramp, boulder])
 }
 
 /// The commands of tick `tick`: impulses, spins, a teleport and custom values now and then.

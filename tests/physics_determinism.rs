@@ -175,8 +175,9 @@ fn params() -> StepParams {
 
 /// On random heaps of every shape, sweep and prune reports exactly the pairs that testing every
 /// pair finds, in the same order. Fails if the sweep stops a box's scan before the box's end (seen
-/// with the scan cut at its start plus half a metre), or if pairs are left in sweep order instead
-/// of body order.
+/// with the scan cut at its start plus half a metre), if pairs are left in sweep order instead
+/// of body order, or if a pair whose overlap spans two strips is kept in both (seen with the
+/// "strip holding the lower edge of the overlap" rule dropped: (18, 23) twice on seed 0).
 #[test]
 fn broad_phase_finds_the_same_pairs_as_testing_every_pair() {
     let params = params();

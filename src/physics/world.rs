@@ -47,17 +47,6 @@ pub struct PhysicsWorld {
 }
 
 impl PhysicsWorld {
-    /// The stored impulses of pair `(a, b)`, sorted by feature.
-    pub fn warm_starts_of(&self, a: SimId, b: SimId) -> &[WarmStart] {
-        let start = self.warm_starts.partition_point(|w| (w.a, w.b) < (a, b));
-        let end = start
-            + self.warm_starts[start..]
-                .iter()
-                .take_while(|w| (w.a, w.b) == (a, b))
-                .count();
-        &self.warm_starts[start..end]
-    }
-
     /// The sleep counter of `body` (0 when it has none).
     pub fn sleep_counter(&self, body: SimId) -> u32 {
         self.sleep_counters

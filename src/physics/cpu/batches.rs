@@ -111,6 +111,19 @@ struct Span {
     parallel: bool,
 }
 
+impl Span {
+    /// Where its batches' points are in `Batches::points`.
+    fn point_range(&self) -> Range<usize> {
+        self.first_point..self.first_point + self.batches.len() * self.points
+    }
+}
+
+/// Manifolds per batch in a colour group: one in the overflow (its manifolds may share bodies),
+/// a full set of lanes elsewhere.
+fn manifolds_per_batch(colour: usize) -> usize {
+    if colour == OVERFLOW { 1 } else { LANES }
+}
+
 /// One tick's constraints in SIMD layout (scratch).
 #[derive(Default)]
 pub struct Batches {
@@ -316,8 +329,10 @@ impl Batches {
         self.spans.clear();
         let (mut batches, mut points) = (0, 0);
         for group in &colouring.groups {
-            let per_batch = if group.colour == OVERFLOW { 1 } else { LANES };
-            let count = group.manifolds.len().div_ceil(per_batch);
+            let count = group
+                .manifolds
+                .len()
+                .div_ceil(manifolds_per_batch(group.colour));
             self.spans.push(Span {
                 batches: batches..batches + count,
                 points: group.points,
@@ -330,20 +345,16 @@ impl Batches {
         // Every batch and point is overwritten below, so the buffers keep their old contents
         // rather than being cleared each tick.
         self.batches.resize(batches, Batch::default());
-        self.batches.truncate(batches);
         self.points.resize(points, WidePoint::default());
-        self.points.truncate(points);
         let manifold_first = &self.manifold_first;
         for (span, group) in self.spans.iter().zip(&colouring.groups) {
-            let per_batch = if group.colour == OVERFLOW { 1 } else { LANES };
             let order = &colouring.order[group.manifolds.clone()];
             let k = span.points;
-            let points =
-                &mut self.points[span.first_point..span.first_point + span.batches.len() * k];
+            let points = &mut self.points[span.point_range()];
             self.batches[span.batches.clone()]
                 .par_iter_mut()
                 .zip(points.par_chunks_exact_mut(k))
-                .zip(order.par_chunks(per_batch))
+                .zip(order.par_chunks(manifolds_per_batch(group.colour)))
                 .with_min_len(BATCHES_PER_TASK)
                 .for_each(|((batch, points), lanes)| {
                     let first = std::array::from_fn(|l| {
@@ -394,7 +405,8 @@ impl Batches {
         }
     }
 
-    /// How many batches are in colours large enough to be spread over threads.
+    /// How many batches are in colours large enough to be spread over threads (a measure for
+    /// tests and benchmarks: that a scene exercises the parallel path).
     pub fn parallel_batches(&self) -> usize {
         self.spans
             .iter()
@@ -414,7 +426,7 @@ impl Batches {
         let run = |span: &Span, points: &mut [WidePoint]| {
             let k = span.points;
             let batches = &self.batches[span.batches.clone()];
-            let points = &mut points[span.first_point..span.first_point + batches.len() * k];
+            let points = &mut points[span.point_range()];
             if span.parallel && rayon::current_num_threads() > 1 {
                 batches
                     .par_iter()
@@ -530,10 +542,11 @@ impl Batches {
             }
             let mut pair = PairVelocities::gather(v, batch);
             for p in points.iter_mut() {
-                let bounces = Mask::and(
-                    Mask::and(batch.restitution.gt(Lanes::ZERO), threshold.gt(p.approach)),
-                    p.max_normal_impulse.gt(Lanes::ZERO),
-                );
+                let bounces = batch
+                    .restitution
+                    .gt(Lanes::ZERO)
+                    .and(threshold.gt(p.approach))
+                    .and(p.max_normal_impulse.gt(Lanes::ZERO));
                 let normal = p.rows[0];
                 let target = -(batch.restitution * p.approach);
                 let lambda = -normal.mass * (pair.speed_along(&normal, p.ra, p.rb) - target);
@@ -560,7 +573,7 @@ impl Batches {
         for span in &self.spans {
             let k = span.points;
             let batches = &self.batches[span.batches.clone()];
-            let points = &self.points[span.first_point..span.first_point + batches.len() * k];
+            let points = &self.points[span.point_range()];
             for (batch, points) in batches.iter().zip(points.chunks_exact(k)) {
                 for (p, point) in points.iter().enumerate() {
                     let normal = point.normal_impulse.to_array();

@@ -49,6 +49,8 @@ pub struct BroadPhase {
     order: Vec<SweepEntry>,
     /// Indices of half-space bodies.
     half_spaces: Vec<u32>,
+    /// Indices of every other body (the finite boxes the sweep sorts).
+    finite: Vec<u32>,
     /// Where each strip's entries start in `order`, and one past the last.
     strip_starts: Vec<usize>,
     /// The next free entry of each strip while filling.
@@ -61,7 +63,7 @@ pub struct BroadPhase {
 
 /// A box as the sweep sees it: its extent on the sweep axis and on the two others, kept together
 /// so the scan reads memory in order.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct SweepEntry {
     min: f32,
     max: f32,
@@ -130,6 +132,7 @@ pub fn find_pairs(params: &StepParams, bodies: &[SolverBody], broad: &mut BroadP
     let margin = params.settings.speculative_distance;
     broad.bounds.clear();
     broad.half_spaces.clear();
+    broad.finite.clear();
     broad.pairs.clear();
     for (index, body) in bodies.iter().enumerate() {
         broad
@@ -137,6 +140,8 @@ pub fn find_pairs(params: &StepParams, bodies: &[SolverBody], broad: &mut BroadP
             .push(shape_bounds(body, margin + reach(body, params.dt)));
         if matches!(body.collider.shape, Shape::HalfSpace { .. }) {
             broad.half_spaces.push(index as u32);
+        } else {
+            broad.finite.push(index as u32);
         }
     }
     sweep(bodies, broad);
@@ -183,16 +188,14 @@ fn sweep(bodies: &[SolverBody], broad: &mut BroadPhase) {
     broad.order.clear();
     broad.tests = 0;
     // The axes of greatest spread: variance of box centres, summed in body order.
-    let finite: Vec<u32> = (0..bodies.len() as u32)
-        .filter(|&i| !matches!(bodies[i as usize].collider.shape, Shape::HalfSpace { .. }))
-        .collect();
+    let finite = &broad.finite;
     if finite.is_empty() {
         return;
     }
     let count = finite.len() as f32;
     let mut mean = Vec3::ZERO;
     let mut size = Vec3::ZERO;
-    for &i in &finite {
+    for &i in finite {
         let b = &broad.bounds[i as usize];
         mean += (b.min + b.max) * 0.5;
         size += b.max - b.min;
@@ -200,7 +203,7 @@ fn sweep(bodies: &[SolverBody], broad: &mut BroadPhase) {
     mean /= count;
     size /= count;
     let mut spread = Vec3::ZERO;
-    for &i in &finite {
+    for &i in finite {
         let b = &broad.bounds[i as usize];
         let d = (b.min + b.max) * 0.5 - mean;
         spread += d * d;
@@ -222,7 +225,7 @@ fn sweep(bodies: &[SolverBody], broad: &mut BroadPhase) {
     };
     let mut low = f32::INFINITY;
     let mut high = f32::NEG_INFINITY;
-    for &i in &finite {
+    for &i in finite {
         let b = &broad.bounds[i as usize];
         low = low.min(b.min[u]);
         high = high.max(b.max[u]);
@@ -245,7 +248,7 @@ fn sweep(bodies: &[SolverBody], broad: &mut BroadPhase) {
     let starts = &mut broad.strip_starts;
     starts.clear();
     starts.resize(strips + 1, 0);
-    for &i in &finite {
+    for &i in finite {
         let b = &broad.bounds[i as usize];
         for s in reach(b) {
             starts[s + 1] += 1;
@@ -254,18 +257,11 @@ fn sweep(bodies: &[SolverBody], broad: &mut BroadPhase) {
     for s in 0..strips {
         starts[s + 1] += starts[s];
     }
-    let placeholder = SweepEntry {
-        min: 0.0,
-        max: 0.0,
-        other_min: [0.0; 2],
-        other_max: [0.0; 2],
-        index: 0,
-    };
-    broad.order.resize(starts[strips], placeholder);
+    broad.order.resize(starts[strips], SweepEntry::default());
     let fill = &mut broad.strip_fill;
     fill.clear();
     fill.extend_from_slice(&starts[..strips]);
-    for &i in &finite {
+    for &i in finite {
         let b = &broad.bounds[i as usize];
         let entry = SweepEntry {
             min: b.min[axis],

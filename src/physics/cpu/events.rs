@@ -24,6 +24,8 @@ struct Evaluated<'a> {
     bodies: &'a [SolverBody],
     manifolds: &'a [Manifold],
     next: usize,
+    /// The last pair `kept` answered, and its answer.
+    last: Option<((SimId, SimId), bool)>,
 }
 
 impl<'a> Evaluated<'a> {
@@ -32,6 +34,7 @@ impl<'a> Evaluated<'a> {
             bodies,
             manifolds,
             next: 0,
+            last: None,
         }
     }
 
@@ -58,8 +61,8 @@ impl<'a> Evaluated<'a> {
     /// pair and both bodies still exist. A pair with a manifold this tick has both bodies, so only
     /// pairs without one are looked up among the bodies. Asked in ascending order, and the same
     /// pair several times in a row (one question per stored point) is answered once.
-    fn kept(&mut self, last: &mut Option<((SimId, SimId), bool)>, a: SimId, b: SimId) -> bool {
-        if let Some((pair, kept)) = *last
+    fn kept(&mut self, a: SimId, b: SimId) -> bool {
+        if let Some((pair, kept)) = self.last
             && pair == (a, b)
         {
             return kept;
@@ -68,7 +71,7 @@ impl<'a> Evaluated<'a> {
             Some(evaluated) => !evaluated,
             None => present(self.bodies, a, b),
         };
-        *last = Some(((a, b), kept));
+        self.last = Some(((a, b), kept));
         kept
     }
 }
@@ -126,11 +129,10 @@ pub fn update(
     }
     let mut changes: Vec<(SimId, SimId, CollisionEventKind)> = Vec::new();
     let mut evaluated = Evaluated::new(bodies, manifolds);
-    let mut last = None;
     let kept_from_before = world
         .touching
         .iter()
-        .filter(|t| evaluated.kept(&mut last, t.a, t.b))
+        .filter(|t| evaluated.kept(t.a, t.b))
         .copied()
         .collect::<Vec<_>>();
     for t in &world.touching {
@@ -191,28 +193,21 @@ fn store_warm_starts(
         })
         .collect();
     let mut evaluated = Evaluated::new(bodies, manifolds);
-    let mut last = None;
     let carried: Vec<WarmStart> = world
         .warm_starts
         .iter()
-        .filter(|w| evaluated.kept(&mut last, w.a, w.b))
+        .filter(|w| evaluated.kept(w.a, w.b))
         .copied()
         .collect();
     world.warm_starts = merge_by_key(next, carried, |w| (w.a, w.b, w.feature));
 }
 
-/// `a` and `b` together, sorted by `key`. Both come sorted (this tick's pairs in body order, and
-/// the kept ones in the stored order), so they are merged in one pass; sorting is the fallback
-/// for input that is not.
+/// `a` and `b` together, sorted by `key`, in one merging pass. Both must come sorted (this tick's
+/// pairs in body order, and the kept ones in the stored order).
 fn merge_by_key<T: Copy, K: Ord>(a: Vec<T>, b: Vec<T>, key: impl Fn(&T) -> K) -> Vec<T> {
+    debug_assert!(a.is_sorted_by_key(&key) && b.is_sorted_by_key(&key));
     if b.is_empty() {
         return a;
-    }
-    if !(a.is_sorted_by_key(&key) && b.is_sorted_by_key(&key)) {
-        let mut all = a;
-        all.extend(b);
-        all.sort_unstable_by_key(key);
-        return all;
     }
     let mut out = Vec::with_capacity(a.len() + b.len());
     let (mut i, mut j) = (0, 0);

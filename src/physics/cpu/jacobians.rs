@@ -58,12 +58,7 @@ fn direction_or(v: LaneVec3, fallback: Vec3) -> LaneVec3 {
     let len = v.dot(v).sqrt();
     let unit = v.scale(Lanes::splat(1.0) / len);
     let long = len.gt(Lanes::splat(1.0e-9));
-    let fallback = LaneVec3::from_vecs([fallback; LANES]);
-    LaneVec3 {
-        x: long.select(unit.x, fallback.x),
-        y: long.select(unit.y, fallback.y),
-        z: long.select(unit.z, fallback.z),
-    }
+    long.select3(unit, LaneVec3::from_vecs([fallback; LANES]))
 }
 
 /// Two unit vectors perpendicular to `n` and to each other, chosen from `n` alone.
@@ -85,15 +80,8 @@ fn tangent_basis(n: LaneVec3) -> [LaneVec3; 2] {
         },
         Vec3::X,
     );
-    let big_x =
-        n.x.abs()
-            .gt(Lanes::splat(0.577_35))
-            .or(n.x.abs().eq(Lanes::splat(0.577_35)));
-    let t1 = LaneVec3 {
-        x: big_x.select(from_x.x, from_yz.x),
-        y: big_x.select(from_x.y, from_yz.y),
-        z: big_x.select(from_x.z, from_yz.z),
-    };
+    let big_x = n.x.abs().ge(Lanes::splat(0.577_35));
+    let t1 = big_x.select3(from_x, from_yz);
     [t1, n.cross(t1)]
 }
 
@@ -181,6 +169,11 @@ impl Sources<'_> {
             first,
         };
         let sensor_mask = Mask::from_flags(sensor);
+        // Each lane's stored impulses (none for an empty lane, or a sensor, which pushes nothing).
+        let stored: [&[WarmStart]; LANES] = std::array::from_fn(|l| match lanes.get(l) {
+            Some(&i) if !sensor[l] => &self.stored[self.warm[i as usize].clone()],
+            _ => &[],
+        });
         for (p, out) in points.iter_mut().enumerate() {
             let point: [ContactPoint; LANES] =
                 manifold.map(|m| m.map_or(ContactPoint::default(), |m| m.points[p]));
@@ -202,11 +195,7 @@ impl Sources<'_> {
             }
             let mut normal = [0.0; LANES];
             let mut tangent = [[0.0; 2]; LANES];
-            for (l, &i) in lanes.iter().enumerate() {
-                if sensor[l] {
-                    continue;
-                }
-                let stored = &self.stored[self.warm[i as usize].clone()];
+            for (l, stored) in stored.iter().enumerate() {
                 if let Ok(s) = stored.binary_search_by_key(&point[l].feature, |w| w.feature) {
                     normal[l] = stored[s].normal;
                     tangent[l] = stored[s].tangent;

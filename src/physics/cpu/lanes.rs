@@ -58,10 +58,10 @@ impl Lanes {
         Mask(self.0.simd_gt(other.0))
     }
 
-    /// Where `self == other`.
+    /// Where `self >= other` (false where either is NaN).
     #[inline(always)]
-    pub fn eq(self, other: Lanes) -> Mask {
-        Mask(self.0.simd_eq(other.0))
+    pub fn ge(self, other: Lanes) -> Mask {
+        Mask(self.0.simd_ge(other.0))
     }
 
     /// The absolute value (sign bit cleared).
@@ -102,16 +102,20 @@ impl Mask {
         Lanes(self.0.bitselect(if_true.0, if_false.0))
     }
 
-    /// Set where either mask is.
+    /// `if_true` in the lanes where the mask is set, `if_false` elsewhere, for each component.
     #[inline(always)]
-    pub fn or(self, other: Mask) -> Mask {
-        Mask(self.0 | other.0)
+    pub fn select3(self, if_true: LaneVec3, if_false: LaneVec3) -> LaneVec3 {
+        LaneVec3 {
+            x: self.select(if_true.x, if_false.x),
+            y: self.select(if_true.y, if_false.y),
+            z: self.select(if_true.z, if_false.z),
+        }
     }
 
     /// Set where both masks are.
     #[inline(always)]
-    pub fn and(a: Mask, b: Mask) -> Mask {
-        Mask(a.0 & b.0)
+    pub fn and(self, other: Mask) -> Mask {
+        Mask(self.0 & other.0)
     }
 
     /// The mask from one flag per lane.
@@ -164,19 +168,27 @@ impl Neg for Lanes {
     }
 }
 
-impl AddAssign for Lanes {
-    #[inline(always)]
-    fn add_assign(&mut self, rhs: Lanes) {
-        *self = *self + rhs;
-    }
+/// `+=` and `-=` as the `+` and `-` they stand for (the same roundings).
+macro_rules! assign_ops {
+    ($t:ty) => {
+        impl AddAssign for $t {
+            #[inline(always)]
+            fn add_assign(&mut self, rhs: $t) {
+                *self = *self + rhs;
+            }
+        }
+
+        impl SubAssign for $t {
+            #[inline(always)]
+            fn sub_assign(&mut self, rhs: $t) {
+                *self = *self - rhs;
+            }
+        }
+    };
 }
 
-impl SubAssign for Lanes {
-    #[inline(always)]
-    fn sub_assign(&mut self, rhs: Lanes) {
-        *self = *self - rhs;
-    }
-}
+assign_ops!(Lanes);
+assign_ops!(LaneVec3);
 
 /// A 3-vector per lane.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -262,20 +274,6 @@ impl Sub for LaneVec3 {
             y: self.y - rhs.y,
             z: self.z - rhs.z,
         }
-    }
-}
-
-impl AddAssign for LaneVec3 {
-    #[inline(always)]
-    fn add_assign(&mut self, rhs: LaneVec3) {
-        *self = *self + rhs;
-    }
-}
-
-impl SubAssign for LaneVec3 {
-    #[inline(always)]
-    fn sub_assign(&mut self, rhs: LaneVec3) {
-        *self = *self - rhs;
     }
 }
 

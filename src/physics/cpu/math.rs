@@ -54,3 +54,39 @@ pub fn rotation_from_scaled_axis(v: Vec3) -> Quat {
     let k = s / angle;
     Quat::from_xyzw(v.x * k, v.y * k, v.z * k, c)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hardware-division shortcut gives `sim_math::rotation_from_scaled_axis`'s bits for
+    /// finite vectors: across the series threshold (`|v|^2` of `1e-12`), tiny, ordinary and huge
+    /// angles, and every sign. Fails when the shortcut is written with a different operation
+    /// order (for example `v * (s / angle)` computed as `(v * s) / angle`).
+    #[test]
+    fn rotation_from_scaled_axis_has_sim_maths_bits() {
+        let bits = |q: Quat| q.to_array().map(f32::to_bits);
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut unit = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((state >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        };
+        let mut checked = 0;
+        for scale in [
+            1.0e-7f32, 5.7e-7, 5.8e-7, 1.0e-6, 1.0e-3, 0.5, 1.0, 3.0, 100.0, 1.0e6,
+        ] {
+            for _ in 0..500 {
+                let v = Vec3::new(unit(), unit(), unit()) * scale;
+                assert_eq!(
+                    bits(rotation_from_scaled_axis(v)),
+                    bits(crate::runtime::sim_math::rotation_from_scaled_axis(v)),
+                    "v = {v:?}"
+                );
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 5000);
+    }
+}

@@ -66,6 +66,46 @@ pub(crate) fn body_records(
     Ok(records)
 }
 
+/// The records of bodies joining a world between ticks: [`body_records`]'s, after checking that
+/// every slot is empty (`occupied(slot)` reads the world's flags).
+///
+/// # Errors
+///
+/// What `body_records` refuses, and [`GpuError::DuplicateSlot`] for a slot that holds a body.
+pub(crate) fn joining_records(
+    bodies: &[GpuBodyInit],
+    capacity: u32,
+    mut occupied: impl FnMut(u32) -> Result<bool, GpuError>,
+) -> Result<Vec<(u32, Vec<u32>)>, GpuError> {
+    let records = body_records(bodies, capacity)?;
+    for (slot, _) in &records {
+        if occupied(*slot)? {
+            return Err(GpuError::DuplicateSlot { slot: *slot });
+        }
+    }
+    Ok(records)
+}
+
+/// `config` grown to `capacity` slots, with its buffer sizes (as [`checked_sizes`]), or `None`
+/// when `capacity` is not larger.
+///
+/// # Errors
+///
+/// [`GpuError::InvalidConfig`] when the buffers would not fit.
+pub(crate) fn grown(
+    config: &GpuPhysicsConfig,
+    capacity: u32,
+) -> Result<Option<(GpuPhysicsConfig, [u64; 3])>, GpuError> {
+    if capacity <= config.capacity {
+        return Ok(None);
+    }
+    let config = GpuPhysicsConfig {
+        capacity,
+        ..*config
+    };
+    Ok(Some((config, checked_sizes(&config)?)))
+}
+
 /// The colliders buffer: the count, then each collider's record in the order given.
 pub(crate) fn collider_words(colliders: &[GpuCollider]) -> Vec<u32> {
     let mut words = Vec::with_capacity(1 + colliders.len() * COLLIDER_STRIDE);

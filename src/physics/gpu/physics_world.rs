@@ -24,7 +24,9 @@ use super::physics_bodies::{GpuBodyInit, GpuBodyState, GpuCollider};
 use super::physics_commands::GpuCommand;
 use super::physics_events::{GpuTickResult, decode_events};
 use super::physics_layout::*;
-use super::physics_upload::{body_records, check_slots, checked_sizes, collider_words, tick_words};
+use super::physics_upload::{
+    body_records, check_slots, checked_sizes, collider_words, grown, joining_records, tick_words,
+};
 use super::pipeline::ComputePipeline;
 use super::shaders::SpirvVariant;
 use super::spirv::embedded_spirv_variant;
@@ -180,15 +182,12 @@ impl<'ctx> GpuPhysicsWorld<'ctx> {
     /// What [`GpuPhysicsWorld::set_bodies`] refuses, and [`GpuError::DuplicateSlot`] for a slot
     /// that holds a body; nothing is uploaded then.
     pub fn insert_bodies(&mut self, bodies: &[GpuBodyInit]) -> Result<(), GpuError> {
-        let records = body_records(bodies, self.config.capacity)?;
-        for (slot, _) in &records {
+        let records = joining_records(bodies, self.config.capacity, |slot| {
             let flags = self
                 .bodies
-                .read(*slot as usize * BODY_STRIDE + BODY_FLAGS, 1)?;
-            if flags[0] & FLAG_OCCUPIED != 0 {
-                return Err(GpuError::DuplicateSlot { slot: *slot });
-            }
-        }
+                .read(slot as usize * BODY_STRIDE + BODY_FLAGS, 1)?;
+            Ok(flags[0] & FLAG_OCCUPIED != 0)
+        })?;
         for (slot, record) in records {
             self.bodies.write(slot as usize * BODY_STRIDE, &record)?;
         }
@@ -216,14 +215,9 @@ impl<'ctx> GpuPhysicsWorld<'ctx> {
     ///
     /// [`GpuError::InvalidConfig`] when the buffers would not fit, and Vulkan errors.
     pub fn grow(&mut self, capacity: u32) -> Result<(), GpuError> {
-        if capacity <= self.config.capacity {
+        let Some((config, [body_words, grid_words, _])) = grown(&self.config, capacity)? else {
             return Ok(());
-        }
-        let config = GpuPhysicsConfig {
-            capacity,
-            ..self.config
         };
-        let [body_words, grid_words, _] = checked_sizes(&config)?;
         let old = self.bodies.read(0, self.bodies.len())?;
         let mut bodies = self.context.storage_buffer(body_words as usize)?;
         bodies.fill(0);

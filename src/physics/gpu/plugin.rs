@@ -25,7 +25,7 @@
 //! GPU from anything but the queued ticks.
 
 use bevy::app::{App as BevyApp, FixedPostUpdate, FixedUpdate, Plugin, PostUpdate};
-use bevy::ecs::query::{QueryState, With};
+use bevy::ecs::query::{Added, Changed, Or, QueryState, With};
 use bevy::prelude::{
     Component, Entity, IntoScheduleConfigs, Mut, NonSendMut, Query, Res, ResMut, Resource,
     Transform, World,
@@ -97,7 +97,7 @@ pub struct GpuPhysicsStatus {
     pub device: Option<String>,
     /// Why GPU bodies cannot run, when the app holds some and no device works.
     pub unavailable: Option<String>,
-    /// GPU bodies uploaded.
+    /// GPU bodies, as of the last GPU tick queued.
     pub bodies: usize,
     /// Fixed ticks that had to simulate late GPU ticks themselves to get their events.
     pub stalls: u64,
@@ -230,6 +230,10 @@ fn body_init(e: bevy::ecs::world::EntityRef, slot: u32) -> GpuBodyInit {
     }
 }
 
+/// Collider bodies whose class may have just become `Gpu`: what an app without GPU bodies looks
+/// at each tick (so a CPU-only app does not scan every body every tick).
+type NewClassFilter = Or<(Changed<PhysicsBody>, Added<Collider>)>;
+
 /// Ends fixed tick `n` for the GPU: queues GPU tick `n` with the GPU bodies spawned and
 /// despawned during the tick, the commands stamped for it and the CPU colliders as they are now.
 /// The first GPU body in an app that started without one opens the device here; if none works,
@@ -237,16 +241,15 @@ fn body_init(e: bevy::ecs::world::EntityRef, slot: u32) -> GpuBodyInit {
 fn queue_gpu_tick(
     world: &mut World,
     gpu_query: &mut QueryState<(Entity, &SimId, &PhysicsBody, &Collider)>,
+    new_class: &mut QueryState<&PhysicsBody, (With<Collider>, NewClassFilter)>,
     cpu_query: &mut QueryState<CpuColliderData>,
 ) {
-    let mut present: Vec<(Entity, SimId)> = gpu_query
-        .iter(world)
-        .filter(|(_, _, body, _)| body.class == BodyClass::Gpu)
-        .map(|(entity, &sim_id, ..)| (entity, sim_id))
-        .collect();
     let tick = world.resource::<FrameTime>().fixed_tick;
     if !world.contains_non_send::<GpuRuntime>() {
-        if present.is_empty() {
+        if !new_class
+            .iter(world)
+            .any(|body| body.class == BodyClass::Gpu)
+        {
             return;
         }
         start(world);
@@ -259,30 +262,31 @@ fn queue_gpu_tick(
         };
         runtime.start_at(tick);
     }
-    present.sort_unstable_by_key(|(_, sim_id)| *sim_id);
-    let tracked = world.non_send::<GpuRuntime>().tracked().clone();
+    let mut present: Vec<(Entity, SimId)> = gpu_query
+        .iter(world)
+        .filter(|(_, _, body, _)| body.class == BodyClass::Gpu)
+        .map(|(entity, &sim_id, ..)| (entity, sim_id))
+        .collect();
+    present.sort_unstable_by_key(|(entity, _)| *entity);
+    let tracked = world.non_send::<GpuRuntime>().tracked();
     let mut removed: Vec<u32> = tracked
         .iter()
-        .filter(|(entity, _)| !present.iter().any(|(e, _)| e == *entity))
+        .filter(|(entity, _)| present.binary_search_by_key(*entity, |(e, _)| *e).is_err())
         .map(|(_, slot)| *slot)
         .collect();
     removed.sort_unstable();
-    let mut added = Vec::new();
-    for (entity, sim_id) in &present {
-        if tracked.contains_key(entity) {
-            continue;
-        }
-        let Some(id) = world.resource::<PhysicsIdRegistry>().get(*sim_id) else {
-            bevy::log::error!(
-                "GPU body {sim_id:?} spawned on fixed tick {tick} has no physics slot; it joins \
-                 the GPU once the physics plugin gives it one"
-            );
+    present.retain(|(entity, _)| !tracked.contains_key(entity));
+    let mut added = Vec::with_capacity(present.len());
+    for (entity, sim_id) in present {
+        // A body spawned after CPU physics ran this tick gets its slot from the next tick's
+        // physics step, and joins the GPU at the boundary after that tick.
+        let Some(id) = world.resource::<PhysicsIdRegistry>().get(sim_id) else {
             continue;
         };
-        if world.get::<PhysicsId>(*entity).is_none() {
-            world.entity_mut(*entity).insert(id);
+        if world.get::<PhysicsId>(entity).is_none() {
+            world.entity_mut(entity).insert(id);
         }
-        added.push((body_init(world.entity(*entity), id.0), *entity));
+        added.push((body_init(world.entity(entity), id.0), entity));
     }
     added.sort_unstable_by_key(|(body, _)| body.slot);
 
@@ -306,7 +310,8 @@ fn queue_gpu_tick(
     let commands = world
         .resource_mut::<GpuPhysicsCommands>()
         .take_through(tick);
-    world.non_send_mut::<GpuRuntime>().queue(GpuTickInput {
+    let mut runtime = world.non_send_mut::<GpuRuntime>();
+    runtime.queue(GpuTickInput {
         tick,
         commands,
         colliders: cpu.into_iter().map(|(_, collider)| collider).collect(),
@@ -314,6 +319,8 @@ fn queue_gpu_tick(
         removed,
         added,
     });
+    let bodies = runtime.tracked().len();
+    world.resource_mut::<GpuPhysicsStatus>().bodies = bodies;
 }
 
 /// Simulates one queued GPU tick and records its hash; panics on a device error, which the
@@ -385,12 +392,8 @@ fn poses(runtime: &GpuRuntime) -> Vec<(Entity, Transform)> {
     states
         .into_iter()
         .filter_map(|state| {
-            let index = runtime
-                .bodies
-                .binary_search_by_key(&state.slot, |(slot, _)| *slot)
-                .ok()?;
             let pose = Transform::from_translation(state.translation).with_rotation(state.rotation);
-            Some((runtime.bodies[index].1, pose))
+            Some((runtime.entity_of(state.slot)?, pose))
         })
         .collect()
 }

@@ -136,16 +136,10 @@ impl GpuRuntime {
         self.completed = input.tick + 1;
         self.lost_events += u64::from(result.lost_events);
         if !result.events.is_empty() {
-            let bodies = &self.bodies;
             let events = result
                 .events
                 .into_iter()
-                .filter_map(|event| {
-                    let index = bodies
-                        .binary_search_by_key(&event.slot, |(slot, _)| *slot)
-                        .ok()?;
-                    Some((bodies[index].1, event))
-                })
+                .filter_map(|event| Some((self.entity_of(event.slot)?, event)))
                 .collect();
             self.events.insert(input.tick, events);
         }
@@ -163,8 +157,8 @@ impl GpuRuntime {
         self.bodies
             .retain(|(slot, _)| !input.removed.contains(slot));
         if let Some(highest) = input.added.iter().map(|(body, _)| body.slot).max() {
-            let needed = highest.saturating_add(1).next_power_of_two();
-            self.world.grow(needed.max(self.world.config().capacity))?;
+            self.world
+                .grow(highest.saturating_add(1).next_power_of_two())?;
         }
         let added: Vec<GpuBodyInit> = input.added.iter().map(|(body, _)| *body).collect();
         self.world.insert_bodies(&added)?;
@@ -176,6 +170,15 @@ impl GpuRuntime {
         );
         self.bodies.sort_unstable_by_key(|(slot, _)| *slot);
         Ok(())
+    }
+
+    /// The entity of the GPU body in `slot` on the device now.
+    pub fn entity_of(&self, slot: u32) -> Option<Entity> {
+        let index = self
+            .bodies
+            .binary_search_by_key(&slot, |(slot, _)| *slot)
+            .ok()?;
+        Some(self.bodies[index].1)
     }
 
     /// GPU ticks simulated so far.

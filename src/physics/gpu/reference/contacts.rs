@@ -143,30 +143,43 @@ fn turning_mass(rotation: &M3, inv_local: V3, arm: V3, direction: V3) -> F {
     moment.dot(inertia_times(rotation, inv_local, moment))
 }
 
-/// Adds the response of body `record` to one contact (`respond` in the shader). `share` is the
-/// part of the position correction this body takes; `other_moves` says whether the other body's
-/// inertia shares the impulse (a dynamic body that is not this one's support).
-#[allow(clippy::too_many_arguments)]
-fn respond(
-    sums: &mut Sums,
-    record: &[u32],
-    touch: &Touch,
+/// How a body meets one other: the part of the position correction it takes, whether the other's
+/// inertia shares the impulse (a dynamic body that is not this one's support), and the pair's
+/// friction and restitution.
+#[derive(Clone, Copy)]
+struct Pairing {
     share: F,
-    other: &Other,
     other_moves: bool,
     friction: F,
     restitution: F,
+}
+
+/// Adds the response of body `record` (shaped and posed as `own`) to one contact (`respond` in
+/// the shader).
+fn respond(
+    sums: &mut Sums,
+    record: &[u32],
+    own: &Posed,
+    touch: &Touch,
+    other: &Other,
+    pairing: &Pairing,
 ) {
+    let Pairing {
+        share,
+        other_moves,
+        friction,
+        restitution,
+    } = *pairing;
     let normal = touch.normal;
     let beyond = (touch.depth - CONTACT_SLOP).max(F::ZERO);
     let correction = (beyond * CONTACT_RELAXATION * share).min(MAX_PUSH);
     add_fixed(&mut sums.push, normal.scale(correction), POSITION_SCALE);
 
     let words = Words(record);
-    let rotation = words.rotation(BODY_MATRIX);
+    let rotation = own.rotation;
     let inv_inertia = words.v3(BODY_INV_INERTIA);
     let angular = words.v3(BODY_ANGULAR);
-    let arm = touch.point - words.v3(BODY_MATRIX + 12);
+    let arm = touch.point - own.centre;
     let other_arm = touch.point - other.posed.centre;
     let own_velocity = words.v3(BODY_LINEAR) + angular.cross(arm);
     let other_velocity = other.velocity + other.angular.cross(other_arm);
@@ -277,16 +290,13 @@ fn touch(
     }
     let friction = (words.f(BODY_FRICTION) * other.friction).sqrt();
     let restitution = words.f(BODY_RESTITUTION).max(other.restitution);
-    respond(
-        sums,
-        record,
-        &touch,
+    let pairing = Pairing {
         share,
-        other,
         other_moves,
         friction,
         restitution,
-    );
+    };
+    respond(sums, record, &a, &touch, other, &pairing);
 }
 
 /// The contact sums of dynamic, non-sensor body `slot`.

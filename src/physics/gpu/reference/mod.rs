@@ -35,7 +35,9 @@ use super::physics_bodies::{GpuBodyInit, GpuBodyState, GpuCollider};
 use super::physics_commands::GpuCommand;
 use super::physics_events::{GpuTickResult, decode_events};
 use super::physics_layout::*;
-use super::physics_upload::{body_records, check_slots, checked_sizes, collider_words, tick_words};
+use super::physics_upload::{
+    body_records, check_slots, checked_sizes, collider_words, grown, joining_records, tick_words,
+};
 use super::physics_world::{GpuPhysicsConfig, GpuStepParams};
 
 /// One tick's constants, as the push constants give them to the shaders.
@@ -160,12 +162,10 @@ impl GpuReferenceWorld {
     ///
     /// The same as `GpuPhysicsWorld::insert_bodies`; nothing changes then.
     pub fn insert_bodies(&mut self, bodies: &[GpuBodyInit]) -> Result<(), GpuError> {
-        let records = body_records(bodies, self.config.capacity)?;
-        for (slot, _) in &records {
-            if self.bodies[*slot as usize * BODY_STRIDE + BODY_FLAGS] & FLAG_OCCUPIED != 0 {
-                return Err(GpuError::DuplicateSlot { slot: *slot });
-            }
-        }
+        let flags = |slot: u32| self.bodies[slot as usize * BODY_STRIDE + BODY_FLAGS];
+        let records = joining_records(bodies, self.config.capacity, |slot| {
+            Ok(flags(slot) & FLAG_OCCUPIED != 0)
+        })?;
         for (slot, record) in records {
             let start = slot as usize * BODY_STRIDE;
             self.bodies[start..start + BODY_STRIDE].copy_from_slice(&record);
@@ -194,14 +194,9 @@ impl GpuReferenceWorld {
     ///
     /// [`GpuError::InvalidConfig`] when the buffers would not fit.
     pub fn grow(&mut self, capacity: u32) -> Result<(), GpuError> {
-        if capacity <= self.config.capacity {
+        let Some((config, [body_words, _, _])) = grown(&self.config, capacity)? else {
             return Ok(());
-        }
-        let config = GpuPhysicsConfig {
-            capacity,
-            ..self.config
         };
-        let [body_words, _, _] = checked_sizes(&config)?;
         self.bodies.resize(body_words as usize, 0);
         self.config = config;
         Ok(())
