@@ -282,3 +282,50 @@ fn recolouring_a_scene_keeps_its_identity() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A GPU body's rule and custom values come from the scene: `GpuBehaviour` cooks into the
+/// entity's components (and so into the scene's identity), and a period that is not positive or a
+/// custom value that overflows is refused at its pointer. Fails if the cook drops the component
+/// (the game then runs every GPU body without its rule) or skips the period check (the GPU would
+/// be handed a rule it refuses mid-run).
+#[test]
+fn gpu_behaviour_comes_from_the_scene() {
+    use rusting_engine::physics::gpu::{GpuBehaviour, GpuRule};
+    let source = with_entity(
+        r#"{"id": 2, "components": {"GpuBehaviour": {"rule": {"EmitEvery": {"period": 0.5}}, "custom": [1, 2, 3, 4]}}}"#,
+    );
+    let cooked = scene::cook(&source, Path::new(FIXTURE)).unwrap();
+    let behaviour = cooked
+        .entities
+        .iter()
+        .find_map(|e| e.components.gpu_behaviour)
+        .expect("the behaviour is cooked");
+    assert_eq!(
+        behaviour,
+        GpuBehaviour {
+            rule: GpuRule::EmitEvery { period: 0.5 },
+            custom: [1.0, 2.0, 3.0, 4.0],
+        }
+    );
+    let plain = scene::cook(&fixture(), Path::new(FIXTURE)).unwrap();
+    let identity = |s: &scene::CookedScene| scene::SceneIdentity::of("crates", s).cooked_hash;
+    assert_ne!(identity(&plain), identity(&cooked));
+
+    for (component, pointer) in [
+        (
+            r#"{"rule": {"EmitEvery": {"period": 0}}}"#,
+            "/entities/1/components/GpuBehaviour/rule/EmitEvery/period",
+        ),
+        (
+            r#"{"custom": [0, 1e39, 0, 0]}"#,
+            "/entities/1/components/GpuBehaviour/custom",
+        ),
+    ] {
+        match cook_error(&with_entity(&format!(
+            r#"{{"id": 2, "components": {{"GpuBehaviour": {component}}}}}"#
+        ))) {
+            SceneError::BadValue { pointer: at, .. } => assert_eq!(at, pointer, "{component}"),
+            other => panic!("{component}: {other:?}"),
+        }
+    }
+}

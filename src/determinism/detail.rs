@@ -60,6 +60,20 @@ pub struct StateDetail {
     pub entities: Vec<EntityDetail>,
     /// Every simulation resource, in registered-name order.
     pub resources: Vec<ComponentDetail>,
+    /// The GPU physics state's hash after the GPU tick this tick completed, when the app has GPU
+    /// bodies and that GPU tick has run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<GpuDetail>,
+}
+
+/// The GPU physics state after one GPU tick (the device's state is compared by its hash: it has
+/// no fields on the CPU).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GpuDetail {
+    /// The GPU tick.
+    pub tick: u64,
+    /// Its hash, hexadecimal.
+    pub hash: String,
 }
 
 /// Why a detail cannot be read or written.
@@ -171,10 +185,18 @@ impl StateDetail {
                 })
             })
             .collect();
+        let gpu = tick.checked_sub(1).and_then(|gpu_tick| {
+            let hash = crate::physics::gpu::gpu_hash_of(world, gpu_tick)?;
+            Some(GpuDetail {
+                tick: gpu_tick,
+                hash: hex(hash),
+            })
+        });
         StateDetail {
             tick,
             entities,
             resources,
+            gpu,
         }
     }
 
@@ -210,6 +232,8 @@ pub struct DetailDifference {
     pub component: Option<String>,
     /// Its first differing field, with both values.
     pub field: Option<FieldDifference>,
+    /// The GPU tick after which the GPU physics state differs, when the CPU state agrees.
+    pub gpu_tick: Option<u64>,
 }
 
 /// An entity as messages name it: `` `Player` (scene id 10) `` for a scene's entity, `` `Coin`
@@ -227,6 +251,14 @@ pub fn entity_label(name: Option<&str>, scene_id: Option<u64>, sim_id: u64) -> S
 /// and error uses.
 impl std::fmt::Display for DetailDifference {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(gpu_tick) = self.gpu_tick {
+            return write!(
+                f,
+                "the GPU physics state differs after GPU tick {gpu_tick}, and the CPU state \
+                 agrees in every field: look at the GPU commands, bodies and spawns of fixed \
+                 tick {gpu_tick}"
+            );
+        }
         match &self.entity {
             Some(entity) => write!(
                 f,
@@ -293,6 +325,7 @@ pub fn compare_details(a: &StateDetail, b: &StateDetail) -> Option<DetailDiffere
                     entity: Some(ea.clone()),
                     component,
                     field,
+                    gpu_tick: None,
                 });
             }
             (one, other) => {
@@ -300,14 +333,27 @@ pub fn compare_details(a: &StateDetail, b: &StateDetail) -> Option<DetailDiffere
                     entity: one.or(other).cloned(),
                     component: None,
                     field: None,
+                    gpu_tick: None,
                 });
             }
         }
     }
-    let (component, field) = component_difference(&a.resources, &b.resources)?;
-    Some(DetailDifference {
-        entity: None,
-        component: Some(component),
-        field,
-    })
+    if let Some((component, field)) = component_difference(&a.resources, &b.resources) {
+        return Some(DetailDifference {
+            entity: None,
+            component: Some(component),
+            field,
+            gpu_tick: None,
+        });
+    }
+    // The device's state, compared only where both runs had simulated the GPU tick.
+    match (&a.gpu, &b.gpu) {
+        (Some(ga), Some(gb)) if ga != gb => Some(DetailDifference {
+            entity: None,
+            component: None,
+            field: None,
+            gpu_tick: Some(ga.tick),
+        }),
+        _ => None,
+    }
 }

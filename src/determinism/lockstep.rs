@@ -165,10 +165,14 @@ impl Lockstep {
         }
         let query = self.query.get_or_insert_with(|| world.query());
         self.ring.record(world, query, tick);
-        let hash = world
+        // The GPU state of this tick joins its hash (folded as reports fold it), so a run whose
+        // GPU bodies part is stopped at that tick, not when their events reach the CPU.
+        let gpu = crate::physics::gpu::complete_gpu_ticks_before(world, tick);
+        let cpu = world
             .resource::<StateHashes>()
             .get(tick)
             .unwrap_or_default();
+        let hash = super::report::fold_gpu_hash(cpu, gpu);
         let mut stdout = std::io::stdout().lock();
         if writeln!(stdout, "{TICK_LINE} {tick} {hash:016x}")
             .and_then(|()| stdout.flush())

@@ -42,7 +42,9 @@ pub mod undeclared;
 use bevy::app::{App, Plugin};
 
 pub use compare::{Divergence, FieldDifference, compare_runs};
-pub use detail::{ComponentDetail, DetailDifference, EntityDetail, StateDetail, compare_details};
+pub use detail::{
+    ComponentDetail, DetailDifference, EntityDetail, GpuDetail, StateDetail, compare_details,
+};
 pub use hash::{
     EntityState, NonFiniteValue, STATE_HASH_HISTORY, StateHashes, entity_states, world_state_hash,
 };

@@ -35,6 +35,12 @@ pub struct TickHash {
     pub gpu_hash: Option<String>,
 }
 
+/// A tick's CPU hash with its GPU hash folded in (the CPU hash alone without GPU bodies): one
+/// value per tick for checks and plots that compare runs tick by tick.
+pub fn fold_gpu_hash(cpu: u64, gpu: Option<u64>) -> u64 {
+    gpu.map_or(cpu, |gpu| cpu ^ gpu.rotate_left(1))
+}
+
 /// One entity's state after the last tick.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EntityReport {

@@ -81,6 +81,9 @@ pub struct SceneComponents {
     /// `HudElement`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hud_element: Option<HudElement>,
+    /// `GpuBehaviour`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_behaviour: Option<crate::physics::gpu::GpuBehaviour>,
     /// `Appearance` (presentation: not part of the scene's identity).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub appearance: Option<Appearance>,
@@ -455,6 +458,27 @@ impl Cooker<'_> {
                     out.burst_emitter = Some(e);
                 }
                 "HudElement" => out.hud_element = Some(self.typed(value, &here)?),
+                "GpuBehaviour" => {
+                    use crate::physics::gpu::{GpuBehaviour, GpuRule};
+                    let behaviour: GpuBehaviour = self.typed(value, &here)?;
+                    self.finite(&behaviour.custom, &here.at("custom"))?;
+                    let rule = here.at("rule");
+                    match behaviour.rule {
+                        GpuRule::None => {}
+                        GpuRule::EmitEvery { period } => {
+                            if !(period > 0.0 && period.is_finite()) {
+                                return Err(self.bad(
+                                    &rule.at("EmitEvery").at("period"),
+                                    "an EmitEvery period must be positive and finite (seconds)",
+                                ));
+                            }
+                        }
+                        GpuRule::EmitBelow { height } => {
+                            self.finite(&[height], &rule.at("EmitBelow").at("height"))?;
+                        }
+                    }
+                    out.gpu_behaviour = Some(behaviour);
+                }
                 "Appearance" => {
                     let appearance: Appearance = self.typed(value, &here)?;
                     self.finite(&appearance.color, &here.at("color"))?;

@@ -64,6 +64,9 @@ pub fn spawn_scene(world: &mut World, scene: &CookedScene) -> Vec<Entity> {
         if let Some(hud) = &c.hud_element {
             commands.insert(hud.clone());
         }
+        if let Some(behaviour) = c.gpu_behaviour {
+            commands.insert(behaviour);
+        }
         if let Some(appearance) = c.appearance {
             commands.insert(appearance);
         }

@@ -485,14 +485,14 @@ fn check_in(
                 tick,
                 [&names[0], &names[index]],
                 [&details[0], &details[1]],
-                difference.as_ref(),
+                difference.as_deref(),
                 tracks,
             );
             let failure = diverged(
                 tick,
                 configuration,
-                crate::blame::describe(difference.as_ref()),
-                difference.as_ref(),
+                crate::blame::describe(difference.as_deref()),
+                difference.as_deref(),
             );
             findings.divergence = Some(view);
             return Err(failure);

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use rusting_engine::determinism::report::TickHash;
+use rusting_engine::determinism::report::{TickHash, fold_gpu_hash};
 use rusting_engine::determinism::{StateHashReport, compare_reports};
 
 use crate::exit::{Failure, Outcome};
@@ -18,9 +18,8 @@ fn lane_hashes(ticks: &[TickHash]) -> Vec<(u64, u64)> {
             let gpu = t
                 .gpu_hash
                 .as_deref()
-                .and_then(|g| u64::from_str_radix(g, 16).ok())
-                .unwrap_or_default();
-            (t.tick, hash ^ gpu.rotate_left(1))
+                .and_then(|g| u64::from_str_radix(g, 16).ok());
+            (t.tick, fold_gpu_hash(hash, gpu))
         })
         .collect()
 }

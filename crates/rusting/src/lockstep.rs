@@ -153,7 +153,7 @@ pub enum Ending {
         index: usize,
         /// Where the two runs' details of that tick differ (`None` when they agree in every
         /// field: the hashes differ in something the detail does not show).
-        difference: Option<DetailDifference>,
+        difference: Option<Box<DetailDifference>>,
         /// Both runs' state there, and the blamed entity's positions around it.
         divergence: Box<Divergence>,
     },
@@ -258,7 +258,7 @@ pub fn run(planned: Vec<Planned>, work: &Path) -> Result<(Ending, Lanes), Failur
                 .map_err(|e| Failure::new("RUN_FAILED", Outcome::BuildOrRun, e.to_string()))
         };
         let (first, second) = (load(&details[0])?, load(&details[1])?);
-        let difference = compare_details(&first, &second);
+        let difference = compare_details(&first, &second).map(Box::new);
         let blamed = difference
             .as_ref()
             .and_then(|d| d.entity.as_ref())

@@ -63,7 +63,7 @@ pub use physics_world::{
 pub use pipeline::ComputePipeline;
 pub use plugin::{
     GPU_EVENT_LAG, GpuBehaviour, GpuEvents, GpuPhysicsPlugin, GpuPhysicsStatus,
-    MAX_GPU_TICKS_PER_FRAME, finish_gpu_ticks, gpu_hashes,
+    MAX_GPU_TICKS_PER_FRAME, complete_gpu_ticks_before, finish_gpu_ticks, gpu_hash_of, gpu_hashes,
 };
 pub use reference::GpuReferenceWorld;
 pub use runtime::{GpuRuntime, GpuTickInput, shared_context};

@@ -17,7 +17,16 @@ use crate::physics::cpu::inverse_local_inertia;
 use crate::runtime::sim_math;
 
 /// What a GPU body does on its own, besides moving: the rules that emit [`super::GpuEvent`]s.
-#[derive(Clone, Copy, Debug, Default, PartialEq, rusting_macros::SimState)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    serde::Serialize,
+    serde::Deserialize,
+    rusting_macros::SimState,
+)]
 pub enum GpuRule {
     /// Nothing.
     #[default]

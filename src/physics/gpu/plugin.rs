@@ -52,8 +52,21 @@ pub const GPU_EVENT_LAG: u64 = 2;
 /// tick that needs their events).
 pub const MAX_GPU_TICKS_PER_FRAME: usize = 8;
 
-/// A GPU body's rule and custom values (simulation state, uploaded with the body).
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq, rusting_macros::SimState)]
+/// A GPU body's rule and custom values (simulation state, uploaded with the body). In a scene:
+/// `"GpuBehaviour": { "rule": { "EmitEvery": { "period": 0.5 } }, "custom": [1, 0, 0, 0] }`
+/// (both fields optional; the rule `"None"` by default).
+#[derive(
+    Component,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    serde::Serialize,
+    serde::Deserialize,
+    rusting_macros::SimState,
+)]
+#[serde(default, deny_unknown_fields)]
 pub struct GpuBehaviour {
     /// What the body emits.
     pub rule: GpuRule,
@@ -406,6 +419,31 @@ fn write_back(runtime: &GpuRuntime, transforms: &mut Query<&mut Transform, With<
             transform.rotation = pose.rotation;
         }
     }
+}
+
+/// Simulates the queued GPU ticks below `tick`, so that GPU tick `tick - 1` (the one fixed tick
+/// `tick - 1` queued) is done, and returns its hash: a fixed tick's GPU state, for a check that
+/// compares runs tick by tick. `None` without GPU bodies, or before the first GPU tick. Running
+/// GPU ticks earlier than the frame would changes no simulated bit (each runs from its queued
+/// input; its events wait for their fixed tick), only when the presentation copy is refreshed.
+pub fn complete_gpu_ticks_before(world: &mut World, tick: u64) -> Option<u64> {
+    let last = tick.checked_sub(1)?;
+    world.resource_scope(|world, mut hashes: Mut<StateHashes>| {
+        let mut runtime = world.get_non_send_mut::<GpuRuntime>()?;
+        while runtime.completed() <= last && step(&mut runtime, &mut hashes) {}
+        Some(())
+    })?;
+    gpu_hash_of(world, last)
+}
+
+/// The hash of GPU tick `gpu_tick`, if it has been simulated.
+pub fn gpu_hash_of(world: &World, gpu_tick: u64) -> Option<u64> {
+    let runtime = world.get_non_send::<GpuRuntime>()?;
+    let hashes = runtime.hashes();
+    let index = hashes
+        .binary_search_by_key(&gpu_tick, |(tick, _)| *tick)
+        .ok()?;
+    Some(hashes[index].1)
 }
 
 /// Simulates every queued GPU tick and copies the poses back: the end of a headless run, so its

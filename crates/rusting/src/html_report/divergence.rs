@@ -379,6 +379,7 @@ mod tests {
                 }],
             }],
             resources: Vec::new(),
+            gpu: None,
         }
     }
 
