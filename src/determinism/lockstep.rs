@@ -2,8 +2,9 @@
 //! a divergence comes from the very processes that diverged.
 //!
 //! With `RUSTING_LOCKSTEP=1`, a game's headless run announces every tick's world-state hash on
-//! standard output as a line `rusting-tick <tick> <hash, 16 hex digits>`, then reads command lines
-//! on standard input until one lets it go on:
+//! standard output as a line `rusting-tick <tick> <hash, 16 hex digits>` (with GPU bodies, the
+//! GPU tick the fixed tick queued is simulated first and its hash folded in, see
+//! `report::fold_gpu_hash`), then reads command lines on standard input until one lets it go on:
 //!
 //! - `next`: run on to the next tick;
 //! - `detail <file>`: write the [`StateDetail`] of this tick (every simulation entity and resource
