@@ -5,9 +5,7 @@
 
 use bevy::prelude::*;
 use rusting_engine::App;
-use rusting_engine::determinism::{
-    SnapshotError, StateHashReport, StateHashes, simulate_project_headless,
-};
+use rusting_engine::determinism::{StateHashReport, StateHashes, simulate_project_headless};
 use rusting_engine::gameplay::Counter;
 use rusting_engine::physics::gpu::{
     GPU_EVENT_LAG, GpuBehaviour, GpuCommand, GpuEvents, GpuPhysicsCommands, GpuPhysicsStatus,
@@ -253,42 +251,6 @@ fn headless_reports_carry_gpu_hashes() {
     );
     assert_eq!(report(()), first);
     std::fs::remove_dir_all(&dir).unwrap();
-}
-
-/// While GPU bodies run, a snapshot and a restore are refused with `SnapshotError::Uncaptured`
-/// naming them (their state lives on the device and snapshots do not read it back yet), and a
-/// restore into it is refused the same way; an app without GPU bodies snapshots as before. Fails if the GPU plugin stops declaring its state, so
-/// that a rollback or seek would silently continue from the device's current state.
-#[test]
-fn snapshots_refuse_worlds_with_gpu_bodies() {
-    let mut app = gpu_app();
-    let step = app.fixed_step();
-    app.update(step);
-    let refused = app.snapshot().expect_err("a snapshot with GPU bodies");
-    assert_eq!(
-        refused,
-        SnapshotError::Uncaptured {
-            what: "GPU physics bodies"
-        }
-    );
-    assert!(
-        refused.to_string().contains("GPU physics bodies"),
-        "{refused}"
-    );
-
-    let mut cpu_only = App::new(RuntimeSettings::default());
-    cpu_only.world_mut().spawn((
-        Transform::from_xyz(0.0, 1.0, 0.0),
-        RigidBody::dynamic(1.0),
-        Collider::sphere(0.3),
-    ));
-    let snapshot = cpu_only.snapshot().expect("a snapshot without GPU bodies");
-    assert_eq!(
-        app.restore(&snapshot),
-        Err(SnapshotError::Uncaptured {
-            what: "GPU physics bodies"
-        })
-    );
 }
 
 /// Spawns a GPU ball during fixed tick 5 and despawns "Ball 2" during fixed tick 12.

@@ -174,8 +174,10 @@ fn event_bits(result: &GpuTickResult) -> Vec<(u64, u32, u32, [u32; 3])> {
 /// removed between ticks and a world grown mid-run, and the same bodies
 /// every 50 ticks; the reference meets no subnormal (lavapipe does not preserve them, so the
 /// comparison would mean nothing where one appears). The scene is checked to be doing something:
-/// bodies come to rest on the ground, events fire. Fails when the reference's contact slop is
-/// 0.003 m instead of the shader's 0.002 m (the hashes part at the first resting contact).
+/// bodies come to rest on the ground, events fire. At tick 160 the device continues in a new,
+/// smaller world loaded from the reference's image (`load_image` resizes it). Fails when the
+/// reference's contact slop is 0.003 m instead of the shader's 0.002 m (the hashes part at the
+/// first resting contact), or when the device's `load_image` keeps its own capacity.
 #[test]
 fn gpu_step_matches_the_cpu_reference_bit_for_bit() {
     let context =
@@ -220,6 +222,15 @@ fn gpu_step_matches_the_cpu_reference_bit_for_bit() {
                 device.insert_bodies(&[late, far]).expect("insert");
                 reference.insert_bodies(&[late, far]).expect("insert");
             }
+            160 => {
+                // The device goes on in a new world of the first capacity, loaded from the
+                // reference's image: the image carries every word a tick needs, and the world
+                // resizes to it.
+                device = GpuPhysicsWorld::new(&context, config).expect("world");
+                device.load_image(&reference.image()).expect("load");
+                device.set_cpu_colliders(&colliders).expect("colliders");
+                assert_eq!(device.config().capacity, 128);
+            }
             200 => {
                 device.remove_bodies(&[5, 44]).expect("remove");
                 reference.remove_bodies(&[5, 44]).expect("remove");
@@ -249,6 +260,11 @@ fn gpu_step_matches_the_cpu_reference_bit_for_bit() {
                 bits(&device_bodies),
                 bits(&reference.read_bodies()),
                 "tick {tick}: bodies"
+            );
+            assert_eq!(
+                device.image().expect("image"),
+                reference.image(),
+                "tick {tick}: every word of every slot, rule state included"
             );
         }
     }

@@ -14,7 +14,8 @@
 //! - `lockstep` lets `rusting determinism` step a game's headless run tick by tick;
 //! - `replay` holds `Replay`, the `Recorder` the engine `App` keeps, and `play_replay`;
 //! - `snapshot` holds `WorldSnapshot` (simulation entities by `SimId`, registered resources) and
-//!   the registry of what it copies; `seek` holds `ReplaySeeker`;
+//!   the registry of what it copies; `snapshot_external` the hooks that hold state outside the
+//!   ECS (GPU bodies); `seek` holds `ReplaySeeker`;
 //!   `synctest` holds `SyncTest`, which rolls back in place and re-simulates every tick;
 //! - `host` holds `SimulationHost`, what those tools drive: an engine `App`, or a windowed game's
 //!   world and frame stepper.
@@ -35,6 +36,7 @@ pub mod report;
 pub mod seek;
 pub mod sim_state;
 pub mod snapshot;
+pub mod snapshot_external;
 mod snapshot_store;
 pub mod synctest;
 pub mod undeclared;
@@ -57,6 +59,7 @@ pub use report::{ReportDifference, ReportError, StateHashReport, compare_reports
 pub use seek::{DEFAULT_SNAPSHOT_INTERVAL, ReplaySeeker, SeekState, snapshot_points};
 pub use sim_state::SimState;
 pub use snapshot::{SnapshotAppExt, SnapshotError, SnapshotRegistry, WorldSnapshot};
+pub use snapshot_external::{ExternalState, ExternalValue, RestoredEntities};
 pub use synctest::{SyncTest, SyncTestError, SyncTestRun};
 pub use undeclared::{UndeclaredCheck, UndeclaredState};
 

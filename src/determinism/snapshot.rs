@@ -25,6 +25,10 @@
 //! respawned entities sit elsewhere in their tables, so systems must order by `SimId`, never by
 //! query order.
 //!
+//! State that lives outside the `World`'s entities (GPU bodies on a device) is held through the
+//! hooks its owner registers ([`SnapshotRegistry::hold_external`], see `snapshot_external`): a
+//! capture runs them before it copies the ECS, a restore after it has put the ECS back.
+//!
 //! This module must never register types on its own initiative or touch the schedules.
 
 use std::any::TypeId;
@@ -40,6 +44,9 @@ use bevy::prelude::{Resource, World};
 
 use super::registry::{SimKind, SimRegistry};
 use super::sim_state::SimState;
+use super::snapshot_external::{
+    ExternalState, ExternalValues, RestoredEntities, capture_all, match_hooks, restore_all,
+};
 use super::snapshot_store::{
     HeapValue, StoredColumn, StoredValue, capture, capture_column, heap_value,
 };
@@ -77,15 +84,16 @@ pub enum SnapshotError {
         /// The other.
         second: Entity,
     },
-    /// The world holds simulation state outside the ECS that snapshots cannot capture yet (see
-    /// [`SnapshotRegistry::refuse_while`]).
-    #[error(
-        "this world has {what}, whose state snapshots do not hold yet: a snapshot, restore, seek \
-         or synctest would go on without it, so it is refused"
-    )]
-    Uncaptured {
+    /// Simulation state outside the ECS (see [`SnapshotRegistry::hold_external`]) could not be
+    /// copied out or put back.
+    #[error("the {what} could not be {action}: {reason}")]
+    External {
         /// What the state is.
         what: &'static str,
+        /// "captured" or "restored".
+        action: &'static str,
+        /// Why (a device error, for GPU bodies).
+        reason: String,
     },
     /// The app to restore into was not built the same way.
     #[error("cannot restore the snapshot of tick {tick} into this app: {reason}")]
@@ -121,20 +129,16 @@ pub struct SnapshotRegistry {
     rules: Arc<BTreeMap<TypeId, Rule>>,
     /// Types ignored by name: private types of other crates that cannot be named in Rust.
     ignored_names: Arc<Vec<String>>,
-    /// Simulation state that lives outside the ECS and that snapshots do not hold yet: while a
-    /// check answers true, snapshots and restores are refused rather than leaving it behind.
-    uncaptured: Arc<Vec<(&'static str, UncapturedCheck)>>,
+    /// Simulation state that lives outside the ECS, with the hooks that copy it out and back.
+    external: Arc<Vec<ExternalState>>,
 }
-
-/// Whether a world holds simulation state that snapshots cannot capture.
-pub type UncapturedCheck = fn(&World) -> bool;
 
 impl Default for SnapshotRegistry {
     fn default() -> Self {
         let mut registry = SnapshotRegistry {
             rules: Arc::new(BTreeMap::new()),
             ignored_names: Arc::new(Vec::new()),
-            uncaptured: Arc::new(Vec::new()),
+            external: Arc::new(Vec::new()),
         };
         // The registry itself, bevy's marker of resource entities, and the key of every record.
         registry.ignore::<SnapshotRegistry>();
@@ -166,19 +170,12 @@ impl SnapshotRegistry {
         Arc::make_mut(&mut self.ignored_names).push(type_name.into());
     }
 
-    /// Declares simulation state outside the ECS that snapshots do not capture (`what` names it):
-    /// while `present` answers true for a world, taking or restoring a snapshot of it fails with
-    /// [`SnapshotError::Uncaptured`], so a rollback, seek or synctest never goes on without it.
-    pub fn refuse_while(&mut self, what: &'static str, present: UncapturedCheck) {
-        Arc::make_mut(&mut self.uncaptured).push((what, present));
-    }
-
-    /// The first declared uncaptured state `world` holds.
-    fn uncaptured_in(&self, world: &World) -> Result<(), SnapshotError> {
-        match self.uncaptured.iter().find(|(_, present)| present(world)) {
-            Some((what, _)) => Err(SnapshotError::Uncaptured { what }),
-            None => Ok(()),
-        }
+    /// Snapshots hold `state`, simulation state outside the ECS, through its hooks (see
+    /// [`ExternalState`]); a second registration with the same name replaces the first.
+    pub fn hold_external(&mut self, state: ExternalState) {
+        let hooks = Arc::make_mut(&mut self.external);
+        hooks.retain(|hook| hook.what != state.what);
+        hooks.push(state);
     }
 
     /// Whether the component `id` of `world` is copied or ignored.
@@ -256,6 +253,8 @@ pub struct WorldSnapshot {
     /// The captured archetypes' values, in capture order.
     groups: Vec<Group>,
     resources: Vec<Box<dyn StoredValue>>,
+    /// What each external-state hook copied out, by its name.
+    external: ExternalValues,
 }
 
 impl std::fmt::Debug for WorldSnapshot {
@@ -326,9 +325,10 @@ fn simulation_entities(world: &World) -> Result<BTreeMap<SimId, Entity>, Snapsho
 impl WorldSnapshot {
     /// Copies the simulation state of `world`, which is left as it was.
     pub fn capture(world: &mut World) -> Result<WorldSnapshot, SnapshotError> {
-        let world: &World = world;
         let registry = registry_of(world);
-        registry.uncaptured_in(world)?;
+        // First: a hook may finish pending work that writes ECS state (GPU ticks record hashes).
+        let external = capture_all(&registry.external, world)?;
+        let world: &World = world;
         let mut entities = Vec::new();
         let mut groups = Vec::new();
         let mut resources = Vec::new();
@@ -402,6 +402,7 @@ impl WorldSnapshot {
             entities,
             groups,
             resources,
+            external,
         })
     }
 
@@ -419,10 +420,13 @@ impl WorldSnapshot {
     /// registered values, and the registered resources. Everything else is left alone.
     ///
     /// Checks everything it can before it changes anything: unregistered types on the world's
-    /// simulation entities, duplicate ids, and the resources the snapshot needs.
+    /// simulation entities, duplicate ids, and the resources and external states the snapshot
+    /// needs. External state is put back last; a hook that fails then (a device error) leaves the
+    /// ECS restored and returns [`SnapshotError::External`].
     pub fn restore(&self, world: &mut World) -> Result<(), SnapshotError> {
         let registry = registry_of(world);
-        registry.uncaptured_in(world)?;
+        let external = match_hooks(&registry.external, &self.external)
+            .map_err(|reason| self.incompatible(reason))?;
         let current = simulation_entities(world)?;
         for archetype in world.archetypes().iter() {
             if archetype.is_empty()
@@ -483,7 +487,12 @@ impl WorldSnapshot {
         for (value, &entity) in self.resources.iter().zip(&resource_entities) {
             value.write(&mut world.entity_mut(entity), &mut mapper);
         }
-        Ok(())
+        restore_all(
+            &registry.external,
+            &external,
+            world,
+            &RestoredEntities::new(&mapper),
+        )
     }
 
     /// The resource entity that holds each of the snapshot's resources, in order.

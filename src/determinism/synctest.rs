@@ -11,7 +11,8 @@
 //! hash with the first run's. The game then goes on from the re-simulated world, as a rollback
 //! session would. The first mismatch fails with the tick, and the entity and component that
 //! differ (found by putting the first run's snapshot of that tick back next to a snapshot of the
-//! re-simulated world and comparing their per-component hashes, in the same app).
+//! re-simulated world and comparing their per-component hashes, in the same app). GPU bodies are
+//! compared too: each re-simulated tick's GPU tick against the first run's GPU hash.
 //!
 //! This module must never read a clock; its frames are exactly one fixed step long.
 
@@ -45,6 +46,24 @@ pub enum SyncTestError {
         resimulated: u64,
         /// The first entity and component that differ, when the comparison finds one.
         where_: Option<String>,
+    },
+    /// A re-simulated GPU tick's hash differs from the first run's while the CPU state agrees.
+    #[error(
+        "synctest: GPU tick {gpu_tick} re-simulated from the snapshot of tick {from} hashes \
+         {resimulated:016x}, the first run {original:016x}, and the CPU state agrees: the GPU \
+         commands, bodies or spawns of fixed tick {gpu_tick} came from state outside the snapshot"
+    )]
+    GpuMismatch {
+        /// The fixed tick after which the hashes were compared (`gpu_tick + 1`).
+        tick: u64,
+        /// The first GPU tick that differs (the one fixed tick `gpu_tick` queued).
+        gpu_tick: u64,
+        /// The tick the re-simulation started from.
+        from: u64,
+        /// The first run's GPU hash.
+        original: u64,
+        /// The re-simulated GPU hash.
+        resimulated: u64,
     },
     /// A snapshot could not be taken or restored.
     #[error(transparent)]
@@ -116,27 +135,30 @@ impl SyncTestRun {
     }
 
     /// Restores the oldest kept snapshot in place and re-simulates every kept frame, comparing
-    /// each tick's hash with the first run's.
+    /// each tick's hash with the first run's, and the GPU hash of the GPU tick it queued (the
+    /// first run's snapshots simulated it; the re-simulation completes it before comparing).
     fn resimulate(
         &mut self,
         host: &mut impl SimulationHost,
         now: &WorldSnapshot,
     ) -> Result<(), SyncTestError> {
         let from = self.frames[0].before.tick();
-        let first_run: Vec<Option<u64>> = {
+        let first_run: Vec<(Option<u64>, Option<u64>)> = {
             let hashes = host.world().resource::<StateHashes>();
             (1..=self.frames.len() as u64)
-                .map(|k| hashes.get(from + k))
+                .map(|k| (hashes.get(from + k), hashes.get_gpu(from + k - 1)))
                 .collect()
         };
         host.restore_snapshot(&self.frames[0].before)?;
         self.rollbacks += 1;
         let step = host.tick_length();
-        for (k, &original) in first_run.iter().enumerate() {
+        for (k, &(original, original_gpu)) in first_run.iter().enumerate() {
             host.set_frame_input(self.frames[k].input.clone());
             host.step_frame(step);
             let tick = host.ticks_done();
             let resimulated = host.world().resource::<StateHashes>().get(tick);
+            let resimulated_gpu =
+                crate::physics::gpu::complete_gpu_ticks_before(host.world_mut(), tick);
             if original != resimulated {
                 let first_run_state = self.frames.get(k + 1).map_or(now, |f| &f.before);
                 return Err(SyncTestError::Mismatch {
@@ -145,6 +167,15 @@ impl SyncTestRun {
                     original: original.unwrap_or_default(),
                     resimulated: resimulated.unwrap_or_default(),
                     where_: locate(host, first_run_state),
+                });
+            }
+            if original_gpu != resimulated_gpu {
+                return Err(SyncTestError::GpuMismatch {
+                    tick,
+                    gpu_tick: tick - 1,
+                    from,
+                    original: original_gpu.unwrap_or_default(),
+                    resimulated: resimulated_gpu.unwrap_or_default(),
                 });
             }
         }

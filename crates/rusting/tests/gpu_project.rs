@@ -73,7 +73,9 @@ fn add_gpu_bodies(dir: &std::path::Path) {
 /// ticks 1 to 100, and tick 101 (GPU tick 100, the kick's) differs between debug and release,
 /// blamed on the GPU state with the CPU state agreeing. Fails if the lockstep check leaves the GPU
 /// hash out of what runs announce (the difference then surfaces at tick 122, when a timer event's
-/// pose reaches the CPU, blamed on the resource `GpuEvents`).
+/// pose reaches the CPU, blamed on the resource `GpuEvents`). Then `rusting run --synctest 4` over
+/// the same project rolls the GPU bodies back with the world every tick and agrees (it fails if
+/// snapshots leave the GPU state behind).
 #[test]
 fn a_debug_only_gpu_command_is_reported_at_its_tick() {
     let (root, dir) = project_with("gpu", DEBUG_ONLY_GPU_KICK);
@@ -88,5 +90,24 @@ fn a_debug_only_gpu_command_is_reported_at_its_tick() {
         ),
         "{stderr}"
     );
+
+    // The same project as a synctest: every tick rolled back 4 ticks and re-simulated, GPU
+    // bodies with it.
+    let target = support::shared_target();
+    let synctest = support::rusting(&[
+        "run",
+        dir.to_str().unwrap(),
+        "--headless",
+        "--ticks",
+        "120",
+        "--synctest",
+        "4",
+        "--target-dir",
+        target.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&synctest.stdout);
+    let stderr = String::from_utf8_lossy(&synctest.stderr);
+    assert_eq!(synctest.status.code(), Some(0), "{stdout}\n{stderr}");
+    println!("{stdout}");
     std::fs::remove_dir_all(&root).unwrap();
 }

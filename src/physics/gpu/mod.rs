@@ -18,7 +18,8 @@
 //! - [`plugin`]: [`GpuPhysicsPlugin`], GPU bodies in the engine's ticks: commands stamped with
 //!   their GPU tick ([`tick_commands`]), at most eight GPU ticks a frame, events handed to CPU
 //!   simulation [`GPU_EVENT_LAG`] ticks later, GPU hashes in `StateHashes::gpu`; [`runtime`] holds
-//!   one app's GPU world and queued ticks.
+//!   one app's GPU world and queued ticks, and `snapshot` the hooks that put them in world
+//!   snapshots.
 //! - `compile` (feature `shader-compiler`): GLSL to SPIR-V in process with shaderc.
 //! - [`error`]: the error type, [`GpuError`].
 //!
@@ -44,6 +45,7 @@ pub mod plugin;
 pub mod reference;
 pub mod runtime;
 pub mod shaders;
+mod snapshot;
 pub mod spirv;
 pub mod tick_commands;
 
@@ -57,6 +59,7 @@ pub use error::GpuError;
 pub use physics_bodies::{GpuBodyInit, GpuBodyState, GpuCollider, GpuRule};
 pub use physics_commands::GpuCommand;
 pub use physics_events::{GpuEvent, GpuEventKind, GpuTickResult};
+pub use physics_upload::GpuWorldImage;
 pub use physics_world::{
     GRID_FIT_FRACTION, GpuPhysicsConfig, GpuPhysicsWorld, GpuStepParams, bounding_diameter,
 };
@@ -66,7 +69,7 @@ pub use plugin::{
     MAX_GPU_TICKS_PER_FRAME, complete_gpu_ticks_before, finish_gpu_ticks, gpu_hash_of, gpu_hashes,
 };
 pub use reference::GpuReferenceWorld;
-pub use runtime::{GpuRuntime, GpuTickInput, shared_context};
+pub use runtime::{GpuRuntime, GpuRuntimeImage, GpuTickInput, shared_context};
 pub use shaders::{SHADER_INCLUDES, SIMULATION_SHADERS, ShaderSource, SpirvVariant};
 pub use spirv::{EMBEDDED_SPIRV, EmbeddedSpirv, embedded_spirv, embedded_spirv_variant};
 pub use tick_commands::GpuPhysicsCommands;

@@ -106,6 +106,65 @@ pub(crate) fn grown(
     Ok(Some((config, checked_sizes(&config)?)))
 }
 
+/// Everything a GPU physics world holds from one tick to the next: its configuration and every
+/// slot's body record, rule state included (the other buffers are rewritten by every tick). A
+/// world makes one with `image` and puts it back with `load_image`; it is what a snapshot keeps
+/// of GPU bodies. Each record's scratch words (the contact pass's grid cell and bucket, written
+/// before they are read in every tick) are zero in an image, so two worlds in the same state give
+/// equal images, and an image moves between the device and the CPU reference.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuWorldImage {
+    pub(crate) config: GpuPhysicsConfig,
+    pub(crate) bodies: Vec<u32>,
+}
+
+impl GpuWorldImage {
+    /// An image of `config` from a world's body words, scratch words zeroed.
+    pub(crate) fn new(config: GpuPhysicsConfig, mut bodies: Vec<u32>) -> Self {
+        for record in bodies.chunks_exact_mut(BODY_STRIDE) {
+            record[BODY_HASHED_WORDS..].fill(0);
+        }
+        GpuWorldImage { config, bodies }
+    }
+
+    /// The configuration of the world it was taken from.
+    pub fn config(&self) -> &GpuPhysicsConfig {
+        &self.config
+    }
+
+    /// Every body's state, sorted by slot (what `read_bodies` gave when the image was taken).
+    pub fn bodies(&self) -> Vec<super::physics_bodies::GpuBodyState> {
+        self.bodies
+            .chunks_exact(BODY_STRIDE)
+            .enumerate()
+            .filter_map(|(slot, record)| {
+                super::physics_bodies::GpuBodyState::from_record(slot as u32, record)
+            })
+            .collect()
+    }
+}
+
+/// The buffer sizes an image's world needs (see [`checked_sizes`]), after checking that its body
+/// words fill exactly its capacity.
+///
+/// # Errors
+///
+/// [`GpuError::InvalidConfig`] for what `checked_sizes` refuses or a body image of another size.
+pub(crate) fn checked_image(image: &GpuWorldImage) -> Result<[u64; 3], GpuError> {
+    let sizes = checked_sizes(&image.config)?;
+    if image.bodies.len() as u64 != sizes[0] {
+        return Err(GpuError::InvalidConfig {
+            reason: format!(
+                "the image holds {} body words, and its capacity of {} bodies needs {}",
+                image.bodies.len(),
+                image.config.capacity,
+                sizes[0]
+            ),
+        });
+    }
+    Ok(sizes)
+}
+
 /// The colliders buffer: the count, then each collider's record in the order given.
 pub(crate) fn collider_words(colliders: &[GpuCollider]) -> Vec<u32> {
     let mut words = Vec::with_capacity(1 + colliders.len() * COLLIDER_STRIDE);

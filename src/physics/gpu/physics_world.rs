@@ -25,7 +25,8 @@ use super::physics_commands::GpuCommand;
 use super::physics_events::{GpuTickResult, decode_events};
 use super::physics_layout::*;
 use super::physics_upload::{
-    body_records, check_slots, checked_sizes, collider_words, grown, joining_records, tick_words,
+    GpuWorldImage, body_records, check_slots, checked_image, checked_sizes, collider_words, grown,
+    joining_records, tick_words,
 };
 use super::pipeline::ComputePipeline;
 use super::shaders::SpirvVariant;
@@ -229,6 +230,45 @@ impl<'ctx> GpuPhysicsWorld<'ctx> {
         self.bodies = bodies;
         self.config = config;
         Ok(())
+    }
+
+    /// The world between ticks: its configuration and every slot's body record (see
+    /// [`GpuWorldImage`]).
+    ///
+    /// # Errors
+    ///
+    /// Vulkan errors (none in practice: the buffer is host-visible).
+    pub fn image(&self) -> Result<GpuWorldImage, GpuError> {
+        Ok(GpuWorldImage::new(
+            self.config,
+            self.bodies.read(0, self.bodies.len())?,
+        ))
+    }
+
+    /// Puts `image` back: the world takes its configuration (its buffers are remade when the
+    /// sizes differ) and every slot its record. The next step continues from it exactly as the
+    /// world it was taken from would have.
+    ///
+    /// # Errors
+    ///
+    /// [`GpuError::InvalidConfig`] for an image whose words do not fit its configuration, and
+    /// Vulkan errors; the world is unchanged when the new buffers cannot be made.
+    pub fn load_image(&mut self, image: &GpuWorldImage) -> Result<(), GpuError> {
+        let [body_words, grid_words, event_words] = checked_image(image)?;
+        if image.config != self.config {
+            let bodies = self.context.storage_buffer(body_words as usize)?;
+            let grid = self.context.storage_buffer(grid_words as usize)?;
+            let pushes = self
+                .context
+                .storage_buffer(image.config.capacity as usize * PUSH_STRIDE)?;
+            let events = self.context.storage_buffer(event_words as usize)?;
+            self.bodies = bodies;
+            self.grid = grid;
+            self.pushes = pushes;
+            self.events = events;
+            self.config = image.config;
+        }
+        self.bodies.write(0, &image.bodies)
     }
 
     /// Replaces the CPU colliders GPU bodies collide with, in the given order (the CPU solver's

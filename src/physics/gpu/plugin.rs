@@ -20,9 +20,10 @@
 //!   systems on a fixed tick whatever the frame pacing, never "when they arrive".
 //!
 //! Without a device, an app holding GPU bodies does not start (`AppError::Gpu`): GPU bodies are
-//! never silently left still. Snapshots do not cover GPU bodies (their state lives on the device);
-//! the runtime is outside the `World`'s entities. This module must never read a clock or step the
-//! GPU from anything but the queued ticks.
+//! never silently left still. The runtime is outside the `World`'s entities; snapshots hold it
+//! through the hooks in `snapshot` (queued GPU ticks simulated, bodies read back, put back on
+//! restore). This module must never read a clock or step the GPU from anything but the queued
+//! ticks.
 
 use bevy::app::{App as BevyApp, FixedPostUpdate, FixedUpdate, Plugin, PostUpdate};
 use bevy::ecs::query::{Added, Changed, Or, QueryState, With};
@@ -134,13 +135,10 @@ impl Plugin for GpuPhysicsPlugin {
             .add_systems(FixedUpdate, deliver_gpu_events.before(SimSet::Physics))
             .add_systems(FixedPostUpdate, queue_gpu_tick)
             .add_systems(PostUpdate, step_gpu_frame);
-        // The GPU bodies' state lives on the device, and snapshots do not read it back yet: with
-        // GPU bodies running, a snapshot or restore is refused rather than taken without them.
+        // The GPU bodies' state lives on the device: snapshots read it back and restores upload it.
         app.world_mut()
             .get_resource_or_init::<SnapshotRegistry>()
-            .refuse_while("GPU physics bodies", |world| {
-                world.contains_non_send::<GpuRuntime>()
-            });
+            .hold_external(super::snapshot::GPU_STATE);
     }
 
     fn finish(&self, app: &mut BevyApp) {
@@ -159,18 +157,6 @@ fn start(world: &mut World) {
         return;
     }
     colliders.sort_unstable();
-    let context = match shared_context() {
-        Ok(context) => context,
-        Err(error) => {
-            world.resource_mut::<GpuPhysicsStatus>().unavailable = Some(format!(
-                "the scene has GPU bodies, but GPU physics cannot run here: {error}"
-            ));
-            return;
-        }
-    };
-    context
-        .info()
-        .declare_support(&mut world.resource_mut::<DeterminismSupport>());
     // Every collider body gets its PhysicsId now, in `SimId` order, as the CPU solver would; GPU
     // bodies use theirs as their slot.
     let sim_ids: Vec<SimId> = colliders.iter().map(|(id, ..)| *id).collect();
@@ -185,31 +171,42 @@ fn start(world: &mut World) {
         bodies.push(body_init(world.entity(*entity), id.0));
         slots.push((id.0, *entity));
     }
-    let capacity = (sim_ids.len() as u32).next_power_of_two().max(16);
-    let fixed_delta = world.resource::<FrameTime>().fixed_delta;
-    let runtime = GpuPhysicsWorld::new(
-        context,
-        GpuPhysicsConfig {
-            capacity,
-            ..GpuPhysicsConfig::default()
-        },
-    )
-    .and_then(|mut gpu| {
-        gpu.set_bodies(&bodies)?;
-        Ok(gpu)
-    });
-    match runtime {
-        Ok(gpu) => {
-            let mut status = world.resource_mut::<GpuPhysicsStatus>();
-            status.device = Some(context.info().name.clone());
-            status.bodies = slots.len();
-            world.insert_non_send(GpuRuntime::new(gpu, slots, fixed_delta));
-        }
-        Err(error) => {
-            world.resource_mut::<GpuPhysicsStatus>().unavailable =
-                Some(format!("the GPU bodies cannot be set up: {error}"));
-        }
+    let config = GpuPhysicsConfig {
+        capacity: (sim_ids.len() as u32).next_power_of_two().max(16),
+        ..GpuPhysicsConfig::default()
+    };
+    if let Err(reason) = open_runtime(world, config, &bodies, slots) {
+        world.resource_mut::<GpuPhysicsStatus>().unavailable =
+            Some(format!("the scene has GPU bodies, but {reason}"));
     }
+}
+
+/// Opens the process's device for this app (declaring its mode) and inserts a [`GpuRuntime`]
+/// over a new world of `config` holding `bodies`, whose entities `slots` names by slot. Returns
+/// why not when no device works or the world cannot be made.
+pub(super) fn open_runtime(
+    world: &mut World,
+    config: GpuPhysicsConfig,
+    bodies: &[GpuBodyInit],
+    slots: Vec<(u32, Entity)>,
+) -> Result<(), String> {
+    let context =
+        shared_context().map_err(|error| format!("GPU physics cannot run here: {error}"))?;
+    context
+        .info()
+        .declare_support(&mut world.resource_mut::<DeterminismSupport>());
+    let gpu = GpuPhysicsWorld::new(context, config)
+        .and_then(|mut gpu| {
+            gpu.set_bodies(bodies)?;
+            Ok(gpu)
+        })
+        .map_err(|error| format!("its GPU bodies cannot be set up: {error}"))?;
+    let fixed_delta = world.resource::<FrameTime>().fixed_delta;
+    let mut status = world.resource_mut::<GpuPhysicsStatus>();
+    status.device = Some(context.info().name.clone());
+    status.bodies = slots.len();
+    world.insert_non_send(GpuRuntime::new(gpu, slots, fixed_delta));
+    Ok(())
 }
 
 /// What a CPU body's collider is read from.

@@ -6,8 +6,9 @@
 //! process is what drivers expect), the queue of GPU ticks the CPU has finished ([`GpuTickInput`]:
 //! the tick, its commands, the CPU colliders as that tick left them), the events waiting to be
 //! handed to CPU simulation, and every GPU hash of the run. It lives outside the `World`'s
-//! entities (a non-send resource): adding it never shifts entity ids, and snapshots do not cover
-//! it. It must never read a clock, and it simulates only queued ticks, in order.
+//! entities (a non-send resource): adding it never shifts entity ids. Snapshots hold it as a
+//! [`GpuRuntimeImage`] (taken with nothing queued) through the GPU plugin's snapshot hooks. It
+//! must never read a clock, and it simulates only queued ticks, in order.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::OnceLock;
@@ -20,6 +21,7 @@ use super::error::GpuError;
 use super::physics_bodies::{GpuBodyInit, GpuBodyState, GpuCollider};
 use super::physics_commands::GpuCommand;
 use super::physics_events::GpuEvent;
+use super::physics_upload::GpuWorldImage;
 use super::physics_world::{GpuPhysicsWorld, GpuStepParams};
 
 /// The process's Vulkan device, opened on first use.
@@ -48,6 +50,30 @@ pub struct GpuTickInput {
     /// GPU bodies that appeared during the CPU tick, with their entities, uploaded before the GPU
     /// tick's commands (as the CPU tick left them), sorted by slot.
     pub added: Vec<(GpuBodyInit, Entity)>,
+}
+
+/// What a snapshot keeps of one app's GPU physics, taken between GPU ticks with none queued: the
+/// device's bodies and the runtime's bookkeeping (which entity each slot belongs to, the ticks
+/// done, the events not yet handed to CPU simulation).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuRuntimeImage {
+    world: GpuWorldImage,
+    bodies: Vec<(u32, Entity)>,
+    completed: u64,
+    events: BTreeMap<u64, Vec<(Entity, GpuEvent)>>,
+    lost_events: u64,
+}
+
+impl GpuRuntimeImage {
+    /// The device's bodies when the image was taken.
+    pub fn world(&self) -> &GpuWorldImage {
+        &self.world
+    }
+
+    /// GPU ticks simulated when the image was taken.
+    pub fn completed(&self) -> u64 {
+        self.completed
+    }
 }
 
 /// The GPU physics of one app (a non-send resource).
@@ -215,5 +241,66 @@ impl GpuRuntime {
     /// Every GPU body's state, sorted by slot.
     pub fn read_bodies(&self) -> Result<Vec<GpuBodyState>, GpuError> {
         self.world.read_bodies()
+    }
+
+    /// The runtime's state for a snapshot, or `None` while GPU ticks are queued (simulate them
+    /// first: a queued tick's input is CPU state of a tick the snapshot is past).
+    ///
+    /// # Errors
+    ///
+    /// Vulkan errors from reading the bodies back.
+    pub fn image(&self) -> Result<Option<GpuRuntimeImage>, GpuError> {
+        if !self.queued.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(GpuRuntimeImage {
+            world: self.world.image()?,
+            bodies: self.bodies.clone(),
+            completed: self.completed,
+            events: self.events.clone(),
+            lost_events: self.lost_events,
+        }))
+    }
+
+    /// Puts `image` back, each entity it names replaced by `entity` of it (the entity that holds
+    /// the body's `SimId` now): queued ticks are dropped (they belong to the future being rolled
+    /// back), the device gets the image's bodies, and the hashes of GPU ticks from the image's on
+    /// are forgotten, so the ticks simulated next are recorded in order.
+    ///
+    /// # Errors
+    ///
+    /// What [`GpuPhysicsWorld::load_image`] refuses; the runtime is unchanged then.
+    pub fn load_image(
+        &mut self,
+        image: &GpuRuntimeImage,
+        entity: impl Fn(Entity) -> Entity,
+    ) -> Result<(), GpuError> {
+        self.world.load_image(&image.world)?;
+        self.bodies = image
+            .bodies
+            .iter()
+            .map(|&(slot, body)| (slot, entity(body)))
+            .collect();
+        self.tracked = self
+            .bodies
+            .iter()
+            .map(|&(slot, body)| (body, slot))
+            .collect();
+        self.completed = image.completed;
+        self.queued.clear();
+        self.events = image
+            .events
+            .iter()
+            .map(|(&tick, events)| {
+                let events = events
+                    .iter()
+                    .map(|&(body, event)| (entity(body), event))
+                    .collect();
+                (tick, events)
+            })
+            .collect();
+        self.lost_events = image.lost_events;
+        self.hashes.retain(|&(tick, _)| tick < image.completed);
+        Ok(())
     }
 }

@@ -36,7 +36,8 @@ use super::physics_commands::GpuCommand;
 use super::physics_events::{GpuTickResult, decode_events};
 use super::physics_layout::*;
 use super::physics_upload::{
-    body_records, check_slots, checked_sizes, collider_words, grown, joining_records, tick_words,
+    GpuWorldImage, body_records, check_slots, checked_image, checked_sizes, collider_words, grown,
+    joining_records, tick_words,
 };
 use super::physics_world::{GpuPhysicsConfig, GpuStepParams};
 
@@ -199,6 +200,26 @@ impl GpuReferenceWorld {
         };
         self.bodies.resize(body_words as usize, 0);
         self.config = config;
+        Ok(())
+    }
+
+    /// The world between ticks, as [`GpuPhysicsWorld::image`](super::GpuPhysicsWorld::image)
+    /// gives it: the same words for the same state.
+    pub fn image(&self) -> GpuWorldImage {
+        GpuWorldImage::new(self.config, self.bodies.clone())
+    }
+
+    /// Puts `image` back, as
+    /// [`GpuPhysicsWorld::load_image`](super::GpuPhysicsWorld::load_image) does.
+    ///
+    /// # Errors
+    ///
+    /// [`GpuError::InvalidConfig`] for an image whose words do not fit its configuration; nothing
+    /// changes then.
+    pub fn load_image(&mut self, image: &GpuWorldImage) -> Result<(), GpuError> {
+        checked_image(image)?;
+        self.config = image.config;
+        self.bodies.clone_from(&image.bodies);
         Ok(())
     }
 
