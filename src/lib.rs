@@ -43,6 +43,8 @@ pub mod game_result;
 pub mod gameplay;
 pub mod json_file;
 pub mod logging;
+#[cfg(feature = "net")]
+pub mod net;
 pub mod physics;
 pub mod project;
 pub mod runtime;

@@ -84,7 +84,8 @@ fn watchdog() {
                 let stuck = IN_FLIGHT.lock().ok().and_then(|flight| {
                     flight
                         .iter()
-                        .find(|(_, _, since)| now - since > INPUT_SECONDS * 1000)
+                        // An input may have started after `now` was read.
+                        .find(|(_, _, since)| now.saturating_sub(*since) > INPUT_SECONDS * 1000)
                         .copied()
                 });
                 if let Some((target, iteration, _)) = stuck {

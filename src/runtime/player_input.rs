@@ -1,14 +1,19 @@
-//! [`PlayerTickInput`]: one player's input for one tick in a fixed-size, plain-data form.
+//! [`PlayerTickInput`]: one player's input for one tick in a fixed-size, plain-data form, and
+//! [`PlayerInputs`], every player's for the tick being simulated.
 //!
 //! `RuntimeInput` and `TickInput` hold sets and maps, which suit replays and the simulation but
 //! not a network packet or a rollback buffer that keeps one entry per player per tick. This form
 //! is 32 bytes with a fixed little-endian layout: the bound actions as bits, the first four bound
 //! axes quantized, and the tick's look movement. It is made from the project's `InputBindings`
 //! (so both ends must share them) and turns back into the `RuntimeInput` that gives the same
-//! actions, axes and look. This module must never read devices.
+//! actions, axes and look. In a multiplayer session the session writes every player's input for
+//! the tick into [`PlayerInputs`] (simulation state: hashed and in snapshots), and gameplay reads
+//! its own player's from there. This module must never read devices.
 
 use bevy::input::keyboard::KeyCode;
 use bevy::math::Vec2;
+use bevy::prelude::Resource;
+use serde::{Deserialize, Serialize};
 
 use super::{InputBindings, RuntimeInput, TickInput};
 
@@ -19,7 +24,18 @@ const LOOK_STEPS_PER_PIXEL: f32 = 64.0;
 const AXIS_STEPS: f32 = 32767.0;
 
 /// One player's input for one tick (see the module docs).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    rusting_macros::SimState,
+)]
 pub struct PlayerTickInput {
     /// Bit `k` is set when the `k`-th action of `InputBindings::actions` (in name order; at most
     /// 32 count) is pressed this tick.
@@ -115,5 +131,21 @@ impl PlayerTickInput {
             axes: [i16_at(4), i16_at(6), i16_at(8), i16_at(10)],
             look: [i32_at(12), i32_at(16)],
         }
+    }
+}
+
+/// Every player's input for the tick being simulated, by player handle (simulation state). A
+/// multiplayer session writes it before each tick it runs, re-simulated ticks included; a
+/// player's entity reads `players[handle]`. Empty outside a session.
+#[derive(Resource, Clone, Debug, Default, PartialEq, Eq, rusting_macros::SimState)]
+pub struct PlayerInputs {
+    /// By player handle.
+    pub players: Vec<PlayerTickInput>,
+}
+
+impl PlayerInputs {
+    /// Player `handle`'s input this tick (no input for a handle the session does not have).
+    pub fn of(&self, handle: usize) -> PlayerTickInput {
+        self.players.get(handle).copied().unwrap_or_default()
     }
 }

@@ -1,0 +1,28 @@
+//! Multiplayer sessions (feature `net`): peer-to-peer rollback and lockstep over UDP, with
+//! fortress-rollback underneath and the engine's snapshots, ticks and hashes on top.
+//!
+//! - [`session`]: [`NetSession`], one peer's session over an engine simulation host: saves are
+//!   snapshots, loads are rollbacks in place, a tick runs with every player's input in
+//!   `PlayerInputs`, the checksum is the world-state hash; [`prepare_app`] readies an app.
+//! - [`socket`]: [`PeerSocket`], the crate's messages over a datagram transport, every datagram
+//!   checked (sender, size, a whole message) and refusals counted by peer before the crate sees
+//!   it.
+//! - [`datagrams`]: [`Datagrams`], what a session needs of a transport (a UDP socket).
+//! - [`lossy`]: [`LossySocket`], a loopback UDP socket with latency, jitter and loss, for tests.
+//!
+//! See docs/multiplayer.md for why fortress-rollback, and what a session does each frame. This
+//! module must never be needed by a game without netcode: it is compiled only with `net`.
+
+pub mod datagrams;
+pub mod lossy;
+pub mod session;
+pub mod socket;
+
+pub use datagrams::{Datagrams, bind_udp};
+pub use lossy::{LinkConditions, LinkCounts, LinkWatch, LossySocket};
+pub use session::{
+    Advanced, EngineSession, NetError, NetEvent, NetSession, SessionSettings, prepare_app,
+};
+pub use socket::{
+    MAX_DATAGRAM_BYTES, MAX_DATAGRAMS_PER_POLL, PeerCounts, PeerSocket, SharedCounts, SocketCounts,
+};

@@ -1,0 +1,414 @@
+//! [`NetSession`]: a peer-to-peer rollback session (lockstep when the prediction window is zero)
+//! that runs an engine simulation host.
+//!
+//! fortress-rollback decides what to do each frame; the session does it with the engine's own
+//! tools:
+//!
+//! - **save** tick `n`: a [`WorldSnapshot`] kept in a ring of the last `max_prediction + 2`, and
+//!   the world-state hash of tick `n` as the checksum (the CPU hash folded with the GPU hash of
+//!   the same tick, as `rusting determinism` announces it);
+//! - **load** tick `n`: that snapshot restored in place (a rollback);
+//! - **advance**: every player's input for the tick written into [`PlayerInputs`], then exactly
+//!   one engine tick.
+//!
+//! The crate compares the checksums of confirmed ticks between peers; the session also keeps
+//! every confirmed tick's hash ([`NetSession::confirmed_hashes`]), which never changes once
+//! recorded, unlike the hash of a predicted tick. Engine ticks and the crate's frames share their
+//! numbers: frame `n` is the tick that runs with `FrameTime::fixed_tick == n`, and the state
+//! saved for frame `n` is the state after `n` ticks.
+//!
+//! This module owns the session, its snapshot ring and its record of confirmed ticks. It must
+//! never run a tick the crate did not ask for, or read input anywhere but the requests.
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+
+use fortress_rollback::{
+    Config, DesyncDetection, FortressError, FortressEvent, FortressRequest, Frame, InputStatus,
+    P2PSession, PlayerHandle, PlayerType, SessionBuilder, SessionState,
+};
+
+use super::datagrams::Datagrams;
+use super::socket::{PeerSocket, SharedCounts};
+use crate::determinism::report::fold_gpu_hash;
+use crate::determinism::{SimulationHost, SnapshotError, StateHashes, WorldSnapshot};
+use crate::runtime::{PlayerInputs, PlayerTickInput, TimeControl};
+
+/// The engine's session types for fortress-rollback: inputs are [`PlayerTickInput`], a saved
+/// state is the tick whose snapshot the session keeps, peers are UDP addresses.
+#[derive(Debug)]
+pub struct EngineSession;
+
+impl Config for EngineSession {
+    type Input = PlayerTickInput;
+    type State = u64;
+    type Address = SocketAddr;
+}
+
+/// Why a session could not start or go on.
+#[derive(thiserror::Error, Debug)]
+#[non_exhaustive]
+pub enum NetError {
+    /// The settings are not a session the crate can run.
+    #[error("the session's settings are refused: {0}")]
+    Settings(String),
+    /// The host was not made ready for a session of this size.
+    #[error(
+        "the app has no `PlayerInputs` for {players} players: call `net::prepare_app` while \
+         building it"
+    )]
+    NotPrepared {
+        /// Players in the session.
+        players: usize,
+    },
+    /// The rollback crate failed.
+    #[error("the rollback session failed: {0}")]
+    Session(String),
+    /// A snapshot could not be taken or restored.
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+    /// The crate asked to load a tick whose snapshot the ring no longer holds.
+    #[error("the session asked to roll back to tick {tick}, which is no longer kept")]
+    Forgotten {
+        /// The tick.
+        tick: u64,
+    },
+    /// A frame step did not run exactly one tick (the host's time control stopped it).
+    #[error("a session tick ran {ran} engine ticks instead of one (is the host paused?)")]
+    Step {
+        /// Ticks the step ran.
+        ran: u64,
+    },
+}
+
+impl From<FortressError> for NetError {
+    fn from(error: FortressError) -> Self {
+        NetError::Session(error.to_string())
+    }
+}
+
+/// Who plays a session, and how it trades latency for rollbacks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionSettings {
+    /// Players, by handle `0..players`.
+    pub players: usize,
+    /// The handles played on this machine.
+    pub local: Vec<usize>,
+    /// The handles played elsewhere, with their peer's address.
+    pub remote: Vec<(usize, SocketAddr)>,
+    /// Ticks a local input waits before it applies (hides latency, costs responsiveness).
+    pub input_delay: usize,
+    /// Ticks the session may run ahead of the last confirmed input, predicting the rest; 0 is
+    /// lockstep (every tick waits for every input).
+    pub max_prediction: usize,
+    /// Every how many ticks peers compare the checksum of a confirmed tick.
+    pub desync_interval: u32,
+}
+
+/// Something the session saw happen, for the game to show or act on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NetEvent {
+    /// The peer at the address is connected and in step.
+    Synchronized(SocketAddr),
+    /// The peer at the address is gone.
+    Disconnected(SocketAddr),
+    /// A confirmed tick's checksum differs from the peer's.
+    Desync {
+        /// The tick.
+        tick: u64,
+        /// This machine's checksum.
+        local: u128,
+        /// The peer's.
+        remote: u128,
+        /// The peer.
+        peer: SocketAddr,
+    },
+    /// Anything else the crate reported, as it words it.
+    Other(String),
+}
+
+/// What one call to [`NetSession::advance`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Advanced {
+    /// Engine ticks run, re-simulated ones included.
+    pub ticks: u64,
+    /// Whether it rolled back.
+    pub rolled_back: bool,
+    /// Whether it had to wait (not yet synchronised, or too far ahead of the peers).
+    pub waiting: bool,
+}
+
+/// A peer-to-peer session over an engine host (see the module docs).
+pub struct NetSession {
+    session: P2PSession<EngineSession>,
+    counts: SharedCounts,
+    players: usize,
+    /// `(tick, snapshot)`, oldest first.
+    ring: VecDeque<(u64, WorldSnapshot)>,
+    ring_len: usize,
+    /// `(tick, hash)` of every confirmed tick, in order.
+    confirmed: Vec<(u64, u64)>,
+    rollbacks: u64,
+    events: Vec<NetEvent>,
+}
+
+/// Makes an app ready for a session of `players`: inserts [`PlayerInputs`] (simulation state:
+/// hashed and in snapshots) with that many players. Call it while building the app, on every
+/// peer alike.
+pub fn prepare_app(app: &mut crate::App, players: usize) {
+    app.register_sim_resource::<PlayerInputs>();
+    app.world_mut().insert_resource(PlayerInputs {
+        players: vec![PlayerTickInput::default(); players],
+    });
+}
+
+impl NetSession {
+    /// Starts a session over `link`, which must be bound to the address the peers send to.
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Settings`] for settings the crate refuses (a handle out of range, a
+    /// prediction window and input delay too large, a desync interval of 0).
+    pub fn start<D: Datagrams + 'static>(
+        settings: &SessionSettings,
+        link: D,
+    ) -> Result<Self, NetError> {
+        let settings_error = |error: FortressError| NetError::Settings(error.to_string());
+        let mut builder = SessionBuilder::<EngineSession>::new()
+            .with_num_players(settings.players)
+            .map_err(settings_error)?
+            .with_input_delay(settings.input_delay)
+            .map_err(settings_error)?
+            .with_max_prediction_window(settings.max_prediction)
+            .with_desync_detection_mode(DesyncDetection::On {
+                interval: settings.desync_interval,
+            });
+        for &handle in &settings.local {
+            builder = builder
+                .add_player(PlayerType::Local, PlayerHandle::new(handle))
+                .map_err(settings_error)?;
+        }
+        for &(handle, address) in &settings.remote {
+            builder = builder
+                .add_player(PlayerType::Remote(address), PlayerHandle::new(handle))
+                .map_err(settings_error)?;
+        }
+        let socket = PeerSocket::new(link, settings.remote.iter().map(|(_, address)| *address));
+        let counts = socket.counts();
+        let session = builder.start_p2p_session(socket).map_err(settings_error)?;
+        Ok(NetSession {
+            session,
+            counts,
+            players: settings.players,
+            ring: VecDeque::new(),
+            ring_len: settings.max_prediction + 2,
+            confirmed: Vec::new(),
+            rollbacks: 0,
+            events: Vec::new(),
+        })
+    }
+
+    /// Reads what the peers sent and notes what happened. Call it once a frame, before
+    /// [`NetSession::advance`].
+    pub fn poll(&mut self) {
+        self.session.poll_remote_clients();
+        for event in self.session.events() {
+            self.events.push(match event {
+                FortressEvent::Synchronized { addr } => NetEvent::Synchronized(addr),
+                FortressEvent::Disconnected { addr } => NetEvent::Disconnected(addr),
+                FortressEvent::DesyncDetected {
+                    frame,
+                    local_checksum,
+                    remote_checksum,
+                    addr,
+                } => NetEvent::Desync {
+                    tick: frame.as_i32().max(0) as u64,
+                    local: local_checksum,
+                    remote: remote_checksum,
+                    peer: addr,
+                },
+                other => NetEvent::Other(format!("{other:?}")),
+            });
+        }
+    }
+
+    /// Whether every peer is connected and the session runs.
+    pub fn is_running(&self) -> bool {
+        self.session.current_state() == SessionState::Running
+    }
+
+    /// Runs the next tick with `local` (each local handle's input), and whatever rollback the
+    /// peers' inputs call for. Does nothing while the session synchronises or has run as far
+    /// ahead as its prediction window allows.
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::NotPrepared`] for a host without [`prepare_app`]'s resource, and the crate's,
+    /// snapshots' and steps' failures.
+    pub fn advance(
+        &mut self,
+        host: &mut impl SimulationHost,
+        local: &[(usize, PlayerTickInput)],
+    ) -> Result<Advanced, NetError> {
+        let prepared = host
+            .world()
+            .get_resource::<PlayerInputs>()
+            .is_some_and(|inputs| inputs.players.len() == self.players);
+        if !prepared {
+            return Err(NetError::NotPrepared {
+                players: self.players,
+            });
+        }
+        if !self.is_running() {
+            return Ok(Advanced {
+                waiting: true,
+                ..Advanced::default()
+            });
+        }
+        for &(handle, input) in local {
+            self.session
+                .add_local_input(PlayerHandle::new(handle), input)?;
+        }
+        let requests = match self.session.advance_frame() {
+            Ok(requests) => requests,
+            Err(FortressError::PredictionThreshold | FortressError::NotSynchronized) => {
+                return Ok(Advanced {
+                    waiting: true,
+                    ..Advanced::default()
+                });
+            }
+            Err(error) => return Err(error.into()),
+        };
+        let mut advanced = Advanced::default();
+        for request in requests {
+            match request {
+                FortressRequest::SaveGameState { cell, frame } => {
+                    let tick = tick_of(frame);
+                    let snapshot = host.take_snapshot()?;
+                    let checksum = u128::from(state_hash(host, tick));
+                    self.keep(tick, snapshot);
+                    cell.save(frame, Some(tick), Some(checksum));
+                }
+                FortressRequest::LoadGameState { frame, .. } => {
+                    let tick = tick_of(frame);
+                    let snapshot = self
+                        .ring
+                        .iter()
+                        .find(|(kept, _)| *kept == tick)
+                        .map(|(_, snapshot)| snapshot)
+                        .ok_or(NetError::Forgotten { tick })?;
+                    host.restore_snapshot(snapshot)?;
+                    self.rollbacks += 1;
+                    advanced.rolled_back = true;
+                }
+                FortressRequest::AdvanceFrame { inputs } => {
+                    let players = inputs
+                        .iter()
+                        .map(|(input, status)| match status {
+                            InputStatus::Disconnected => PlayerTickInput::default(),
+                            _ => *input,
+                        })
+                        .collect();
+                    host.world_mut().resource_mut::<PlayerInputs>().players = players;
+                    step_one_tick(host)?;
+                    advanced.ticks += 1;
+                }
+            }
+        }
+        self.record_confirmed(host);
+        Ok(advanced)
+    }
+
+    /// Keeps `snapshot` of `tick` in the ring, replacing an older one of the same tick.
+    fn keep(&mut self, tick: u64, snapshot: WorldSnapshot) {
+        self.ring.retain(|(kept, _)| *kept != tick);
+        if self.ring.len() == self.ring_len {
+            self.ring.pop_front();
+        }
+        self.ring.push_back((tick, snapshot));
+    }
+
+    /// Records the hash of every tick confirmed since the last call.
+    fn record_confirmed(&mut self, host: &mut impl SimulationHost) {
+        // Frame `c` confirmed: the inputs of ticks up to `c` are final, so the state after
+        // `c + 1` ticks is.
+        let confirmed = self.session.confirmed_frame().as_i32();
+        if confirmed < 0 {
+            return;
+        }
+        let last = (confirmed as u64 + 1).min(host.ticks_done());
+        let next = self.confirmed.last().map_or(1, |(tick, _)| tick + 1);
+        if next > last {
+            return;
+        }
+        let world = host.world_mut();
+        crate::physics::gpu::complete_gpu_ticks_before(world, last);
+        for tick in next..=last {
+            let Some(cpu) = world.resource::<StateHashes>().get(tick) else {
+                continue;
+            };
+            let gpu = crate::physics::gpu::gpu_hash_of(world, tick - 1);
+            self.confirmed.push((tick, fold_gpu_hash(cpu, gpu)));
+        }
+    }
+
+    /// `(tick, hash)` of every confirmed tick so far (ticks counted as done, from 1), in order:
+    /// the same on every peer of a deterministic game.
+    pub fn confirmed_hashes(&self) -> &[(u64, u64)] {
+        &self.confirmed
+    }
+
+    /// Rollbacks so far.
+    pub fn rollbacks(&self) -> u64 {
+        self.rollbacks
+    }
+
+    /// Takes the events noted since the last call.
+    pub fn take_events(&mut self) -> Vec<NetEvent> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// What the socket has received, accepted and refused, by peer.
+    pub fn socket_counts(&self) -> super::SocketCounts {
+        self.counts.get()
+    }
+}
+
+/// The engine tick count of a crate frame.
+fn tick_of(frame: Frame) -> u64 {
+    frame.as_i32().max(0) as u64
+}
+
+/// The hash of the state after `tick` ticks: the CPU hash folded with the GPU hash of GPU tick
+/// `tick - 1` (completing queued GPU ticks first), as lockstep runs announce it.
+fn state_hash(host: &mut impl SimulationHost, tick: u64) -> u64 {
+    let gpu = crate::physics::gpu::complete_gpu_ticks_before(host.world_mut(), tick);
+    let world = host.world_mut();
+    let cpu = match world.resource::<StateHashes>().get(tick) {
+        Some(hash) => hash,
+        None => crate::determinism::world_state_hash(world),
+    };
+    fold_gpu_hash(cpu, gpu)
+}
+
+/// Runs exactly one engine tick on `host`.
+fn step_one_tick(host: &mut impl SimulationHost) -> Result<(), NetError> {
+    let before = host.ticks_done();
+    let cap = std::mem::replace(
+        &mut host
+            .world_mut()
+            .resource_mut::<TimeControl>()
+            .max_ticks_per_frame,
+        1,
+    );
+    let step = host.tick_length();
+    host.step_frame(step);
+    host.world_mut()
+        .resource_mut::<TimeControl>()
+        .max_ticks_per_frame = cap;
+    match host.ticks_done() - before {
+        1 => Ok(()),
+        ran => Err(NetError::Step { ran }),
+    }
+}

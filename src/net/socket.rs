@@ -1,0 +1,164 @@
+//! [`PeerSocket`]: the session's socket: fortress-rollback's messages over any [`Datagrams`]
+//! transport, with every datagram from the network checked before the crate sees it.
+//!
+//! Peers are untrusted. A datagram is handed on only if it comes from a peer of the session, is
+//! at most [`MAX_DATAGRAM_BYTES`] long, and decodes with the crate's own bounded decoder into
+//! exactly one message with no bytes left over; everything else is refused and counted by
+//! sender and reason in [`SocketCounts`], which the session owner reads through a shared handle.
+//! One poll reads at most [`MAX_DATAGRAMS_PER_POLL`] datagrams, so a flood costs a bounded amount
+//! of work per frame (the rest waits in the system's buffer, which drops what does not fit).
+//!
+//! This module owns the checks and the counts. It must never interpret a message's contents
+//! beyond decoding it: the protocol is the crate's.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use fortress_rollback::network::codec::{decode_message, encode};
+use fortress_rollback::{Message, NonBlockingSocket};
+
+use super::datagrams::Datagrams;
+
+/// The longest datagram accepted: what fits one packet on any path without fragments.
+pub const MAX_DATAGRAM_BYTES: usize = 1200;
+
+/// The most datagrams one poll reads.
+pub const MAX_DATAGRAMS_PER_POLL: usize = 256;
+
+/// What one peer has sent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PeerCounts {
+    /// Datagrams handed to the session.
+    pub accepted: u64,
+    /// Refused: longer than [`MAX_DATAGRAM_BYTES`].
+    pub oversized: u64,
+    /// Refused: not one whole message in the crate's encoding.
+    pub malformed: u64,
+}
+
+impl PeerCounts {
+    /// Datagrams refused, for any reason.
+    pub fn refused(&self) -> u64 {
+        self.oversized + self.malformed
+    }
+}
+
+/// What a [`PeerSocket`] has received and sent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SocketCounts {
+    /// By peer.
+    pub peers: BTreeMap<SocketAddr, PeerCounts>,
+    /// Datagrams from an address that is not a peer of the session, refused.
+    pub strangers: u64,
+    /// Polls that stopped at [`MAX_DATAGRAMS_PER_POLL`] with datagrams still waiting.
+    pub full_polls: u64,
+    /// Messages that could not be encoded or sent (a local fault; logged).
+    pub send_failures: u64,
+}
+
+/// A handle on a socket's counts that stays with the session owner while the session owns the
+/// socket.
+#[derive(Clone, Debug, Default)]
+pub struct SharedCounts(Arc<Mutex<SocketCounts>>);
+
+impl SharedCounts {
+    /// The counts now.
+    pub fn get(&self) -> SocketCounts {
+        self.lock().clone()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, SocketCounts> {
+        // Counts stay meaningful even if a holder panicked mid-update.
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// fortress-rollback's socket over `D` (see the module docs).
+pub struct PeerSocket<D: Datagrams> {
+    link: D,
+    peers: BTreeSet<SocketAddr>,
+    /// One byte longer than the longest datagram accepted, to see one that is longer.
+    buffer: Vec<u8>,
+    counts: SharedCounts,
+}
+
+impl<D: Datagrams> PeerSocket<D> {
+    /// A socket over `link` that accepts datagrams from `peers` only.
+    pub fn new(link: D, peers: impl IntoIterator<Item = SocketAddr>) -> Self {
+        PeerSocket {
+            link,
+            peers: peers.into_iter().collect(),
+            buffer: vec![0; MAX_DATAGRAM_BYTES + 1],
+            counts: SharedCounts::default(),
+        }
+    }
+
+    /// A handle on the socket's counts.
+    pub fn counts(&self) -> SharedCounts {
+        self.counts.clone()
+    }
+
+    /// Checks one datagram from `from`: the message it holds, or `None` (counted).
+    fn check(&self, length: usize, from: SocketAddr) -> Option<Message> {
+        let mut counts = self.counts.lock();
+        if !self.peers.contains(&from) {
+            counts.strangers += 1;
+            return None;
+        }
+        let peer = counts.peers.entry(from).or_default();
+        if length > MAX_DATAGRAM_BYTES {
+            peer.oversized += 1;
+            return None;
+        }
+        match decode_message(&self.buffer[..length]) {
+            Ok((message, used)) if used == length => {
+                peer.accepted += 1;
+                Some(message)
+            }
+            _ => {
+                peer.malformed += 1;
+                None
+            }
+        }
+    }
+}
+
+impl<D: Datagrams> NonBlockingSocket<SocketAddr> for PeerSocket<D> {
+    fn send_to(&mut self, message: &Message, to: &SocketAddr) {
+        let sent = encode(message)
+            .map_err(|error| error.to_string())
+            .and_then(|bytes| {
+                self.link
+                    .send(&bytes, *to)
+                    .map_err(|error| error.to_string())
+            });
+        if let Err(error) = sent {
+            self.counts.lock().send_failures += 1;
+            bevy::log::warn!("a session message to {to} was not sent: {error}");
+        }
+    }
+
+    fn receive_all_messages(&mut self) -> Vec<(SocketAddr, Message)> {
+        let mut messages = Vec::new();
+        for _ in 0..MAX_DATAGRAMS_PER_POLL {
+            let received = self.link.receive(&mut self.buffer);
+            match received {
+                Ok(Some((length, from))) => {
+                    if let Some(message) = self.check(length, from) {
+                        messages.push((from, message));
+                    }
+                }
+                Ok(None) => return messages,
+                Err(error) => {
+                    bevy::log::warn!("the session's socket failed to receive: {error}");
+                    return messages;
+                }
+            }
+        }
+        self.counts.lock().full_polls += 1;
+        messages
+    }
+}
