@@ -13,7 +13,8 @@ cd "$(dirname "$0")/.."
 rapier=(--release --locked --manifest-path benches/rapier/Cargo.toml --target-dir target)
 echo "building the benchmarks..." >&2
 cargo build --quiet "${rapier[@]}"
-cargo bench --quiet --no-run --bench state_hash --bench snapshot --bench sim_math --bench replay 2>/dev/null
+cargo bench --quiet --no-run --bench state_hash --bench snapshot --bench sim_math --bench replay \
+  --bench rollback 2>/dev/null
 
 section() {
   echo
@@ -29,6 +30,9 @@ cargo bench --quiet --bench state_hash
 
 section "Snapshots and restores" "'Snapshots and seeking'"
 cargo bench --quiet --bench snapshot
+
+section "Rolling back" "'Rolling back'"
+cargo bench --quiet --bench rollback
 
 section "sim_math against the hardware" "'sim_math against the hardware'"
 cargo bench --quiet --bench sim_math

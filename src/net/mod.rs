@@ -21,8 +21,10 @@ pub mod socket;
 pub use datagrams::{Datagrams, bind_udp};
 pub use lossy::{LinkConditions, LinkCounts, LinkWatch, LossySocket};
 pub use session::{
-    Advanced, EngineSession, NetError, NetEvent, NetSession, SessionSettings, prepare_app,
+    Advanced, EngineSession, FLOOD_LIMIT, MISBEHAVIOUR_LIMIT, NetError, NetEvent, NetSession,
+    SessionSettings, prepare_app,
 };
 pub use socket::{
-    MAX_DATAGRAM_BYTES, MAX_DATAGRAMS_PER_POLL, PeerCounts, PeerSocket, SharedCounts, SocketCounts,
+    FLOOD_DATAGRAMS_PER_POLL, MAX_DATAGRAM_BYTES, MAX_DATAGRAMS_PER_POLL, PeerCounts, PeerSocket,
+    SharedCounts, SocketCounts,
 };

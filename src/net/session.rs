@@ -11,6 +11,11 @@
 //! - **advance**: every player's input for the tick written into [`PlayerInputs`], then exactly
 //!   one engine tick.
 //!
+//! A peer that sends [`MISBEHAVIOUR_LIMIT`] datagrams the socket refuses (or the session's own
+//! `refusal_limit`), or floods it in
+//! [`FLOOD_LIMIT`] polls, is dropped (disconnected and banned, [`NetEvent::PeerDropped`] says
+//! why) while the others go on.
+//!
 //! The crate compares the checksums of confirmed ticks between peers; the session also keeps
 //! every confirmed tick's hash ([`NetSession::confirmed_hashes`]), which never changes once
 //! recorded, unlike the hash of a predicted tick. Engine ticks and the crate's frames share their
@@ -24,8 +29,8 @@ use std::collections::VecDeque;
 use std::net::SocketAddr;
 
 use fortress_rollback::{
-    Config, DesyncDetection, FortressError, FortressEvent, FortressRequest, Frame, InputStatus,
-    P2PSession, PlayerHandle, PlayerType, SessionBuilder, SessionState,
+    Config, DesyncDetection, DisconnectBehavior, FortressError, FortressEvent, FortressRequest,
+    Frame, InputStatus, P2PSession, PlayerHandle, PlayerType, SessionBuilder, SessionState,
 };
 
 use super::datagrams::Datagrams;
@@ -33,6 +38,13 @@ use super::socket::{PeerSocket, SharedCounts};
 use crate::determinism::report::fold_gpu_hash;
 use crate::determinism::{SimulationHost, SnapshotError, StateHashes, WorldSnapshot};
 use crate::runtime::{PlayerInputs, PlayerTickInput, TimeControl};
+
+/// Refused datagrams after which a peer is dropped. An honest peer runs the same code and sends
+/// none (a datagram damaged on the way is caught by UDP's checksum almost always).
+pub const MISBEHAVIOUR_LIMIT: u64 = 32;
+
+/// Polls with a flood from one peer after which it is dropped.
+pub const FLOOD_LIMIT: u64 = 4;
 
 /// The engine's session types for fortress-rollback: inputs are [`PlayerTickInput`], a saved
 /// state is the tick whose snapshot the session keeps, peers are UDP addresses.
@@ -103,6 +115,26 @@ pub struct SessionSettings {
     pub max_prediction: usize,
     /// Every how many ticks peers compare the checksum of a confirmed tick.
     pub desync_interval: u32,
+    /// Refused datagrams after which a peer is dropped ([`MISBEHAVIOUR_LIMIT`] by default;
+    /// `u64::MAX` never drops one for them, as a fuzzer needs).
+    pub refusal_limit: u64,
+}
+
+impl SessionSettings {
+    /// A session of `players` with `local` played here and `remote` elsewhere: input delay 2,
+    /// prediction window 8, checksums compared every 10 ticks, peers dropped after
+    /// [`MISBEHAVIOUR_LIMIT`] refused datagrams.
+    pub fn new(players: usize, local: Vec<usize>, remote: Vec<(usize, SocketAddr)>) -> Self {
+        SessionSettings {
+            players,
+            local,
+            remote,
+            input_delay: 2,
+            max_prediction: 8,
+            desync_interval: 10,
+            refusal_limit: MISBEHAVIOUR_LIMIT,
+        }
+    }
 }
 
 /// Something the session saw happen, for the game to show or act on.
@@ -124,6 +156,15 @@ pub enum NetEvent {
         /// The peer.
         peer: SocketAddr,
     },
+    /// A peer was dropped for what it sent; the session goes on without it.
+    PeerDropped {
+        /// Its player handle.
+        handle: usize,
+        /// Its address.
+        peer: SocketAddr,
+        /// What it did.
+        reason: String,
+    },
     /// Anything else the crate reported, as it words it.
     Other(String),
 }
@@ -144,6 +185,9 @@ pub struct NetSession {
     session: P2PSession<EngineSession>,
     counts: SharedCounts,
     players: usize,
+    refusal_limit: u64,
+    /// Remote players' handles and addresses, and whether each has been dropped.
+    remote: Vec<(usize, SocketAddr, bool)>,
     /// `(tick, snapshot)`, oldest first.
     ring: VecDeque<(u64, WorldSnapshot)>,
     ring_len: usize,
@@ -183,7 +227,10 @@ impl NetSession {
             .with_max_prediction_window(settings.max_prediction)
             .with_desync_detection_mode(DesyncDetection::On {
                 interval: settings.desync_interval,
-            });
+            })
+            // A peer that stops answering is dropped and the others play on, its input frozen
+            // at its last confirmed one on every peer alike.
+            .with_disconnect_behavior(DisconnectBehavior::ContinueWithout);
         for &handle in &settings.local {
             builder = builder
                 .add_player(PlayerType::Local, PlayerHandle::new(handle))
@@ -201,6 +248,12 @@ impl NetSession {
             session,
             counts,
             players: settings.players,
+            refusal_limit: settings.refusal_limit,
+            remote: settings
+                .remote
+                .iter()
+                .map(|&(handle, address)| (handle, address, false))
+                .collect(),
             ring: VecDeque::new(),
             ring_len: settings.max_prediction + 2,
             confirmed: Vec::new(),
@@ -209,10 +262,11 @@ impl NetSession {
         })
     }
 
-    /// Reads what the peers sent and notes what happened. Call it once a frame, before
-    /// [`NetSession::advance`].
+    /// Reads what the peers sent, drops a peer that misbehaves, and notes what happened. Call it
+    /// once a frame, before [`NetSession::advance`].
     pub fn poll(&mut self) {
         self.session.poll_remote_clients();
+        self.drop_misbehaving();
         for event in self.session.events() {
             self.events.push(match event {
                 FortressEvent::Synchronized { addr } => NetEvent::Synchronized(addr),
@@ -228,7 +282,61 @@ impl NetSession {
                     remote: remote_checksum,
                     peer: addr,
                 },
+                FortressEvent::PeerDropped { handle, addr } => {
+                    let handle = handle.as_usize();
+                    let Some(remote) = self.remote.iter_mut().find(|r| r.0 == handle) else {
+                        continue;
+                    };
+                    if remote.2 {
+                        continue;
+                    }
+                    remote.2 = true;
+                    NetEvent::PeerDropped {
+                        handle,
+                        peer: addr,
+                        reason: "it stopped answering (the disconnect timeout passed)".to_owned(),
+                    }
+                }
                 other => NetEvent::Other(format!("{other:?}")),
+            });
+        }
+    }
+
+    /// Disconnects and bans every peer over [`MISBEHAVIOUR_LIMIT`] or [`FLOOD_LIMIT`].
+    fn drop_misbehaving(&mut self) {
+        let counts = self.counts.get();
+        for (handle, address, dropped) in &mut self.remote {
+            let Some(peer) = counts.peers.get(address) else {
+                continue;
+            };
+            if *dropped || (peer.refused() < self.refusal_limit && peer.floods < FLOOD_LIMIT) {
+                continue;
+            }
+            *dropped = true;
+            self.counts.ban(*address);
+            // A peer the crate has already removed needs no second removal.
+            let _ = self.session.remove_player(PlayerHandle::new(*handle));
+            let reason = if peer.floods >= FLOOD_LIMIT {
+                format!(
+                    "it flooded the socket (more than {} datagrams in one poll, {} times)",
+                    super::socket::FLOOD_DATAGRAMS_PER_POLL,
+                    peer.floods
+                )
+            } else {
+                format!(
+                    "it sent {} datagrams that are not session messages ({} malformed, {} over \
+                     {} bytes)",
+                    peer.refused(),
+                    peer.malformed,
+                    peer.oversized,
+                    super::socket::MAX_DATAGRAM_BYTES
+                )
+            };
+            bevy::log::warn!("player {handle} at {address} is dropped: {reason}");
+            self.events.push(NetEvent::PeerDropped {
+                handle: *handle,
+                peer: *address,
+                reason,
             });
         }
     }

@@ -6,7 +6,10 @@
 //! exactly one message with no bytes left over; everything else is refused and counted by
 //! sender and reason in [`SocketCounts`], which the session owner reads through a shared handle.
 //! One poll reads at most [`MAX_DATAGRAMS_PER_POLL`] datagrams, so a flood costs a bounded amount
-//! of work per frame (the rest waits in the system's buffer, which drops what does not fit).
+//! of work per frame (the rest waits in the system's buffer, which drops what does not fit); a
+//! peer that sends more than [`FLOOD_DATAGRAMS_PER_POLL`] in one poll is counted as flooding. The
+//! session bans a peer it drops ([`SharedCounts::ban`]): from then on its datagrams count as a
+//! stranger's.
 //!
 //! This module owns the checks and the counts. It must never interpret a message's contents
 //! beyond decoding it: the protocol is the crate's.
@@ -26,6 +29,10 @@ pub const MAX_DATAGRAM_BYTES: usize = 1200;
 /// The most datagrams one poll reads.
 pub const MAX_DATAGRAMS_PER_POLL: usize = 256;
 
+/// More datagrams than this from one peer in one poll is a flood: an honest peer sends a few a
+/// frame.
+pub const FLOOD_DATAGRAMS_PER_POLL: u64 = 64;
+
 /// What one peer has sent.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PeerCounts {
@@ -35,6 +42,8 @@ pub struct PeerCounts {
     pub oversized: u64,
     /// Refused: not one whole message in the crate's encoding.
     pub malformed: u64,
+    /// Polls in which it sent more than [`FLOOD_DATAGRAMS_PER_POLL`] datagrams.
+    pub floods: u64,
 }
 
 impl PeerCounts {
@@ -57,18 +66,30 @@ pub struct SocketCounts {
     pub send_failures: u64,
 }
 
-/// A handle on a socket's counts that stays with the session owner while the session owns the
-/// socket.
+/// What the socket and the session owner share: the counts and the banned peers.
+#[derive(Debug, Default)]
+struct Shared {
+    counts: SocketCounts,
+    banned: BTreeSet<SocketAddr>,
+}
+
+/// A handle on a socket's counts and bans that stays with the session owner while the session
+/// owns the socket.
 #[derive(Clone, Debug, Default)]
-pub struct SharedCounts(Arc<Mutex<SocketCounts>>);
+pub struct SharedCounts(Arc<Mutex<Shared>>);
 
 impl SharedCounts {
     /// The counts now.
     pub fn get(&self) -> SocketCounts {
-        self.lock().clone()
+        self.lock().counts.clone()
     }
 
-    fn lock(&self) -> MutexGuard<'_, SocketCounts> {
+    /// Stops accepting datagrams from `peer`: they are counted as a stranger's from now on.
+    pub fn ban(&self, peer: SocketAddr) {
+        self.lock().banned.insert(peer);
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Shared> {
         // Counts stay meaningful even if a holder panicked mid-update.
         self.0
             .lock()
@@ -103,12 +124,12 @@ impl<D: Datagrams> PeerSocket<D> {
 
     /// Checks one datagram from `from`: the message it holds, or `None` (counted).
     fn check(&self, length: usize, from: SocketAddr) -> Option<Message> {
-        let mut counts = self.counts.lock();
-        if !self.peers.contains(&from) {
-            counts.strangers += 1;
+        let mut shared = self.counts.lock();
+        if !self.peers.contains(&from) || shared.banned.contains(&from) {
+            shared.counts.strangers += 1;
             return None;
         }
-        let peer = counts.peers.entry(from).or_default();
+        let peer = shared.counts.peers.entry(from).or_default();
         if length > MAX_DATAGRAM_BYTES {
             peer.oversized += 1;
             return None;
@@ -136,29 +157,43 @@ impl<D: Datagrams> NonBlockingSocket<SocketAddr> for PeerSocket<D> {
                     .map_err(|error| error.to_string())
             });
         if let Err(error) = sent {
-            self.counts.lock().send_failures += 1;
+            self.counts.lock().counts.send_failures += 1;
             bevy::log::warn!("a session message to {to} was not sent: {error}");
         }
     }
 
     fn receive_all_messages(&mut self) -> Vec<(SocketAddr, Message)> {
         let mut messages = Vec::new();
+        let mut by_sender: BTreeMap<SocketAddr, u64> = BTreeMap::new();
+        let mut full = true;
         for _ in 0..MAX_DATAGRAMS_PER_POLL {
-            let received = self.link.receive(&mut self.buffer);
-            match received {
+            match self.link.receive(&mut self.buffer) {
                 Ok(Some((length, from))) => {
+                    *by_sender.entry(from).or_default() += 1;
                     if let Some(message) = self.check(length, from) {
                         messages.push((from, message));
                     }
                 }
-                Ok(None) => return messages,
+                Ok(None) => {
+                    full = false;
+                    break;
+                }
                 Err(error) => {
                     bevy::log::warn!("the session's socket failed to receive: {error}");
-                    return messages;
+                    full = false;
+                    break;
                 }
             }
         }
-        self.counts.lock().full_polls += 1;
+        let mut shared = self.counts.lock();
+        shared.counts.full_polls += u64::from(full);
+        for (sender, count) in by_sender {
+            if count > FLOOD_DATAGRAMS_PER_POLL
+                && let Some(peer) = shared.counts.peers.get_mut(&sender)
+            {
+                peer.floods += 1;
+            }
+        }
         messages
     }
 }

@@ -1,0 +1,273 @@
+//! Fuzzing a session's receive path (feature `net`): datagrams made by mutating a real peer's
+//! traffic reach a running session as if from that peer, through `PeerSocket`'s checks into
+//! fortress-rollback, beside the real traffic. The rule for every input: no panic and no frame
+//! over [`FRAME_LIMIT`]. A session the crate reports broken (`NetError::Session`: datagrams that
+//! decode but contradict what the peer sent before can leave it without synchronized inputs; see
+//! docs/multiplayer.md) is counted and replaced by a fresh pair, and fuzzing goes on.
+//!
+//! `RUSTING_FUZZ_SECONDS` sets the budget (default 2, as for the file parsers); the inputs come
+//! from a seeded generator (`RUSTING_FUZZ_SEED`), so a failure is reproduced by running again
+//! with the printed seed. Peers run over in-memory links here, so the fuzzer's speed does not
+//! depend on the network.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::io;
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use bevy::prelude::*;
+use rusting_engine::App;
+use rusting_engine::net::{Datagrams, NetSession, SessionSettings, prepare_app};
+use rusting_engine::physics::{Collider, RigidBody};
+use rusting_engine::runtime::{PlayerTickInput, RuntimeSettings};
+
+/// The longest one frame (a poll and an advance) may take.
+const FRAME_LIMIT: Duration = Duration::from_secs(1);
+
+/// A datagram with its sender.
+type Datagram = (SocketAddr, Vec<u8>);
+
+/// Every datagram one side has sent.
+type SentLog = Rc<RefCell<Vec<Vec<u8>>>>;
+
+/// Datagrams waiting at one address.
+#[derive(Clone, Default)]
+struct Inbox(Rc<RefCell<VecDeque<Datagram>>>);
+
+/// An in-memory link: sends go straight into the other side's inbox, and are logged.
+struct MemoryLink {
+    me: SocketAddr,
+    inbox: Inbox,
+    peer: (SocketAddr, Inbox),
+    sent: SentLog,
+}
+
+impl Datagrams for MemoryLink {
+    fn send(&mut self, bytes: &[u8], to: SocketAddr) -> io::Result<()> {
+        if to == self.peer.0 {
+            self.peer
+                .1
+                .0
+                .borrow_mut()
+                .push_back((self.me, bytes.to_vec()));
+            self.sent.borrow_mut().push(bytes.to_vec());
+        }
+        Ok(())
+    }
+
+    fn receive(&mut self, buffer: &mut [u8]) -> io::Result<Option<(usize, SocketAddr)>> {
+        Ok(self.inbox.0.borrow_mut().pop_front().map(|(from, bytes)| {
+            let length = bytes.len().min(buffer.len());
+            buffer[..length].copy_from_slice(&bytes[..length]);
+            (length, from)
+        }))
+    }
+
+    fn local_addr(&self) -> io::Result<SocketAddr> {
+        Ok(self.me)
+    }
+}
+
+fn app() -> App {
+    let mut app = App::new(RuntimeSettings::default());
+    prepare_app(&mut app, 2);
+    app.world_mut().spawn((
+        Transform::default(),
+        Collider::half_space(Vec3::Y),
+        Name::new("Ground"),
+    ));
+    app.world_mut().spawn((
+        Transform::from_xyz(0.0, 1.0, 0.0),
+        RigidBody::dynamic(1.0),
+        Collider::sphere(0.5),
+    ));
+    app.setup().unwrap();
+    app
+}
+
+/// A peer over a memory link.
+struct Peer {
+    app: App,
+    session: NetSession,
+    handle: usize,
+}
+
+impl Peer {
+    fn frame(&mut self) -> Result<(), rusting_engine::net::NetError> {
+        self.session.poll();
+        let input = PlayerTickInput {
+            actions: (self.app.ticks() / 7 % 3) as u32,
+            axes: [(self.app.ticks() as i16).wrapping_mul(97), 0, 0, 0],
+            look: [0, 0],
+        };
+        self.session
+            .advance(&mut self.app, &[(self.handle, input)])
+            .map(|_| ())
+    }
+}
+
+/// Two peers on memory links, A's inbox, B's address and what B has sent.
+fn pair() -> (Peer, Peer, Inbox, SocketAddr, SentLog) {
+    let addresses: [SocketAddr; 2] = [
+        "10.0.0.1:7000".parse().unwrap(),
+        "10.0.0.2:7000".parse().unwrap(),
+    ];
+    let inboxes = [Inbox::default(), Inbox::default()];
+    let logs = [Rc::default(), Rc::default()];
+    let peer = |handle: usize| {
+        let link = MemoryLink {
+            me: addresses[handle],
+            inbox: inboxes[handle].clone(),
+            peer: (addresses[1 - handle], inboxes[1 - handle].clone()),
+            sent: Rc::clone(&logs[handle]),
+        };
+        let settings = SessionSettings {
+            players: 2,
+            local: vec![handle],
+            remote: vec![(1 - handle, addresses[1 - handle])],
+            input_delay: 1,
+            max_prediction: 8,
+            desync_interval: 10,
+            // Keep the fuzzed peer: what it sends must reach the crate.
+            refusal_limit: u64::MAX,
+        };
+        Peer {
+            app: app(),
+            session: NetSession::start(&settings, link).unwrap(),
+            handle,
+        }
+    };
+    let (a, b) = (peer(0), peer(1));
+    (a, b, inboxes[0].clone(), addresses[1], Rc::clone(&logs[1]))
+}
+
+/// A seeded generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// `bytes` mutated: bit flips, boundary values over 1 to 8 bytes, truncation, extension,
+/// duplication, a splice with `other`, or a huge length prefix.
+fn mutate(rng: &mut Rng, bytes: &[u8], other: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    for _ in 0..1 + rng.below(3) {
+        let at = rng.below(out.len().max(1));
+        match rng.below(7) {
+            0 if !out.is_empty() => out[at] ^= 1 << rng.below(8),
+            1 if !out.is_empty() => {
+                let width = [1, 2, 4, 8][rng.below(4)];
+                let value: u64 =
+                    [0, u64::MAX, i32::MAX as u64, i32::MIN as u64, 1 << 31][rng.below(5)];
+                for (k, byte) in value.to_le_bytes().iter().take(width).enumerate() {
+                    if let Some(slot) = out.get_mut(at + k) {
+                        *slot = *byte;
+                    }
+                }
+            }
+            2 => out.truncate(at),
+            3 => out.extend((0..rng.below(64)).map(|_| rng.next() as u8)),
+            4 => {
+                let copy = out.clone();
+                out.extend(copy);
+            }
+            5 => {
+                out.truncate(at);
+                out.extend_from_slice(&other[rng.below(other.len().max(1))..]);
+            }
+            _ => {
+                for slot in out.iter_mut().skip(at).take(8) {
+                    *slot = 0xff;
+                }
+            }
+        }
+    }
+    out
+}
+
+fn seed() -> u64 {
+    std::env::var("RUSTING_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x005e_ed0f_2026)
+}
+
+fn budget() -> Duration {
+    let seconds = std::env::var("RUSTING_FUZZ_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2.0);
+    Duration::from_secs_f64(seconds)
+}
+
+/// A running pair: A, B, A's inbox, B's address and B's real datagrams.
+type Running = (Peer, Peer, Inbox, SocketAddr, Vec<Vec<u8>>);
+
+/// A pair synchronised and run for 120 frames, so the sessions are in their running state.
+fn running_pair() -> Running {
+    let (mut a, mut b, a_inbox, b_address, b_sent) = pair();
+    for _ in 0..120 {
+        a.frame().unwrap();
+        b.frame().unwrap();
+    }
+    assert!(a.session.is_running() && b.session.is_running());
+    let corpus = b_sent.borrow().clone();
+    assert!(corpus.len() > 100, "only {} real datagrams", corpus.len());
+    (a, b, a_inbox, b_address, corpus)
+}
+
+/// Mutated copies of a real peer's datagrams reach a running session beside the real ones: the
+/// session never panics and no frame takes [`FRAME_LIMIT`]; refusals are counted, and a session
+/// the crate reports broken is replaced. Fails if the receive path panics on what a peer sends:
+/// for instance if `NetSession::advance` panics on the crate's errors instead of returning them
+/// (the crate's "failed to get synchronized inputs" comes within the first second).
+#[test]
+fn fuzz_session_datagrams() {
+    let (mut a, mut b, mut a_inbox, mut b_address, mut corpus) = running_pair();
+    let mut rng = Rng(seed() | 1);
+    let deadline = Instant::now() + budget();
+    let (mut inputs, mut refused, mut broken) = (0u64, 0u64, 0u64);
+    while Instant::now() < deadline {
+        for _ in 0..1 + rng.below(4) {
+            let base = &corpus[rng.below(corpus.len())];
+            let other = &corpus[rng.below(corpus.len())];
+            let datagram = mutate(&mut rng, base, other);
+            a_inbox.0.borrow_mut().push_back((b_address, datagram));
+            inputs += 1;
+        }
+        let began = Instant::now();
+        let outcome = a.frame();
+        assert!(
+            began.elapsed() < FRAME_LIMIT,
+            "a frame took {:?} after fuzz input {inputs} (seed {})",
+            began.elapsed(),
+            seed()
+        );
+        let b_outcome = b.frame();
+        if outcome.is_err() || b_outcome.is_err() {
+            broken += 1;
+            refused += a.session.socket_counts().peers[&b_address].refused();
+            (a, b, a_inbox, b_address, corpus) = running_pair();
+        }
+    }
+    refused += a.session.socket_counts().peers[&b_address].refused();
+    println!(
+        "{inputs} fuzz datagrams (seed {}): {refused} refused by the socket, {broken} sessions \
+         broken",
+        seed()
+    );
+    assert!(inputs > 100, "only {inputs} inputs in the budget");
+    assert!(refused > 0, "the socket refused nothing");
+}
