@@ -7,6 +7,8 @@
 //! - [`socket`]: [`PeerSocket`], the crate's messages over a datagram transport, every datagram
 //!   checked (sender, size, a whole message) and refusals counted by peer before the crate sees
 //!   it.
+//! - [`replay`]: [`SessionReplay`], every confirmed tick's inputs and hash, played back headless
+//!   without the network.
 //! - [`datagrams`]: [`Datagrams`], what a session needs of a transport (a UDP socket).
 //! - [`lossy`]: [`LossySocket`], a loopback UDP socket with latency, jitter and loss, for tests.
 //!
@@ -15,11 +17,15 @@
 
 pub mod datagrams;
 pub mod lossy;
+pub mod replay;
 pub mod session;
 pub mod socket;
 
 pub use datagrams::{Datagrams, bind_udp};
 pub use lossy::{LinkConditions, LinkCounts, LinkWatch, LossySocket};
+pub use replay::{
+    MAX_SESSION_REPLAY_BYTES, SESSION_REPLAY_FORMAT, SessionReplay, SessionReplayError, SessionTick,
+};
 pub use session::{
     Advanced, EngineSession, FLOOD_LIMIT, MISBEHAVIOUR_LIMIT, NetError, NetEvent, NetSession,
     SessionSettings, prepare_app,

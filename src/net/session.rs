@@ -34,6 +34,7 @@ use fortress_rollback::{
 };
 
 use super::datagrams::Datagrams;
+use super::replay::SessionReplay;
 use super::socket::{PeerSocket, SharedCounts};
 use crate::determinism::report::fold_gpu_hash;
 use crate::determinism::{SimulationHost, SnapshotError, StateHashes, WorldSnapshot};
@@ -193,6 +194,10 @@ pub struct NetSession {
     ring_len: usize,
     /// `(tick, hash)` of every confirmed tick, in order.
     confirmed: Vec<(u64, u64)>,
+    /// The inputs each tick not yet confirmed last ran with, by tick (ticks done after it).
+    pending_inputs: VecDeque<(u64, Vec<PlayerTickInput>)>,
+    /// Every confirmed tick's inputs and hash.
+    replay: SessionReplay,
     rollbacks: u64,
     events: Vec<NetEvent>,
 }
@@ -257,6 +262,8 @@ impl NetSession {
             ring: VecDeque::new(),
             ring_len: settings.max_prediction + 2,
             confirmed: Vec::new(),
+            pending_inputs: VecDeque::new(),
+            replay: SessionReplay::new(settings.players),
             rollbacks: 0,
             events: Vec::new(),
         })
@@ -411,15 +418,17 @@ impl NetSession {
                     advanced.rolled_back = true;
                 }
                 FortressRequest::AdvanceFrame { inputs } => {
-                    let players = inputs
+                    let players: Vec<PlayerTickInput> = inputs
                         .iter()
                         .map(|(input, status)| match status {
                             InputStatus::Disconnected => PlayerTickInput::default(),
                             _ => *input,
                         })
                         .collect();
-                    host.world_mut().resource_mut::<PlayerInputs>().players = players;
-                    step_one_tick(host)?;
+                    host.world_mut().resource_mut::<PlayerInputs>().players = players.clone();
+                    let tick = step_one_tick(host)?;
+                    self.pending_inputs.retain(|(kept, _)| *kept < tick);
+                    self.pending_inputs.push_back((tick, players));
                     advanced.ticks += 1;
                 }
             }
@@ -450,15 +459,23 @@ impl NetSession {
         if next > last {
             return;
         }
-        let world = host.world_mut();
-        crate::physics::gpu::complete_gpu_ticks_before(world, last);
         for tick in next..=last {
-            let Some(cpu) = world.resource::<StateHashes>().get(tick) else {
+            let Some(hash) = confirmed_hash(host, tick) else {
                 continue;
             };
-            let gpu = crate::physics::gpu::gpu_hash_of(world, tick - 1);
-            self.confirmed.push((tick, fold_gpu_hash(cpu, gpu)));
+            self.confirmed.push((tick, hash));
+            while let Some((kept, inputs)) = self.pending_inputs.pop_front() {
+                if kept == tick {
+                    self.replay.push(inputs, hash);
+                    break;
+                }
+            }
         }
+    }
+
+    /// Every confirmed tick so far with the inputs it ran with: the session's replay.
+    pub fn replay(&self) -> &SessionReplay {
+        &self.replay
     }
 
     /// `(tick, hash)` of every confirmed tick so far (ticks counted as done, from 1), in order:
@@ -500,8 +517,19 @@ fn state_hash(host: &mut impl SimulationHost, tick: u64) -> u64 {
     fold_gpu_hash(cpu, gpu)
 }
 
-/// Runs exactly one engine tick on `host`.
-fn step_one_tick(host: &mut impl SimulationHost) -> Result<(), NetError> {
+/// The hash after `tick` ticks as a confirmed tick records it: the CPU hash folded with the GPU
+/// hash of GPU tick `tick - 1` (simulated now if it is still queued). `None` once the tick is no
+/// longer in `StateHashes`.
+pub(super) fn confirmed_hash(host: &mut impl SimulationHost, tick: u64) -> Option<u64> {
+    let world = host.world_mut();
+    crate::physics::gpu::complete_gpu_ticks_before(world, tick);
+    let cpu = world.resource::<StateHashes>().get(tick)?;
+    let gpu = crate::physics::gpu::gpu_hash_of(world, tick.checked_sub(1)?);
+    Some(fold_gpu_hash(cpu, gpu))
+}
+
+/// Runs exactly one engine tick on `host`; returns the ticks done after it.
+pub(super) fn step_one_tick(host: &mut impl SimulationHost) -> Result<u64, NetError> {
     let before = host.ticks_done();
     let cap = std::mem::replace(
         &mut host
@@ -516,7 +544,7 @@ fn step_one_tick(host: &mut impl SimulationHost) -> Result<(), NetError> {
         .resource_mut::<TimeControl>()
         .max_ticks_per_frame = cap;
     match host.ticks_done() - before {
-        1 => Ok(()),
+        1 => Ok(before + 1),
         ran => Err(NetError::Step { ran }),
     }
 }

@@ -1,0 +1,251 @@
+//! [`SessionReplay`]: a multiplayer session as one peer confirmed it, every player's input and
+//! the state hash of each confirmed tick, played back headless without the network.
+//!
+//! A [`NetSession`](super::NetSession) records a tick when it becomes confirmed: the inputs the
+//! tick finally ran with (a disconnected player's as no input) and the hash after it. Every peer
+//! of a deterministic game records the same replay. Playback writes each tick's inputs into
+//! `PlayerInputs` and runs one engine tick, checking the hash after every tick, so a desync seen
+//! in a match can be reproduced and bisected on one machine.
+//!
+//! On disk it is JSON (`"format": 1`), written to a temporary file and renamed over the target.
+//! Reading checks the size, the format, every tick's player count and every hash, and names the
+//! file and the tick of what is wrong. This module must never touch the network.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::determinism::SimulationHost;
+use crate::runtime::{PlayerInputs, PlayerTickInput};
+
+/// The format number this engine writes and reads.
+pub const SESSION_REPLAY_FORMAT: u32 = 1;
+
+/// The largest session replay file read (an hour of four players is about 60 MB).
+pub const MAX_SESSION_REPLAY_BYTES: u64 = 256 << 20;
+
+/// One confirmed tick.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionTick {
+    /// Every player's input, by handle.
+    pub inputs: Vec<PlayerTickInput>,
+    /// The state hash after the tick (CPU and GPU folded), as 16 hex digits.
+    pub hash: String,
+}
+
+/// A session's confirmed ticks from its first (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionReplay {
+    /// [`SESSION_REPLAY_FORMAT`].
+    pub format: u32,
+    /// Players in the session.
+    pub players: usize,
+    /// Ticks 1, 2, ... in order.
+    pub ticks: Vec<SessionTick>,
+}
+
+/// Why a session replay could not be read, written or played back.
+#[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SessionReplayError {
+    /// The file could not be read or written.
+    #[error("{}: {message}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The system's message.
+        message: String,
+    },
+    /// The file is not JSON of a session replay.
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// The file is not a session replay.
+    #[error("{}: {message}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with the line and column or the tick.
+        message: String,
+    },
+    /// The app is not ready for the replay's players.
+    #[error(
+        "the app has no `PlayerInputs` for {players} players: call `net::prepare_app` while \
+         building it"
+    )]
+    NotPrepared {
+        /// Players in the replay.
+        players: usize,
+    },
+    /// The host did not run the tick (paused, say).
+    #[error("tick {tick} did not run: {message}")]
+    Stopped {
+        /// The tick (ticks done, from 1).
+        tick: u64,
+        /// Why.
+        message: String,
+    },
+    /// A tick's hash differs from the recorded one.
+    #[error(
+        "tick {tick} hashes {computed:016x}, the session recorded {recorded:016x}: the game \
+         computes another state from the same inputs"
+    )]
+    Diverged {
+        /// The tick (ticks done, from 1).
+        tick: u64,
+        /// The recorded hash.
+        recorded: u64,
+        /// The hash now.
+        computed: u64,
+    },
+}
+
+impl SessionReplay {
+    /// An empty replay of `players`.
+    pub fn new(players: usize) -> Self {
+        SessionReplay {
+            format: SESSION_REPLAY_FORMAT,
+            players,
+            ticks: Vec::new(),
+        }
+    }
+
+    /// Appends the next confirmed tick.
+    pub fn push(&mut self, inputs: Vec<PlayerTickInput>, hash: u64) {
+        self.ticks.push(SessionTick {
+            inputs,
+            hash: format!("{hash:016x}"),
+        });
+    }
+
+    /// Writes the replay to `path` (a temporary file renamed over it).
+    ///
+    /// # Errors
+    ///
+    /// [`SessionReplayError::Io`] naming the file.
+    pub fn write(&self, path: &Path) -> Result<(), SessionReplayError> {
+        let io = |error: std::io::Error| SessionReplayError::Io {
+            path: path.to_owned(),
+            message: error.to_string(),
+        };
+        let text = serde_json::to_vec(self).map_err(|error| io(std::io::Error::other(error)))?;
+        crate::json_file::write_atomically(path, &text).map_err(io)
+    }
+
+    /// Reads and checks the replay at `path`.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionReplayError::Io`] when it cannot be read or is over
+    /// [`MAX_SESSION_REPLAY_BYTES`], [`SessionReplayError::Json`] with the line and column of
+    /// broken JSON, [`SessionReplayError::Invalid`] naming the tick of a wrong player count or
+    /// hash, or another format.
+    pub fn read(path: &Path) -> Result<Self, SessionReplayError> {
+        let io = |message: String| SessionReplayError::Io {
+            path: path.to_owned(),
+            message,
+        };
+        let invalid = |message: String| SessionReplayError::Invalid {
+            path: path.to_owned(),
+            message,
+        };
+        let size = std::fs::metadata(path)
+            .map_err(|error| io(error.to_string()))?
+            .len();
+        if size > MAX_SESSION_REPLAY_BYTES {
+            return Err(io(format!(
+                "{size} bytes is more than a session replay may hold \
+                 ({MAX_SESSION_REPLAY_BYTES})"
+            )));
+        }
+        let replay: SessionReplay = crate::json_file::read(path).map_err(|error| {
+            error.into(io, |line, column, message| SessionReplayError::Json {
+                path: path.to_owned(),
+                line,
+                column,
+                message,
+            })
+        })?;
+        if replay.format != SESSION_REPLAY_FORMAT {
+            return Err(invalid(format!(
+                "format {} is not a session replay this engine reads (it reads format \
+                 {SESSION_REPLAY_FORMAT})",
+                replay.format
+            )));
+        }
+        for (k, tick) in replay.ticks.iter().enumerate() {
+            if tick.inputs.len() != replay.players {
+                return Err(invalid(format!(
+                    "tick {} has the inputs of {} players, the session has {}",
+                    k + 1,
+                    tick.inputs.len(),
+                    replay.players
+                )));
+            }
+            if parse_hash(&tick.hash).is_none() {
+                return Err(invalid(format!(
+                    "tick {}: the hash `{}` is not 16 hex digits",
+                    k + 1,
+                    tick.hash
+                )));
+            }
+        }
+        Ok(replay)
+    }
+
+    /// Plays the replay in `host`, which must be built like the session's apps and not have run
+    /// a tick: each tick's inputs, one engine tick, the hash checked. Returns the ticks played.
+    ///
+    /// # Errors
+    ///
+    /// [`SessionReplayError::NotPrepared`] for a host without the replay's `PlayerInputs`, and
+    /// [`SessionReplayError::Diverged`] at the first tick whose hash differs.
+    pub fn play(&self, host: &mut impl SimulationHost) -> Result<u64, SessionReplayError> {
+        let prepared = host
+            .world()
+            .get_resource::<PlayerInputs>()
+            .is_some_and(|inputs| inputs.players.len() == self.players);
+        if !prepared {
+            return Err(SessionReplayError::NotPrepared {
+                players: self.players,
+            });
+        }
+        for tick in &self.ticks {
+            host.world_mut().resource_mut::<PlayerInputs>().players = tick.inputs.clone();
+            let done = super::session::step_one_tick(host).map_err(|error| {
+                SessionReplayError::Stopped {
+                    tick: host.ticks_done() + 1,
+                    message: error.to_string(),
+                }
+            })?;
+            let computed = super::session::confirmed_hash(host, done);
+            let recorded = parse_hash(&tick.hash).unwrap_or_default();
+            if computed != Some(recorded) {
+                return Err(SessionReplayError::Diverged {
+                    tick: done,
+                    recorded,
+                    computed: computed.unwrap_or_default(),
+                });
+            }
+        }
+        Ok(self.ticks.len() as u64)
+    }
+}
+
+/// A hash written as 16 hex digits.
+fn parse_hash(text: &str) -> Option<u64> {
+    if text.len() != 16 {
+        return None;
+    }
+    u64::from_str_radix(text, 16).ok()
+}
