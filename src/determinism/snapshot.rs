@@ -323,7 +323,9 @@ fn simulation_entities(world: &World) -> Result<BTreeMap<SimId, Entity>, Snapsho
 }
 
 impl WorldSnapshot {
-    /// Copies the simulation state of `world`, which is left as it was.
+    /// Copies the simulation state of `world`. Nothing simulated changes; external-state hooks may
+    /// finish pending work first (the GPU hook simulates the queued GPU ticks and records their
+    /// hashes, as the frame would have).
     pub fn capture(world: &mut World) -> Result<WorldSnapshot, SnapshotError> {
         let registry = registry_of(world);
         // First: a hook may finish pending work that writes ECS state (GPU ticks record hashes).

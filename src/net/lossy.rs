@@ -3,8 +3,9 @@
 //!
 //! Each datagram sent is dropped with probability `loss`, otherwise held for `latency` plus a
 //! uniform share of `jitter` and then sent for real; datagrams whose delays cross arrive out of
-//! order, as on the internet. The choices come from a seeded generator (SplitMix64), so a test's
-//! losses are the same every run, though arrival times follow the wall clock. Held datagrams go
+//! order, as on the internet. The choices come from a seeded generator (SplitMix64), so the share
+//! of losses is the same every run; which datagram meets which draw follows the session's timing
+//! (resends, keep-alives), and arrival times follow the wall clock. Held datagrams go
 //! out whenever the socket is used (`send` or `receive`) or [`LossySocket::pump`] is called.
 //!
 //! This module owns the conditions, the held datagrams and their counts. It must never send to

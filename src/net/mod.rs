@@ -31,6 +31,6 @@ pub use session::{
     SessionSettings, prepare_app,
 };
 pub use socket::{
-    FLOOD_DATAGRAMS_PER_POLL, MAX_DATAGRAM_BYTES, MAX_DATAGRAMS_PER_POLL, PeerCounts, PeerSocket,
+    FLOOD_DATAGRAMS_PER_SECOND, MAX_DATAGRAM_BYTES, MAX_DATAGRAMS_PER_POLL, PeerCounts, PeerSocket,
     SharedCounts, SocketCounts,
 };

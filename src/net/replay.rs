@@ -87,6 +87,12 @@ pub enum SessionReplayError {
         /// Players in the replay.
         players: usize,
     },
+    /// The app has already run ticks; a replay plays from the session's start.
+    #[error("the app has run {ticks_done} ticks; a session replay plays from tick 0")]
+    NotAtStart {
+        /// The ticks the app has run.
+        ticks_done: u64,
+    },
     /// The host did not run the tick (paused, say).
     #[error("tick {tick} did not run: {message}")]
     Stopped {
@@ -218,6 +224,11 @@ impl SessionReplay {
         if !prepared {
             return Err(SessionReplayError::NotPrepared {
                 players: self.players,
+            });
+        }
+        if host.ticks_done() != 0 {
+            return Err(SessionReplayError::NotAtStart {
+                ticks_done: host.ticks_done(),
             });
         }
         for tick in &self.ticks {

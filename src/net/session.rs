@@ -44,8 +44,8 @@ use crate::runtime::{PlayerInputs, PlayerTickInput, TimeControl};
 /// none (a datagram damaged on the way is caught by UDP's checksum almost always).
 pub const MISBEHAVIOUR_LIMIT: u64 = 32;
 
-/// Polls with a flood from one peer after which it is dropped.
-pub const FLOOD_LIMIT: u64 = 4;
+/// Seconds of flooding from one peer after which it is dropped.
+pub const FLOOD_LIMIT: u64 = 3;
 
 /// The engine's session types for fortress-rollback: inputs are [`PlayerTickInput`], a saved
 /// state is the tick whose snapshot the session keeps, peers are UDP addresses.
@@ -86,6 +86,25 @@ pub enum NetError {
         /// The tick.
         tick: u64,
     },
+    /// The host's ticks and the session's do not line up: the session must start on a host
+    /// that has run no tick, and only the session may run its ticks.
+    #[error(
+        "the session is at tick {tick} and the app has run {ticks_done} ticks: start the session \
+         before the app's first tick, and run ticks only through the session"
+    )]
+    Misaligned {
+        /// The session's tick.
+        tick: u64,
+        /// The ticks the host has run.
+        ticks_done: u64,
+    },
+    /// A confirmed tick's hash is no longer in `StateHashes` (it lagged more than
+    /// `STATE_HASH_HISTORY` ticks behind), so the record would have a gap.
+    #[error("the hash of confirmed tick {tick} is no longer kept, so the session cannot record it")]
+    Unrecorded {
+        /// The tick.
+        tick: u64,
+    },
     /// A frame step did not run exactly one tick (the host's time control stopped it).
     #[error("a session tick ran {ran} engine ticks instead of one (is the host paused?)")]
     Step {
@@ -114,7 +133,9 @@ pub struct SessionSettings {
     /// Ticks the session may run ahead of the last confirmed input, predicting the rest; 0 is
     /// lockstep (every tick waits for every input).
     pub max_prediction: usize,
-    /// Every how many ticks peers compare the checksum of a confirmed tick.
+    /// Every how many ticks peers compare the checksum of a confirmed tick. In lockstep (a
+    /// window of 0) the crate saves no state and compares no checksum: compare
+    /// [`NetSession::confirmed_hashes`] between peers instead.
     pub desync_interval: u32,
     /// Refused datagrams after which a peer is dropped ([`MISBEHAVIOUR_LIMIT`] by default;
     /// `u64::MAX` never drops one for them, as a fuzzer needs).
@@ -233,8 +254,8 @@ impl NetSession {
             .with_desync_detection_mode(DesyncDetection::On {
                 interval: settings.desync_interval,
             })
-            // A peer that stops answering is dropped and the others play on, its input frozen
-            // at its last confirmed one on every peer alike.
+            // A peer that stops answering is dropped and the others play on; from the tick the
+            // peers agree it left, its player gets no input (see `advance`).
             .with_disconnect_behavior(DisconnectBehavior::ContinueWithout);
         for &handle in &settings.local {
             builder = builder
@@ -325,8 +346,8 @@ impl NetSession {
             let _ = self.session.remove_player(PlayerHandle::new(*handle));
             let reason = if peer.floods >= FLOOD_LIMIT {
                 format!(
-                    "it flooded the socket (more than {} datagrams in one poll, {} times)",
-                    super::socket::FLOOD_DATAGRAMS_PER_POLL,
+                    "it flooded the socket (more than {} datagrams a second, {} times)",
+                    super::socket::FLOOD_DATAGRAMS_PER_SECOND,
                     peer.floods
                 )
             } else {
@@ -395,11 +416,23 @@ impl NetSession {
             }
             Err(error) => return Err(error.into()),
         };
-        let mut advanced = Advanced::default();
+        // With the prediction window full the crate asks for no tick (only a save): waiting.
+        let mut advanced = Advanced {
+            waiting: !requests
+                .iter()
+                .any(|request| matches!(request, FortressRequest::AdvanceFrame { .. })),
+            ..Advanced::default()
+        };
         for request in requests {
             match request {
                 FortressRequest::SaveGameState { cell, frame } => {
                     let tick = tick_of(frame);
+                    if host.ticks_done() != tick {
+                        return Err(NetError::Misaligned {
+                            tick,
+                            ticks_done: host.ticks_done(),
+                        });
+                    }
                     let snapshot = host.take_snapshot()?;
                     let checksum = u128::from(state_hash(host, tick));
                     self.keep(tick, snapshot);
@@ -433,7 +466,7 @@ impl NetSession {
                 }
             }
         }
-        self.record_confirmed(host);
+        self.record_confirmed(host)?;
         Ok(advanced)
     }
 
@@ -446,23 +479,18 @@ impl NetSession {
         self.ring.push_back((tick, snapshot));
     }
 
-    /// Records the hash of every tick confirmed since the last call.
-    fn record_confirmed(&mut self, host: &mut impl SimulationHost) {
+    /// Records the hash and inputs of every tick confirmed since the last call.
+    fn record_confirmed(&mut self, host: &mut impl SimulationHost) -> Result<(), NetError> {
         // Frame `c` confirmed: the inputs of ticks up to `c` are final, so the state after
         // `c + 1` ticks is.
         let confirmed = self.session.confirmed_frame().as_i32();
         if confirmed < 0 {
-            return;
+            return Ok(());
         }
         let last = (confirmed as u64 + 1).min(host.ticks_done());
         let next = self.confirmed.last().map_or(1, |(tick, _)| tick + 1);
-        if next > last {
-            return;
-        }
         for tick in next..=last {
-            let Some(hash) = confirmed_hash(host, tick) else {
-                continue;
-            };
+            let hash = confirmed_hash(host, tick).ok_or(NetError::Unrecorded { tick })?;
             self.confirmed.push((tick, hash));
             while let Some((kept, inputs)) = self.pending_inputs.pop_front() {
                 if kept == tick {
@@ -471,6 +499,7 @@ impl NetSession {
                 }
             }
         }
+        Ok(())
     }
 
     /// Every confirmed tick so far with the inputs it ran with: the session's replay.

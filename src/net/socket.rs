@@ -7,7 +7,9 @@
 //! sender and reason in [`SocketCounts`], which the session owner reads through a shared handle.
 //! One poll reads at most [`MAX_DATAGRAMS_PER_POLL`] datagrams, so a flood costs a bounded amount
 //! of work per frame (the rest waits in the system's buffer, which drops what does not fit); a
-//! peer that sends more than [`FLOOD_DATAGRAMS_PER_POLL`] in one poll is counted as flooding. The
+//! peer whose datagrams arrive faster than [`FLOOD_DATAGRAMS_PER_SECOND`] over a second is
+//! counted as flooding (an honest peer sends a few a frame, and what piles up while this machine
+//! stalls for a moment stays well under it). The
 //! session bans a peer it drops ([`SharedCounts::ban`]): from then on its datagrams count as a
 //! stranger's.
 //!
@@ -17,6 +19,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use fortress_rollback::network::codec::{decode_message, encode};
 use fortress_rollback::{Message, NonBlockingSocket};
@@ -29,9 +32,9 @@ pub const MAX_DATAGRAM_BYTES: usize = 1200;
 /// The most datagrams one poll reads.
 pub const MAX_DATAGRAMS_PER_POLL: usize = 256;
 
-/// More datagrams than this from one peer in one poll is a flood: an honest peer sends a few a
-/// frame.
-pub const FLOOD_DATAGRAMS_PER_POLL: u64 = 64;
+/// More datagrams than this from one peer within one second is a flood: an honest peer sends a
+/// few a frame, a few hundred a second at most.
+pub const FLOOD_DATAGRAMS_PER_SECOND: u64 = 2000;
 
 /// What one peer has sent.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -42,7 +45,7 @@ pub struct PeerCounts {
     pub oversized: u64,
     /// Refused: not one whole message in the crate's encoding.
     pub malformed: u64,
-    /// Polls in which it sent more than [`FLOOD_DATAGRAMS_PER_POLL`] datagrams.
+    /// Seconds in which it sent more than [`FLOOD_DATAGRAMS_PER_SECOND`] datagrams.
     pub floods: u64,
 }
 
@@ -71,6 +74,8 @@ pub struct SocketCounts {
 struct Shared {
     counts: SocketCounts,
     banned: BTreeSet<SocketAddr>,
+    /// Each peer's current one-second window: when it began and the datagrams in it.
+    windows: BTreeMap<SocketAddr, (Instant, u64)>,
 }
 
 /// A handle on a socket's counts and bans that stays with the session owner while the session
@@ -187,11 +192,19 @@ impl<D: Datagrams> NonBlockingSocket<SocketAddr> for PeerSocket<D> {
         }
         let mut shared = self.counts.lock();
         shared.counts.full_polls += u64::from(full);
+        let now = Instant::now();
         for (sender, count) in by_sender {
-            if count > FLOOD_DATAGRAMS_PER_POLL
-                && let Some(peer) = shared.counts.peers.get_mut(&sender)
-            {
-                peer.floods += 1;
+            if !self.peers.contains(&sender) {
+                continue;
+            }
+            let window = shared.windows.entry(sender).or_insert((now, 0));
+            if now.duration_since(window.0) >= Duration::from_secs(1) {
+                *window = (now, 0);
+            }
+            window.1 += count;
+            if window.1 > FLOOD_DATAGRAMS_PER_SECOND {
+                *window = (now, 0);
+                shared.counts.peers.entry(sender).or_default().floods += 1;
             }
         }
         messages

@@ -269,7 +269,8 @@ impl GpuRuntime {
     ///
     /// # Errors
     ///
-    /// What [`GpuPhysicsWorld::load_image`] refuses; the runtime is unchanged then.
+    /// What [`GpuPhysicsWorld::load_image`] refuses; the runtime's bookkeeping is unchanged
+    /// then (the device's bodies too, unless the final upload itself failed).
     pub fn load_image(
         &mut self,
         image: &GpuRuntimeImage,
