@@ -5,6 +5,9 @@
 //! decode but contradict what the peer sent before can leave it without synchronized inputs; see
 //! docs/multiplayer.md) is counted and replaced by a fresh pair, and fuzzing goes on.
 //!
+//! The seeds include a desync-detail exchange's datagrams (a summary, a target and a done), so
+//! the mutations reach the engine's own decoder as well as the crate's.
+//!
 //! `RUSTING_FUZZ_SECONDS` sets the budget (default 2, as for the file parsers); the inputs come
 //! from a seeded generator (`RUSTING_FUZZ_SEED`), so a failure is reproduced by running again
 //! with the printed seed. Peers run over in-memory links here, so the fuzzer's speed does not
@@ -19,6 +22,8 @@ use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use rusting_engine::App;
+use rusting_engine::determinism::StateDetail;
+use rusting_engine::net::detail_wire::{DetailKind, detail_json, encode_message};
 use rusting_engine::net::{Datagrams, NetSession, SessionSettings, prepare_app};
 use rusting_engine::physics::{Collider, RigidBody};
 use rusting_engine::runtime::{PlayerTickInput, RuntimeSettings};
@@ -132,6 +137,7 @@ fn pair() -> (Peer, Peer, Inbox, SocketAddr, SentLog) {
             desync_interval: 10,
             // Keep the fuzzed peer: what it sends must reach the crate.
             refusal_limit: u64::MAX,
+            flood_limit: u64::MAX,
         };
         Peer {
             app: app(),
@@ -223,14 +229,38 @@ fn running_pair() -> Running {
         b.frame().unwrap();
     }
     assert!(a.session.is_running() && b.session.is_running());
-    let corpus = b_sent.borrow().clone();
+    let mut corpus = b_sent.borrow().clone();
     assert!(corpus.len() > 100, "only {} real datagrams", corpus.len());
+    corpus.extend(detail_datagrams(&mut b));
     (a, b, a_inbox, b_address, corpus)
+}
+
+/// What B would send A in a desync-detail exchange about the last tick both checked (a summary,
+/// a target and a done), as seeds for the mutations: a whole summary makes A start an exchange.
+fn detail_datagrams(peer: &mut Peer) -> Vec<Vec<u8>> {
+    let tick = peer.app.ticks() / 10 * 10;
+    let detail = StateDetail::capture(peer.app.world_mut(), tick);
+    let mut target = detail.clone();
+    target.entities.truncate(1);
+    target.resources.clear();
+    let mut summary = detail;
+    for entity in &mut summary.entities {
+        entity.components.clear();
+    }
+    [
+        (DetailKind::Summary, detail_json(&summary)),
+        (DetailKind::Target, detail_json(&target)),
+        (DetailKind::Done, Vec::new()),
+    ]
+    .into_iter()
+    .flat_map(|(kind, json)| encode_message(kind, tick, &json).unwrap())
+    .collect()
 }
 
 /// Mutated copies of a real peer's datagrams reach a running session beside the real ones: the
 /// session never panics and no frame takes [`FRAME_LIMIT`]; refusals are counted, and a session
-/// the crate reports broken is replaced. Fails if the receive path panics on what a peer sends:
+/// the crate reports broken is replaced, and the fuzzed peer is never banned (its datagrams would
+/// then stop at the socket). Fails if the receive path panics on what a peer sends:
 /// for instance if `NetSession::advance` panics on the crate's errors instead of returning them
 /// (the crate's "failed to get synchronized inputs" comes within the first second).
 #[test]
@@ -262,7 +292,12 @@ fn fuzz_session_datagrams() {
             (a, b, a_inbox, b_address, corpus) = running_pair();
         }
     }
-    refused += a.session.socket_counts().peers[&b_address].refused();
+    let counts = a.session.socket_counts();
+    assert_eq!(
+        counts.strangers, 0,
+        "the fuzzed peer was banned, so its datagrams stopped reaching the session: {counts:?}"
+    );
+    refused += counts.peers[&b_address].refused();
     println!(
         "{inputs} fuzz datagrams (seed {}): {refused} refused by the socket, {broken} sessions \
          broken",

@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 use rusting_engine::App;
 use rusting_engine::net::{
-    LinkConditions, LinkWatch, LossySocket, NetEvent, NetSession, SessionSettings, prepare_app,
+    DesyncReport, LinkConditions, LinkWatch, LossySocket, NetEvent, NetSession, SessionSettings,
+    prepare_app,
 };
 use rusting_engine::physics::{Collider, RigidBody};
 use rusting_engine::prelude::SimState;
@@ -87,6 +88,21 @@ struct Peer {
 /// Two peers on loopback links with `conditions` (different seeds), with the given prediction
 /// window (0 is lockstep) and checksum interval.
 fn peers(conditions: LinkConditions, max_prediction: usize, desync_interval: u32) -> [Peer; 2] {
+    peers_with(
+        conditions,
+        max_prediction,
+        desync_interval,
+        [game_app(2), game_app(2)],
+    )
+}
+
+/// [`peers`] with the given apps.
+fn peers_with(
+    conditions: LinkConditions,
+    max_prediction: usize,
+    desync_interval: u32,
+    apps: [App; 2],
+) -> [Peer; 2] {
     let links = [0, 1].map(|k| {
         LossySocket::bind_loopback(LinkConditions {
             seed: conditions.seed + k,
@@ -97,6 +113,7 @@ fn peers(conditions: LinkConditions, max_prediction: usize, desync_interval: u32
     let addresses = links
         .each_ref()
         .map(|link| rusting_engine::net::Datagrams::local_addr(link).unwrap());
+    let mut apps = apps.map(Some);
     let mut k = 0;
     links.map(|link| {
         let handle = k;
@@ -109,10 +126,11 @@ fn peers(conditions: LinkConditions, max_prediction: usize, desync_interval: u32
             max_prediction,
             desync_interval,
             refusal_limit: rusting_engine::net::MISBEHAVIOUR_LIMIT,
+            flood_limit: rusting_engine::net::FLOOD_LIMIT,
         };
         let watch = link.watch();
         Peer {
-            app: game_app(2),
+            app: apps[handle].take().unwrap(),
             session: NetSession::start(&settings, link).unwrap(),
             handle,
             link: watch,
@@ -151,6 +169,86 @@ fn play(peers: &mut [Peer; 2], ticks: u64) -> [Vec<NetEvent>; 2] {
         }
     }
     events
+}
+
+/// Pushes player 1's ball sideways on tick 37: a difference only the app that has this system
+/// makes.
+fn plant_difference(
+    time: Res<rusting_engine::runtime::FrameTime>,
+    mut bodies: Query<(&Seat, &mut RigidBody)>,
+) {
+    if time.fixed_tick == 37 {
+        for (seat, mut body) in &mut bodies {
+            if seat.0 == 1 {
+                body.linear_velocity.x += 0.25;
+            }
+        }
+    }
+}
+
+/// Two peers under 20 to 60 ms of latency, one of which pushes a ball on tick 37 that the other
+/// does not: both report the first checked tick after it (40) and name the same entity,
+/// component and field, each with its own value first. Fails when the session keeps no detail of
+/// the checked ticks (the report then says the state is no longer held), or when a target carries
+/// the entity's hashes without its fields (the report then names no field).
+#[test]
+fn a_desync_is_named_to_the_field() {
+    let mut planted = game_app(2);
+    planted.add_systems(
+        FixedUpdate,
+        plant_difference.after(drive).before(SimSet::Physics),
+    );
+    let mut peers = peers_with(
+        LinkConditions {
+            latency: Duration::from_millis(20),
+            jitter: Duration::from_millis(40),
+            loss: 0.05,
+            seed: 40,
+        },
+        8,
+        10,
+        [game_app(2), planted],
+    );
+    let start = Instant::now();
+    let frame = Duration::from_secs_f64(1.0 / 60.0);
+    let mut reports: [Option<DesyncReport>; 2] = [None, None];
+    while reports.iter().any(Option::is_none) {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no desync report within 30 s: {reports:?}"
+        );
+        for (peer, report) in peers.iter_mut().zip(&mut reports) {
+            peer.session.poll();
+            let input = scripted(peer.handle, peer.app.ticks());
+            peer.session
+                .advance(&mut peer.app, &[(peer.handle, input)])
+                .unwrap();
+            for event in peer.session.take_events() {
+                if let NetEvent::DesyncNamed(named) = event {
+                    assert!(report.is_none(), "a second report: {named}");
+                    *report = Some(named);
+                }
+            }
+        }
+        std::thread::sleep(frame);
+    }
+    let [Some(a), Some(b)] = reports else {
+        unreachable!()
+    };
+    println!("peer 0: {a}\npeer 1: {b}");
+    assert_eq!(a.unnamed, None, "{a}");
+    assert_eq!((a.tick, b.tick), (40, 40));
+    assert!(
+        a.entity.as_deref().is_some_and(|e| e.contains("Player 1")),
+        "{a}"
+    );
+    assert_eq!(
+        (&a.sim_id, &a.entity, &a.component, &a.field),
+        (&b.sim_id, &b.entity, &b.component, &b.field)
+    );
+    assert!(a.field.is_some(), "{a}");
+    assert_eq!((&a.local, &a.remote), (&b.remote, &b.local));
+    assert_ne!(a.local, a.remote);
 }
 
 /// Two peers over loopback UDP with 50 to 150 ms of latency each way (50 ms plus up to 100 ms of
@@ -362,6 +460,7 @@ fn a_peer_sending_garbage_cannot_crash_or_stall_the_session() {
                 max_prediction: 8,
                 desync_interval: 10,
                 refusal_limit: rusting_engine::net::MISBEHAVIOUR_LIMIT,
+                flood_limit: rusting_engine::net::FLOOD_LIMIT,
             };
             Peer {
                 app: game_app(3),

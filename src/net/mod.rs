@@ -7,6 +7,8 @@
 //! - [`socket`]: [`PeerSocket`], the crate's messages over a datagram transport, every datagram
 //!   checked (sender, size, a whole message) and refusals counted by peer before the crate sees
 //!   it.
+//! - [`desync`]: [`DesyncReport`], a desync named to the field by a bounded exchange between the
+//!   two peers ([`detail_wire`]: its datagrams, parts and reassembly).
 //! - [`replay`]: [`SessionReplay`], every confirmed tick's inputs and hash, played back headless
 //!   without the network.
 //! - [`datagrams`]: [`Datagrams`], what a session needs of a transport (a UDP socket).
@@ -16,12 +18,15 @@
 //! module must never be needed by a game without netcode: it is compiled only with `net`.
 
 pub mod datagrams;
+pub mod desync;
+pub mod detail_wire;
 pub mod lossy;
 pub mod replay;
 pub mod session;
 pub mod socket;
 
 pub use datagrams::{Datagrams, bind_udp};
+pub use desync::{DesyncReport, GIVE_UP_AFTER, HELD_DETAILS, RESEND_EVERY};
 pub use lossy::{LinkConditions, LinkCounts, LinkWatch, LossySocket};
 pub use replay::{
     MAX_SESSION_REPLAY_BYTES, SESSION_REPLAY_FORMAT, SessionReplay, SessionReplayError, SessionTick,
@@ -31,6 +36,6 @@ pub use session::{
     SessionSettings, prepare_app,
 };
 pub use socket::{
-    FLOOD_DATAGRAMS_PER_SECOND, MAX_DATAGRAM_BYTES, MAX_DATAGRAMS_PER_POLL, PeerCounts, PeerSocket,
-    SharedCounts, SocketCounts,
+    FLOOD_DATAGRAMS_PER_SECOND, MAX_DATAGRAM_BYTES, MAX_DATAGRAMS_PER_POLL, MAX_DETAIL_INBOX,
+    PeerCounts, PeerSocket, SharedCounts, SocketCounts,
 };

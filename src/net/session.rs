@@ -12,11 +12,16 @@
 //!   one engine tick.
 //!
 //! A peer that sends [`MISBEHAVIOUR_LIMIT`] datagrams the socket refuses (or the session's own
-//! `refusal_limit`), or floods it in
-//! [`FLOOD_LIMIT`] polls, is dropped (disconnected and banned, [`NetEvent::PeerDropped`] says
+//! `refusal_limit`), or floods it for [`FLOOD_LIMIT`] seconds (or its `flood_limit`), is
+//! dropped (disconnected and banned, [`NetEvent::PeerDropped`] says
 //! why) while the others go on.
 //!
-//! The crate compares the checksums of confirmed ticks between peers; the session also keeps
+//! The crate compares the checksums of confirmed ticks between peers every `desync_interval`
+//! ticks. The session keeps the field-level detail of those ticks as it saves them, and when a
+//! checksum differs it names the cause with the peer ([`super::desync`]):
+//! [`NetEvent::DesyncNamed`] gives the tick, entity, component and field with both values.
+//!
+//! The session also keeps
 //! every confirmed tick's hash ([`NetSession::confirmed_hashes`]), which never changes once
 //! recorded, unlike the hash of a predicted tick. Engine ticks and the crate's frames share their
 //! numbers: frame `n` is the tick that runs with `FrameTime::fixed_tick == n`, and the state
@@ -27,6 +32,7 @@
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
+use std::time::Instant;
 
 use fortress_rollback::{
     Config, DesyncDetection, DisconnectBehavior, FortressError, FortressEvent, FortressRequest,
@@ -34,10 +40,13 @@ use fortress_rollback::{
 };
 
 use super::datagrams::Datagrams;
+use super::desync::{DesyncReport, Investigations};
 use super::replay::SessionReplay;
 use super::socket::{PeerSocket, SharedCounts};
 use crate::determinism::report::fold_gpu_hash;
-use crate::determinism::{SimulationHost, SnapshotError, StateHashes, WorldSnapshot};
+use crate::determinism::{
+    SimulationHost, SnapshotError, StateDetail, StateHashes, WorldSnapshot, world_state_hash,
+};
 use crate::runtime::{PlayerInputs, PlayerTickInput, TimeControl};
 
 /// Refused datagrams after which a peer is dropped. An honest peer runs the same code and sends
@@ -140,6 +149,9 @@ pub struct SessionSettings {
     /// Refused datagrams after which a peer is dropped ([`MISBEHAVIOUR_LIMIT`] by default;
     /// `u64::MAX` never drops one for them, as a fuzzer needs).
     pub refusal_limit: u64,
+    /// Seconds of flooding after which a peer is dropped ([`FLOOD_LIMIT`] by default; `u64::MAX`
+    /// never drops one for it).
+    pub flood_limit: u64,
 }
 
 impl SessionSettings {
@@ -155,6 +167,7 @@ impl SessionSettings {
             max_prediction: 8,
             desync_interval: 10,
             refusal_limit: MISBEHAVIOUR_LIMIT,
+            flood_limit: FLOOD_LIMIT,
         }
     }
 }
@@ -178,6 +191,9 @@ pub enum NetEvent {
         /// The peer.
         peer: SocketAddr,
     },
+    /// What differs in a desync, found with the peer: tick, entity, component, field and both
+    /// values (or why it could not be named). Made once per peer, for its first desync.
+    DesyncNamed(DesyncReport),
     /// A peer was dropped for what it sent; the session goes on without it.
     PeerDropped {
         /// Its player handle.
@@ -208,11 +224,18 @@ pub struct NetSession {
     counts: SharedCounts,
     players: usize,
     refusal_limit: u64,
+    flood_limit: u64,
     /// Remote players' handles and addresses, and whether each has been dropped.
     remote: Vec<(usize, SocketAddr, bool)>,
     /// `(tick, snapshot)`, oldest first.
     ring: VecDeque<(u64, WorldSnapshot)>,
     ring_len: usize,
+    /// The tick and checksum last saved, while no tick has run or been loaded since: the crate
+    /// asks to save it again when it waits, and the state is still the same.
+    fresh_save: Option<(u64, u128)>,
+    /// Every how many ticks the crate compares checksums (whose ticks' details are kept).
+    desync_interval: u64,
+    investigations: Investigations,
     /// `(tick, hash)` of every confirmed tick, in order.
     confirmed: Vec<(u64, u64)>,
     /// The inputs each tick not yet confirmed last ran with, by tick (ticks done after it).
@@ -275,6 +298,7 @@ impl NetSession {
             counts,
             players: settings.players,
             refusal_limit: settings.refusal_limit,
+            flood_limit: settings.flood_limit,
             remote: settings
                 .remote
                 .iter()
@@ -282,6 +306,9 @@ impl NetSession {
                 .collect(),
             ring: VecDeque::new(),
             ring_len: settings.max_prediction + 2,
+            fresh_save: None,
+            desync_interval: u64::from(settings.desync_interval.max(1)),
+            investigations: Investigations::default(),
             confirmed: Vec::new(),
             pending_inputs: VecDeque::new(),
             replay: SessionReplay::new(settings.players),
@@ -296,7 +323,7 @@ impl NetSession {
         self.session.poll_remote_clients();
         self.drop_misbehaving();
         for event in self.session.events() {
-            self.events.push(match event {
+            let event = match event {
                 FortressEvent::Synchronized { addr } => NetEvent::Synchronized(addr),
                 FortressEvent::Disconnected { addr } => NetEvent::Disconnected(addr),
                 FortressEvent::DesyncDetected {
@@ -304,12 +331,19 @@ impl NetSession {
                     local_checksum,
                     remote_checksum,
                     addr,
-                } => NetEvent::Desync {
-                    tick: frame.as_i32().max(0) as u64,
-                    local: local_checksum,
-                    remote: remote_checksum,
-                    peer: addr,
-                },
+                } => {
+                    let tick = tick_of(frame);
+                    self.events.push(NetEvent::Desync {
+                        tick,
+                        local: local_checksum,
+                        remote: remote_checksum,
+                        peer: addr,
+                    });
+                    match self.investigations.start(tick, addr, Instant::now()) {
+                        Some(report) => NetEvent::DesyncNamed(report),
+                        None => continue,
+                    }
+                }
                 FortressEvent::PeerDropped { handle, addr } => {
                     let handle = handle.as_usize();
                     let Some(remote) = self.remote.iter_mut().find(|r| r.0 == handle) else {
@@ -326,7 +360,30 @@ impl NetSession {
                     }
                 }
                 other => NetEvent::Other(format!("{other:?}")),
-            });
+            };
+            self.events.push(event);
+        }
+        self.investigate();
+    }
+
+    /// Moves the desync investigations on with the detail datagrams that came.
+    fn investigate(&mut self) {
+        let now = Instant::now();
+        let mut reports = Vec::new();
+        for (peer, datagram) in self.counts.take_detail() {
+            match self.investigations.receive(peer, &datagram, now) {
+                Ok(report) => reports.extend(report),
+                Err(_) => self.counts.count_malformed(peer),
+            }
+        }
+        let step = self.investigations.step(now);
+        self.counts.queue_detail(step.outgoing);
+        for peer in step.refused {
+            self.counts.count_malformed(peer);
+        }
+        for report in reports.into_iter().chain(step.reports) {
+            bevy::log::warn!("{report}");
+            self.events.push(NetEvent::DesyncNamed(report));
         }
     }
 
@@ -337,14 +394,14 @@ impl NetSession {
             let Some(peer) = counts.peers.get(address) else {
                 continue;
             };
-            if *dropped || (peer.refused() < self.refusal_limit && peer.floods < FLOOD_LIMIT) {
+            if *dropped || (peer.refused() < self.refusal_limit && peer.floods < self.flood_limit) {
                 continue;
             }
             *dropped = true;
             self.counts.ban(*address);
             // A peer the crate has already removed needs no second removal.
             let _ = self.session.remove_player(PlayerHandle::new(*handle));
-            let reason = if peer.floods >= FLOOD_LIMIT {
+            let reason = if peer.floods >= self.flood_limit {
                 format!(
                     "it flooded the socket (more than {} datagrams a second, {} times)",
                     super::socket::FLOOD_DATAGRAMS_PER_SECOND,
@@ -433,9 +490,20 @@ impl NetSession {
                             ticks_done: host.ticks_done(),
                         });
                     }
+                    if let Some((saved, checksum)) = self.fresh_save
+                        && saved == tick
+                    {
+                        cell.save(frame, Some(tick), Some(checksum));
+                        continue;
+                    }
                     let snapshot = host.take_snapshot()?;
                     let checksum = u128::from(state_hash(host, tick));
+                    if tick.is_multiple_of(self.desync_interval) {
+                        self.investigations
+                            .hold(StateDetail::capture(host.world_mut(), tick));
+                    }
                     self.keep(tick, snapshot);
+                    self.fresh_save = Some((tick, checksum));
                     cell.save(frame, Some(tick), Some(checksum));
                 }
                 FortressRequest::LoadGameState { frame, .. } => {
@@ -447,6 +515,7 @@ impl NetSession {
                         .map(|(_, snapshot)| snapshot)
                         .ok_or(NetError::Forgotten { tick })?;
                     host.restore_snapshot(snapshot)?;
+                    self.fresh_save = None;
                     self.rollbacks += 1;
                     advanced.rolled_back = true;
                 }
@@ -459,6 +528,7 @@ impl NetSession {
                         })
                         .collect();
                     host.world_mut().resource_mut::<PlayerInputs>().players = players.clone();
+                    self.fresh_save = None;
                     let tick = step_one_tick(host)?;
                     self.pending_inputs.retain(|(kept, _)| *kept < tick);
                     self.pending_inputs.push_back((tick, players));
@@ -537,13 +607,9 @@ fn tick_of(frame: Frame) -> u64 {
 /// The hash of the state after `tick` ticks: the CPU hash folded with the GPU hash of GPU tick
 /// `tick - 1` (completing queued GPU ticks first), as lockstep runs announce it.
 fn state_hash(host: &mut impl SimulationHost, tick: u64) -> u64 {
-    let gpu = crate::physics::gpu::complete_gpu_ticks_before(host.world_mut(), tick);
-    let world = host.world_mut();
-    let cpu = match world.resource::<StateHashes>().get(tick) {
-        Some(hash) => hash,
-        None => crate::determinism::world_state_hash(world),
-    };
-    fold_gpu_hash(cpu, gpu)
+    // Tick 0 (no tick has run, so none recorded a hash): the world as it is, with no GPU tick.
+    confirmed_hash(host, tick)
+        .unwrap_or_else(|| fold_gpu_hash(world_state_hash(host.world_mut()), None))
 }
 
 /// The hash after `tick` ticks as a confirmed tick records it: the CPU hash folded with the GPU

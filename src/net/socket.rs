@@ -13,8 +13,14 @@
 //! session bans a peer it drops ([`SharedCounts::ban`]): from then on its datagrams count as a
 //! stranger's.
 //!
-//! This module owns the checks and the counts. It must never interpret a message's contents
-//! beyond decoding it: the protocol is the crate's.
+//! Datagrams that start with the desync-detail magic ([`super::detail_wire`]) are the engine's
+//! own: they are put aside, at most [`MAX_DETAIL_INBOX`] of them, for the session's
+//! investigations ([`SharedCounts::take_detail`]), which send theirs through the same handle
+//! ([`SharedCounts::queue_detail`]; they leave at the next poll).
+//!
+//! This module owns the checks, the counts and the detail datagrams' queues. It must never
+//! interpret a message's contents beyond decoding it: the protocol is the crate's, and the
+//! detail exchange's is the investigations'.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
@@ -25,6 +31,7 @@ use fortress_rollback::network::codec::{decode_message, encode};
 use fortress_rollback::{Message, NonBlockingSocket};
 
 use super::datagrams::Datagrams;
+use super::detail_wire::is_detail;
 
 /// The longest datagram accepted: what fits one packet on any path without fragments.
 pub const MAX_DATAGRAM_BYTES: usize = 1200;
@@ -35,6 +42,9 @@ pub const MAX_DATAGRAMS_PER_POLL: usize = 256;
 /// More datagrams than this from one peer within one second is a flood: an honest peer sends a
 /// few a frame, a few hundred a second at most.
 pub const FLOOD_DATAGRAMS_PER_SECOND: u64 = 2000;
+
+/// The most desync-detail datagrams held for the session between two polls; more are dropped.
+pub const MAX_DETAIL_INBOX: usize = 1024;
 
 /// What one peer has sent.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -47,6 +57,9 @@ pub struct PeerCounts {
     pub malformed: u64,
     /// Seconds in which it sent more than [`FLOOD_DATAGRAMS_PER_SECOND`] datagrams.
     pub floods: u64,
+    /// Desync-detail datagrams put aside for the session (the session counts the ones it then
+    /// refuses as malformed).
+    pub detail: u64,
 }
 
 impl PeerCounts {
@@ -67,6 +80,8 @@ pub struct SocketCounts {
     pub full_polls: u64,
     /// Messages that could not be encoded or sent (a local fault; logged).
     pub send_failures: u64,
+    /// Desync-detail datagrams dropped because [`MAX_DETAIL_INBOX`] were already waiting.
+    pub detail_overflow: u64,
 }
 
 /// What the socket and the session owner share: the counts and the banned peers.
@@ -76,6 +91,10 @@ struct Shared {
     banned: BTreeSet<SocketAddr>,
     /// Each peer's current one-second window: when it began and the datagrams in it.
     windows: BTreeMap<SocketAddr, (Instant, u64)>,
+    /// Detail datagrams received and not yet taken, with their senders.
+    detail_in: Vec<(SocketAddr, Vec<u8>)>,
+    /// Detail datagrams to send at the next poll.
+    detail_out: Vec<(SocketAddr, Vec<u8>)>,
 }
 
 /// A handle on a socket's counts and bans that stays with the session owner while the session
@@ -92,6 +111,21 @@ impl SharedCounts {
     /// Stops accepting datagrams from `peer`: they are counted as a stranger's from now on.
     pub fn ban(&self, peer: SocketAddr) {
         self.lock().banned.insert(peer);
+    }
+
+    /// The desync-detail datagrams received since the last call, with their senders.
+    pub fn take_detail(&self) -> Vec<(SocketAddr, Vec<u8>)> {
+        std::mem::take(&mut self.lock().detail_in)
+    }
+
+    /// Queues desync-detail datagrams to send at the socket's next poll.
+    pub fn queue_detail(&self, datagrams: impl IntoIterator<Item = (SocketAddr, Vec<u8>)>) {
+        self.lock().detail_out.extend(datagrams);
+    }
+
+    /// Counts a datagram from `peer` that the session refused after the socket let it through.
+    pub fn count_malformed(&self, peer: SocketAddr) {
+        self.lock().counts.peers.entry(peer).or_default().malformed += 1;
     }
 
     fn lock(&self) -> MutexGuard<'_, Shared> {
@@ -129,7 +163,8 @@ impl<D: Datagrams> PeerSocket<D> {
 
     /// Checks one datagram from `from`: the message it holds, or `None` (counted).
     fn check(&self, length: usize, from: SocketAddr) -> Option<Message> {
-        let mut shared = self.counts.lock();
+        let mut guard = self.counts.lock();
+        let shared = &mut *guard;
         if !self.peers.contains(&from) || shared.banned.contains(&from) {
             shared.counts.strangers += 1;
             return None;
@@ -139,7 +174,17 @@ impl<D: Datagrams> PeerSocket<D> {
             peer.oversized += 1;
             return None;
         }
-        match decode_message(&self.buffer[..length]) {
+        let datagram = &self.buffer[..length];
+        if is_detail(datagram) {
+            if shared.detail_in.len() < MAX_DETAIL_INBOX {
+                peer.detail += 1;
+                shared.detail_in.push((from, datagram.to_vec()));
+            } else {
+                shared.counts.detail_overflow += 1;
+            }
+            return None;
+        }
+        match decode_message(datagram) {
             Ok((message, used)) if used == length => {
                 peer.accepted += 1;
                 Some(message)
@@ -168,6 +213,13 @@ impl<D: Datagrams> NonBlockingSocket<SocketAddr> for PeerSocket<D> {
     }
 
     fn receive_all_messages(&mut self) -> Vec<(SocketAddr, Message)> {
+        let outgoing = std::mem::take(&mut self.counts.lock().detail_out);
+        for (to, datagram) in outgoing {
+            if let Err(error) = self.link.send(&datagram, to) {
+                self.counts.lock().counts.send_failures += 1;
+                bevy::log::warn!("a desync-detail datagram to {to} was not sent: {error}");
+            }
+        }
         let mut messages = Vec::new();
         let mut by_sender: BTreeMap<SocketAddr, u64> = BTreeMap::new();
         let mut full = true;

@@ -1,0 +1,443 @@
+//! [`DesyncReport`]: what differs between two peers when a confirmed tick's checksums disagree,
+//! down to the field, found by a bounded exchange between the two.
+//!
+//! The crate compares the checksums of confirmed ticks every `desync_interval` ticks; the session
+//! keeps the [`StateDetail`] of each such tick as it saves it (the last [`HELD_DETAILS`] of
+//! them), so when a checksum differs both peers still hold that tick's state without running
+//! anything again. Then, over the session's own socket (datagrams of [`super::detail_wire`]):
+//!
+//! 1. each peer sends its **summary** of the tick: every simulation entity's hash by `SimId`, every
+//!    simulation resource's hash, the GPU hash (no fields);
+//! 2. from the two summaries each peer finds the same first difference (the first entity in
+//!    `SimId` order, else the first resource, else the GPU state) and sends its **target**: that
+//!    entity or resource with all its fields;
+//! 3. from the two targets each peer names the component and field with both values, reports it
+//!    ([`super::NetEvent::DesyncNamed`]) and sends **done**.
+//!
+//! Every message is resent every [`RESEND_EVERY`] until the peer shows it arrived (its target
+//! shows it holds our summary, its done that it holds our target), so loss only delays the report;
+//! an exchange the peer does not finish within [`GIVE_UP_AFTER`] is reported as unanswered. Only a
+//! peer's first desync is investigated: once two states part, every later tick differs too, and
+//! the first is the one that names the cause.
+//!
+//! Peers are untrusted: a message is at most [`super::detail_wire::MAX_DETAIL_PARTS`] bounded
+//! parts, only the peer under investigation is listened to, only about the tick under
+//! investigation, and a part that is impossible or contradicts the parts held is refused and
+//! counted against the peer like any refused datagram.
+//!
+//! This module owns the held details and the investigations. It must never touch the world: the
+//! session captures details while it saves, and the exchange works on those alone.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use crate::determinism::detail::entity_label;
+use crate::determinism::{DetailDifference, StateDetail, compare_details};
+
+use super::detail_wire::{
+    Assembly, DetailKind, decode_part, detail_json, encode_message, parse_detail,
+};
+
+/// Checksum ticks whose detail is kept for an investigation.
+pub const HELD_DETAILS: usize = 32;
+
+/// How often an unanswered message is sent again.
+pub const RESEND_EVERY: Duration = Duration::from_millis(200);
+
+/// How long an exchange may take before it is reported as unanswered.
+pub const GIVE_UP_AFTER: Duration = Duration::from_secs(10);
+
+/// What two peers found when a confirmed tick's checksums disagreed: the first entity in `SimId`
+/// order that differs (else resource, else the GPU state), its first differing component and
+/// field, and the value on each side.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DesyncReport {
+    /// The tick: the state after this many ticks differs.
+    pub tick: u64,
+    /// The peer whose state differs from this machine's.
+    pub peer: SocketAddr,
+    /// The differing entity's simulation id.
+    pub sim_id: Option<u64>,
+    /// The differing entity as people read it: its `Name` and scene or simulation id.
+    pub entity: Option<String>,
+    /// The differing component (or, when no entity differs, resource).
+    pub component: Option<String>,
+    /// The differing field's path inside it, e.g. `translation.x`.
+    pub field: Option<String>,
+    /// The value here (`(absent)` where only the peer has it).
+    pub local: Option<String>,
+    /// The value on the peer.
+    pub remote: Option<String>,
+    /// The GPU tick whose state differs, when the CPU state agrees in every field.
+    pub gpu_tick: Option<u64>,
+    /// Why nothing (or nothing finer) could be named, when that is so.
+    pub unnamed: Option<String>,
+}
+
+impl DesyncReport {
+    fn unnamed(tick: u64, peer: SocketAddr, why: impl Into<String>) -> DesyncReport {
+        DesyncReport {
+            tick,
+            peer,
+            sim_id: None,
+            entity: None,
+            component: None,
+            field: None,
+            local: None,
+            remote: None,
+            gpu_tick: None,
+            unnamed: Some(why.into()),
+        }
+    }
+
+    fn from_difference(tick: u64, peer: SocketAddr, difference: &DetailDifference) -> Self {
+        let mut report = DesyncReport::unnamed(tick, peer, "");
+        report.unnamed = None;
+        report.gpu_tick = difference.gpu_tick;
+        if let Some(entity) = &difference.entity {
+            report.sim_id = Some(entity.sim_id);
+            report.entity = Some(entity_label(
+                entity.name.as_deref(),
+                entity.scene_id,
+                entity.sim_id,
+            ));
+        }
+        report.component = difference.component.clone();
+        if let Some(field) = &difference.field {
+            report.field = Some(field.path.clone());
+            report.local = Some(field.first.clone());
+            report.remote = Some(field.second.clone());
+        }
+        report
+    }
+}
+
+impl fmt::Display for DesyncReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "desync after tick {} with {}: ", self.tick, self.peer)?;
+        if let Some(why) = &self.unnamed {
+            return f.write_str(why);
+        }
+        if let Some(gpu_tick) = self.gpu_tick {
+            return write!(
+                f,
+                "the GPU physics state differs after GPU tick {gpu_tick} while the CPU state \
+                 agrees in every field"
+            );
+        }
+        match &self.entity {
+            Some(entity) => write!(f, "entity {entity}")?,
+            None => f.write_str("no entity differs")?,
+        }
+        match (&self.component, self.entity.is_some()) {
+            (Some(component), true) => write!(f, ", component {component}")?,
+            (Some(resource), false) => write!(f, ", resource {resource}")?,
+            (None, _) => f.write_str(", which only one of the peers has")?,
+        }
+        if let (Some(field), Some(local), Some(remote)) = (&self.field, &self.local, &self.remote) {
+            write!(f, ", field {field}: {local} here, {remote} on the peer")?;
+        }
+        Ok(())
+    }
+}
+
+/// One exchange with one peer about one tick.
+struct Investigation {
+    tick: u64,
+    started: Instant,
+    last_sent: Option<Instant>,
+    /// This machine's full detail of the tick.
+    local: StateDetail,
+    summary: Vec<Vec<u8>>,
+    /// Our target and its datagrams, once the peer's summary has come.
+    target: Option<(StateDetail, Vec<Vec<u8>>)>,
+    remote_summary: Assembly,
+    remote_target: Assembly,
+    reported: bool,
+    peer_done: bool,
+    send_done: bool,
+}
+
+/// What the session keeps for investigations: details of checksum ticks and the exchanges under
+/// way (see the module docs).
+#[derive(Default)]
+pub struct Investigations {
+    held: VecDeque<StateDetail>,
+    active: BTreeMap<SocketAddr, Investigation>,
+    /// Peers already investigated, with the tick, so a late resend of theirs is still answered.
+    finished: BTreeMap<SocketAddr, u64>,
+    /// Datagrams to send at the next step that belong to no exchange under way.
+    pending: Vec<(SocketAddr, Vec<u8>)>,
+}
+
+/// What one step of the investigations produced.
+#[derive(Default)]
+pub struct InvestigationStep {
+    /// Datagrams to send.
+    pub outgoing: Vec<(SocketAddr, Vec<u8>)>,
+    /// Reports made.
+    pub reports: Vec<DesyncReport>,
+    /// Peers whose completed message was not a state detail of the tick (their exchange ends).
+    pub refused: Vec<SocketAddr>,
+}
+
+/// A detail datagram the peer should not have sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Refused;
+
+impl Investigations {
+    /// Keeps the detail of a checksum tick (a later save of the same tick replaces it).
+    pub fn hold(&mut self, detail: StateDetail) {
+        self.held.retain(|held| held.tick != detail.tick);
+        if self.held.len() == HELD_DETAILS {
+            self.held.pop_front();
+        }
+        self.held.push_back(detail);
+    }
+
+    /// Starts investigating a desync of `tick` with `peer`; a report at once when it cannot
+    /// (the tick's detail is no longer held, or the state is too large to send).
+    pub fn start(&mut self, tick: u64, peer: SocketAddr, now: Instant) -> Option<DesyncReport> {
+        if self.active.contains_key(&peer) || self.finished.contains_key(&peer) {
+            return None;
+        }
+        let Some(local) = self.held.iter().find(|held| held.tick == tick).cloned() else {
+            self.finished.insert(peer, tick);
+            return Some(DesyncReport::unnamed(
+                tick,
+                peer,
+                format!(
+                    "this machine no longer holds the state of tick {tick} (it keeps the last \
+                     {HELD_DETAILS} checked ticks), so the difference cannot be named"
+                ),
+            ));
+        };
+        let Some(summary) =
+            encode_message(DetailKind::Summary, tick, &detail_json(&summary(&local)))
+        else {
+            self.finished.insert(peer, tick);
+            return Some(DesyncReport::unnamed(
+                tick,
+                peer,
+                format!(
+                    "the state of tick {tick} ({} entities) is too large to compare over the \
+                     network",
+                    local.entities.len()
+                ),
+            ));
+        };
+        self.active.insert(
+            peer,
+            Investigation {
+                tick,
+                started: now,
+                last_sent: None,
+                local,
+                summary,
+                target: None,
+                remote_summary: Assembly::default(),
+                remote_target: Assembly::default(),
+                reported: false,
+                peer_done: false,
+                send_done: false,
+            },
+        );
+        None
+    }
+
+    /// Takes in a detail datagram from `peer`. A summary from a peer not yet investigated starts
+    /// an investigation of its tick (it saw the desync first).
+    pub fn receive(
+        &mut self,
+        peer: SocketAddr,
+        datagram: &[u8],
+        now: Instant,
+    ) -> Result<Option<DesyncReport>, Refused> {
+        let part = decode_part(datagram).ok_or(Refused)?;
+        let mut report = None;
+        if !self.active.contains_key(&peer) {
+            match self.finished.get(&peer) {
+                // Our done went missing: say it again.
+                Some(&tick) if tick == part.tick && part.kind == DetailKind::Target => {
+                    let done = encode_message(DetailKind::Done, tick, &[]).unwrap_or_default();
+                    self.pending
+                        .extend(done.into_iter().map(|datagram| (peer, datagram)));
+                    return Ok(None);
+                }
+                Some(_) => return Ok(None),
+                None if part.kind == DetailKind::Summary => {
+                    report = self.start(part.tick, peer, now);
+                }
+                None => return Ok(None),
+            }
+        }
+        let Some(investigation) = self.active.get_mut(&peer) else {
+            return Ok(report);
+        };
+        if part.tick != investigation.tick {
+            return Ok(report);
+        }
+        let added = match part.kind {
+            DetailKind::Summary => investigation.remote_summary.add(&part),
+            DetailKind::Target => {
+                investigation.send_done |= investigation.reported;
+                investigation.remote_target.add(&part)
+            }
+            DetailKind::Done => {
+                investigation.peer_done = true;
+                Ok(())
+            }
+        };
+        added.map_err(|_| Refused)?;
+        Ok(report)
+    }
+
+    /// Moves every exchange on: names what differs once both messages of the peer are in, sends
+    /// what is due, and gives up on exchanges past [`GIVE_UP_AFTER`].
+    pub fn step(&mut self, now: Instant) -> InvestigationStep {
+        let mut step = InvestigationStep {
+            outgoing: std::mem::take(&mut self.pending),
+            ..InvestigationStep::default()
+        };
+        let mut over = Vec::new();
+        for (&peer, investigation) in &mut self.active {
+            match investigation.advance(peer, now, &mut step) {
+                Ok(true) => over.push(peer),
+                Ok(false) => {}
+                Err(Refused) => {
+                    step.refused.push(peer);
+                    over.push(peer);
+                }
+            }
+        }
+        for peer in over {
+            if let Some(investigation) = self.active.remove(&peer) {
+                self.finished.insert(peer, investigation.tick);
+            }
+        }
+        step
+    }
+}
+
+impl Investigation {
+    /// One step of the exchange with `peer`; whether it is over.
+    fn advance(
+        &mut self,
+        peer: SocketAddr,
+        now: Instant,
+        step: &mut InvestigationStep,
+    ) -> Result<bool, Refused> {
+        if self.target.is_none()
+            && let Some(json) = self.remote_summary.complete()
+        {
+            let remote = parse_detail(&json, self.tick).ok_or(Refused)?;
+            let local = target(&self.local, compare_details(&summary(&self.local), &remote));
+            let datagrams = encode_message(DetailKind::Target, self.tick, &detail_json(&local))
+                .ok_or(Refused)?;
+            self.target = Some((local, datagrams));
+        }
+        if !self.reported
+            && let Some((local, _)) = &self.target
+            && let Some(json) = self.remote_target.complete()
+        {
+            let remote = parse_detail(&json, self.tick).ok_or(Refused)?;
+            step.reports.push(match compare_details(local, &remote) {
+                Some(difference) => DesyncReport::from_difference(self.tick, peer, &difference),
+                None => DesyncReport::unnamed(
+                    self.tick,
+                    peer,
+                    "the two states agree in every field the peers compared (the checksums \
+                     differ in state the detail does not hold)",
+                ),
+            });
+            self.reported = true;
+            self.send_done = true;
+        }
+        if self.send_done {
+            self.send_done = false;
+            for datagram in encode_message(DetailKind::Done, self.tick, &[]).unwrap_or_default() {
+                step.outgoing.push((peer, datagram));
+            }
+        }
+        if self.reported && self.peer_done {
+            return Ok(true);
+        }
+        if now.duration_since(self.started) >= GIVE_UP_AFTER {
+            if !self.reported {
+                step.reports.push(DesyncReport::unnamed(
+                    self.tick,
+                    peer,
+                    format!(
+                        "the peer did not finish the detail exchange within {} s",
+                        GIVE_UP_AFTER.as_secs()
+                    ),
+                ));
+            }
+            return Ok(true);
+        }
+        if self
+            .last_sent
+            .is_none_or(|sent| now.duration_since(sent) >= RESEND_EVERY)
+        {
+            self.last_sent = Some(now);
+            // Until the peer's target comes, it may lack our summary; until its done comes, our
+            // target.
+            if self.remote_target.complete().is_none() {
+                step.outgoing
+                    .extend(self.summary.iter().map(|datagram| (peer, datagram.clone())));
+            }
+            if let Some((_, target)) = self.target.as_ref().filter(|_| !self.peer_done) {
+                step.outgoing
+                    .extend(target.iter().map(|datagram| (peer, datagram.clone())));
+            }
+        }
+        Ok(false)
+    }
+}
+
+/// A detail without fields: each entity's and resource's hash only.
+fn summary(detail: &StateDetail) -> StateDetail {
+    let mut summary = detail.clone();
+    for entity in &mut summary.entities {
+        entity.components.clear();
+    }
+    for resource in &mut summary.resources {
+        resource.fields.clear();
+    }
+    summary
+}
+
+/// The part of `detail` that `difference` (between the two summaries) points at: the differing
+/// entity with all its fields, else the differing resource, else the GPU hash; nothing when the
+/// summaries agree.
+fn target(detail: &StateDetail, difference: Option<DetailDifference>) -> StateDetail {
+    let mut target = StateDetail {
+        tick: detail.tick,
+        entities: Vec::new(),
+        resources: Vec::new(),
+        gpu: None,
+    };
+    let Some(difference) = difference else {
+        return target;
+    };
+    if let Some(entity) = &difference.entity {
+        target.entities = detail
+            .entities
+            .iter()
+            .filter(|held| held.sim_id == entity.sim_id)
+            .cloned()
+            .collect();
+    } else if let Some(resource) = &difference.component {
+        target.resources = detail
+            .resources
+            .iter()
+            .filter(|held| held.name == *resource)
+            .cloned()
+            .collect();
+    } else {
+        target.gpu = detail.gpu.clone();
+    }
+    target
+}
