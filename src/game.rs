@@ -69,6 +69,10 @@ fn replay_in_message(file: &Path, error: &crate::determinism::ReplayError) -> St
     }
 }
 
+/// The session replay a game plays headless, without the network (`rusting replay play` sets it
+/// for a session replay).
+pub const SESSION_REPLAY_VARIABLE: &str = "RUSTING_SESSION_REPLAY_PLAY";
+
 /// Why a game cannot start.
 #[derive(thiserror::Error, Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -109,6 +113,19 @@ pub enum GameError {
     /// A windowed run was asked for where no window can open (no display).
     #[error("{0}")]
     NoDisplay(String),
+    /// The session replay to play (`RUSTING_SESSION_REPLAY_PLAY`) cannot be read, or playing it
+    /// diverged.
+    #[error(transparent)]
+    SessionReplay(#[from] crate::determinism::session_replay::SessionReplayError),
+    /// A multiplayer session failed (`NET_FAILED`: it could not start, no peer answered, the
+    /// session broke) or found a desync (`NET_DESYNC`, with the report naming the field).
+    #[error("{message}")]
+    Net {
+        /// `NET_FAILED` or `NET_DESYNC`.
+        code: &'static str,
+        /// What happened.
+        message: String,
+    },
     /// An environment variable has a value the game cannot use.
     #[error("{name}={value}: {reason}")]
     Environment {
@@ -359,6 +376,55 @@ fn try_run_game(
                 reason,
             });
         }
+    }
+    if let Some(file) = environment(SESSION_REPLAY_VARIABLE) {
+        let file = PathBuf::from(file);
+        let replay = crate::determinism::session_replay::SessionReplay::read(&file)?;
+        let mut app = build_app(&project)?;
+        crate::determinism::session_replay::prepare_players(&mut app, replay.players);
+        add_game(&mut app);
+        track_ticks(&mut app, channel);
+        app.setup()?;
+        channel.started();
+        let ticks = replay.play(&mut app)?;
+        return Ok(Some(format!(
+            "{}: the session replay matched all {ticks} confirmed ticks of its {} players",
+            project.manifest.name, replay.players
+        )));
+    }
+    #[cfg(feature = "net")]
+    if let Some(net) = crate::net::game_run::NetRun::from_environment()? {
+        let Some(ticks) = ticks else {
+            return Err(GameError::Environment {
+                name: crate::net::game_run::PEERS_VARIABLE,
+                value: environment(crate::net::game_run::PEERS_VARIABLE).unwrap_or_default(),
+                reason: "a networked run is headless for now: set RUSTING_HEADLESS_TICKS",
+            });
+        };
+        let mut app = build_app(&project)?;
+        net.prepare(&mut app);
+        add_game(&mut app);
+        track_ticks(&mut app, channel);
+        app.setup()?;
+        channel.started();
+        return net
+            .play(
+                &project,
+                &mut app,
+                ticks,
+                script.as_ref(),
+                report_path.as_deref(),
+            )
+            .map(Some);
+    }
+    #[cfg(not(feature = "net"))]
+    if let Some(value) = environment("RUSTING_NET_PEERS") {
+        return Err(GameError::Environment {
+            name: "RUSTING_NET_PEERS",
+            value,
+            reason: "this build of the game has no multiplayer: build it with the engine's `net` \
+                     feature (`rusting run --net` does)",
+        });
     }
     let replay_in = environment("RUSTING_REPLAY_PLAY")
         .map(|path| {

@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 use crate::determinism::ReplayError;
+use crate::determinism::session_replay::SessionReplayError;
 use crate::game::GameError;
 
 /// The environment variable naming the result file.
@@ -159,6 +160,14 @@ impl RunResult {
             GameError::App(crate::app::AppError::Scene(_)) => "SCENE_INVALID",
             GameError::App(_) => "START_FAILED",
             GameError::Report(_) => "OUTPUT_FAILED",
+            GameError::Net { code, .. } => code,
+            GameError::SessionReplay(SessionReplayError::Diverged { .. }) => "REPLAY_DIVERGED",
+            GameError::SessionReplay(
+                SessionReplayError::Io { .. }
+                | SessionReplayError::Json { .. }
+                | SessionReplayError::Invalid { .. },
+            ) => "REPLAY_INVALID",
+            GameError::SessionReplay(_) => "START_FAILED",
         };
         let mut result = RunResult::new(code, error.to_string());
         if let GameError::Undeclared(found) = error {
@@ -171,7 +180,7 @@ impl RunResult {
     pub fn exit_code(&self) -> u8 {
         match self.code.as_str() {
             "OK" => 0,
-            "REPLAY_DIVERGED" | "SYNCTEST_FAILED" | "UNDECLARED_STATE" => 1,
+            "REPLAY_DIVERGED" | "SYNCTEST_FAILED" | "UNDECLARED_STATE" | "NET_DESYNC" => 1,
             "NOTHING_TO_RUN" => 2,
             "PROJECT_INVALID"
             | "SCENE_INVALID"

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use bevy::prelude::*;
 use rusting_engine::App;
 use rusting_engine::net::{
-    DesyncReport, LinkConditions, LinkWatch, LossySocket, NetEvent, NetSession, SessionSettings,
-    prepare_app,
+    DesyncReport, LinkConditions, LinkWatch, LossySocket, NetError, NetEvent, NetSession,
+    SessionSettings, prepare_app,
 };
 use rusting_engine::physics::{Collider, RigidBody};
 use rusting_engine::prelude::SimState;
@@ -171,6 +171,57 @@ fn play(peers: &mut [Peer; 2], ticks: u64) -> [Vec<NetEvent>; 2] {
     events
 }
 
+/// Speeds every seated ball up by a little more each time it runs, counting its runs in a `Local`:
+/// state outside the snapshot.
+fn drift(mut runs: Local<u32>, mut bodies: Query<&mut RigidBody, With<Seat>>) {
+    *runs += 1;
+    for mut body in &mut bodies {
+        body.linear_velocity.x += *runs as f32 * 1e-3;
+    }
+}
+
+/// Both players' scripted inputs for the app's next tick.
+fn both(app: &App) -> [(usize, PlayerTickInput); 2] {
+    [0, 1].map(|handle| (handle, scripted(handle, app.ticks())))
+}
+
+/// The same API's local mode: both players on this machine, every tick rolled back 4 ticks and
+/// re-simulated with its checksum compared. A game whose state is all in the snapshot runs 120
+/// ticks, and its confirmed record plays back to the same hashes in a fresh app; a system that
+/// keeps a count outside the snapshot and lets it steer the balls is caught as
+/// `NetError::SyncTest`. Fails when the local mode ignores the crate's load requests (the
+/// session's ticks then run ahead of the crate's frames).
+#[test]
+fn the_local_mode_is_a_synctest() {
+    let mut app = game_app(2);
+    let mut session = NetSession::synctest(2, 4).unwrap();
+    for _ in 0..120 {
+        let inputs = both(&app);
+        session.advance(&mut app, &inputs).unwrap();
+    }
+    assert_eq!(app.ticks(), 120);
+    assert_eq!(session.confirmed_hashes().len(), 120);
+    assert!(
+        session.rollbacks() > 100,
+        "{} rollbacks",
+        session.rollbacks()
+    );
+    let mut fresh = game_app(2);
+    assert_eq!(session.replay().play(&mut fresh), Ok(120));
+
+    let mut leaky = game_app(2);
+    leaky.add_systems(FixedUpdate, drift.after(drive).before(SimSet::Physics));
+    let mut session = NetSession::synctest(2, 4).unwrap();
+    let error = (0..120).find_map(|_| {
+        let inputs = both(&leaky);
+        session.advance(&mut leaky, &inputs).err()
+    });
+    assert!(
+        matches!(error, Some(NetError::SyncTest { tick, .. }) if tick < 10),
+        "{error:?}"
+    );
+}
+
 /// Pushes player 1's ball sideways on tick 37: a difference only the app that has this system
 /// makes.
 fn plant_difference(
@@ -188,9 +239,9 @@ fn plant_difference(
 
 /// Two peers under 20 to 60 ms of latency, one of which pushes a ball on tick 37 that the other
 /// does not: both report the first checked tick after it (40) and name the same entity,
-/// component and field, each with its own value first. Fails when the session keeps no detail of
-/// the checked ticks (the report then says the state is no longer held), or when a target carries
-/// the entity's hashes without its fields (the report then names no field).
+/// component and field, each with its own value first. Fails when the session keeps no snapshot
+/// of the checked ticks (the report then says the state is no longer held), or when a target
+/// carries the entity's hashes without its fields (the report then names no field).
 #[test]
 fn a_desync_is_named_to_the_field() {
     let mut planted = game_app(2);

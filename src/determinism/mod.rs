@@ -13,6 +13,8 @@
 //! - `detail` holds `StateDetail` (one tick's state down to the field) and `compare_details`;
 //! - `lockstep` lets `rusting determinism` step a game's headless run tick by tick;
 //! - `replay` holds `Replay`, the `Recorder` the engine `App` keeps, and `play_replay`;
+//!   `session_replay` holds `SessionReplay`, a multiplayer session's confirmed ticks (every
+//!   player's input and the hash), played back without the network;
 //! - `snapshot` holds `WorldSnapshot` (simulation entities by `SimId`, registered resources) and
 //!   the registry of what it copies; `snapshot_external` the hooks that hold state outside the
 //!   ECS (GPU bodies); `seek` holds `ReplaySeeker`;
@@ -34,6 +36,7 @@ pub mod replay_compact;
 pub mod replay_journal;
 pub mod report;
 pub mod seek;
+pub mod session_replay;
 pub mod sim_state;
 pub mod snapshot;
 pub mod snapshot_external;

@@ -36,6 +36,7 @@ impl Plugin for GameplayPlugin {
             .insert_resource(SoundQueue::default())
             .register_sim_component::<PlayerController>()
             .register_sim_component::<PlatformerController>()
+            .register_sim_component::<crate::runtime::PlayerSlot>()
             .register_sim_component::<Tween>()
             .register_sim_component::<Pickup>()
             .register_sim_component::<Counter>()

@@ -6,16 +6,24 @@
 //! normal points up into it). Both systems run in `SimSet::Platformer`, so a rollback re-runs
 //! them: `platformer_jump` buffers a jump on the tick Space goes down (`TickInput`), and
 //! `platformer_move` runs from the arrow keys and the `move_x` / `move_y` axes (`Actions`: keys
-//! bound to them in `rusting.json` plus the analog axes). This module must never read the frame
-//! delta in a fixed system.
+//! bound to them in `rusting.json` plus the analog axes). In a multiplayer session an entity with
+//! a `PlayerSlot` reads its player's input from `PlayerInputs` instead: the `jump` action and the
+//! `move_x` / `move_y` axes of the project's bindings, which is all a session carries. This module
+//! must never read the frame delta in a fixed system.
 
 use bevy::input::keyboard::KeyCode;
 use bevy::math::Vec3;
+use bevy::prelude::Mut;
 use bevy::prelude::{Component, Query, Res};
 use serde::{Deserialize, Serialize};
 
 use crate::physics::{CollisionEvents, RigidBody};
-use crate::runtime::{Actions, FrameTime, SimId, TickInput, sim_math};
+use crate::runtime::{
+    Actions, FrameTime, InputBindings, PlayerInputs, PlayerSlot, SimId, TickInput, sim_math,
+};
+
+/// The action a session player jumps with.
+pub const JUMP_ACTION: &str = "jump";
 
 /// Steepest ground that still counts as standing: the cosine of about 45 degrees.
 const GROUND_COSINE: f32 = 0.7;
@@ -68,10 +76,31 @@ impl Default for PlatformerController {
 
 /// Buffers a jump when the jump key (Space) goes down this tick (runs in `SimSet::Platformer`,
 /// before `platformer_move`, so a rollback buffers it again).
-pub fn platformer_jump(input: Res<TickInput>, mut players: Query<&mut PlatformerController>) {
-    let held = input.is_pressed(KeyCode::Space);
-    for mut player in &mut players {
-        if input.just_pressed(KeyCode::Space) {
+pub fn platformer_jump(
+    input: Res<TickInput>,
+    session: Option<Res<PlayerInputs>>,
+    bindings: Res<InputBindings>,
+    mut players: Query<(&mut PlatformerController, Option<Mut<PlayerSlot>>)>,
+) {
+    let session = session.as_deref().filter(|inputs| inputs.in_session());
+    for (mut player, slot) in &mut players {
+        let (pressed, held) = match (slot, session) {
+            (Some(mut slot), Some(session)) => {
+                let input = session.of(slot.handle);
+                let bit = input.action_bit(&bindings, JUMP_ACTION).unwrap_or(0);
+                let held = input.actions & bit != 0;
+                let pressed = held && slot.held & bit == 0;
+                if slot.held != input.actions {
+                    slot.held = input.actions;
+                }
+                (pressed, held)
+            }
+            _ => (
+                input.just_pressed(KeyCode::Space),
+                input.is_pressed(KeyCode::Space),
+            ),
+        };
+        if pressed {
             player.jump_buffer = player.jump_buffer_time;
         }
         if player.jump_held != held {
@@ -85,16 +114,34 @@ pub fn platformer_jump(input: Res<TickInput>, mut players: Query<&mut Platformer
 pub fn platformer_move(
     time: Res<FrameTime>,
     actions: Actions,
+    session: Option<Res<PlayerInputs>>,
+    bindings: Res<InputBindings>,
     contacts: Res<CollisionEvents>,
-    mut players: Query<(&SimId, &mut PlatformerController, &mut RigidBody)>,
+    mut players: Query<(
+        &SimId,
+        &mut PlatformerController,
+        &mut RigidBody,
+        Option<&PlayerSlot>,
+    )>,
 ) {
+    let session = session.as_deref().filter(|inputs| inputs.in_session());
     let dt = time.fixed_delta;
     let key = |k: KeyCode| if actions.key_pressed(k) { 1.0 } else { 0.0 };
     let run_x = (key(KeyCode::ArrowRight) - key(KeyCode::ArrowLeft) + actions.axis("move_x"))
         .clamp(-1.0, 1.0);
     let run_z =
         (key(KeyCode::ArrowDown) - key(KeyCode::ArrowUp) - actions.axis("move_y")).clamp(-1.0, 1.0);
-    for (&sim_id, mut player, mut body) in &mut players {
+    for (&sim_id, mut player, mut body, slot) in &mut players {
+        let (run_x, run_z) = match (slot, session) {
+            (Some(slot), Some(session)) => {
+                let input = session.of(slot.handle);
+                (
+                    input.axis(&bindings, "move_x").clamp(-1.0, 1.0),
+                    (-input.axis(&bindings, "move_y")).clamp(-1.0, 1.0),
+                )
+            }
+            _ => (run_x, run_z),
+        };
         let grounded =
             contacts.is_supported(sim_id, GROUND_COSINE) && body.linear_velocity.y <= 0.5;
         player.landed = grounded && !player.grounded;

@@ -2,9 +2,11 @@
 //! down to the field, found by a bounded exchange between the two.
 //!
 //! The crate compares the checksums of confirmed ticks every `desync_interval` ticks; the session
-//! keeps the [`StateDetail`] of each such tick as it saves it (the last [`HELD_DETAILS`] of
-//! them), so when a checksum differs both peers still hold that tick's state without running
-//! anything again. Then, over the session's own socket (datagrams of [`super::detail_wire`]):
+//! keeps a snapshot of each such tick as it saves it (the last [`HELD_DETAILS`] of them), so when
+//! a checksum differs both peers still hold that tick's state without running anything again, and
+//! describe it as a [`StateDetail`] then (describing every checked tick as it ran would cost
+//! several ticks' time each). Then, over the session's own socket (datagrams of
+//! [`super::detail_wire`]):
 //!
 //! 1. each peer sends its **summary** of the tick: every simulation entity's hash by `SimId`, every
 //!    simulation resource's hash, the GPU hash (no fields);
@@ -25,10 +27,11 @@
 //! investigation, and a part that is impossible or contradicts the parts held is refused and
 //! counted against the peer like any refused datagram.
 //!
-//! This module owns the held details and the investigations. It must never touch the world: the
-//! session captures details while it saves, and the exchange works on those alone.
+//! This module owns the investigations. It must never touch the world: the session describes the
+//! held snapshot when an investigation asks for it ([`Investigations::wanted`]), and the exchange
+//! works on that detail alone.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -40,7 +43,7 @@ use super::detail_wire::{
     Assembly, DetailKind, decode_part, detail_json, encode_message, parse_detail,
 };
 
-/// Checksum ticks whose detail is kept for an investigation.
+/// Checked ticks whose snapshot the session keeps for an investigation.
 pub const HELD_DETAILS: usize = 32;
 
 /// How often an unanswered message is sent again.
@@ -160,11 +163,11 @@ struct Investigation {
     send_done: bool,
 }
 
-/// What the session keeps for investigations: details of checksum ticks and the exchanges under
-/// way (see the module docs).
+/// The exchanges under way, and the ones waiting for this machine's detail (see the module docs).
 #[derive(Default)]
 pub struct Investigations {
-    held: VecDeque<StateDetail>,
+    /// Peers whose exchange waits for this machine's detail of a tick.
+    wanted: BTreeMap<SocketAddr, u64>,
     active: BTreeMap<SocketAddr, Investigation>,
     /// Peers already investigated, with the tick, so a late resend of theirs is still answered.
     finished: BTreeMap<SocketAddr, u64>,
@@ -188,22 +191,41 @@ pub struct InvestigationStep {
 pub struct Refused;
 
 impl Investigations {
-    /// Keeps the detail of a checksum tick (a later save of the same tick replaces it).
-    pub fn hold(&mut self, detail: StateDetail) {
-        self.held.retain(|held| held.tick != detail.tick);
-        if self.held.len() == HELD_DETAILS {
-            self.held.pop_front();
-        }
-        self.held.push_back(detail);
+    /// Whether an exchange is under way.
+    pub fn active(&self) -> bool {
+        !self.active.is_empty()
     }
 
-    /// Starts investigating a desync of `tick` with `peer`; a report at once when it cannot
-    /// (the tick's detail is no longer held, or the state is too large to send).
-    pub fn start(&mut self, tick: u64, peer: SocketAddr, now: Instant) -> Option<DesyncReport> {
+    /// Asks for an investigation of a desync of `tick` with `peer` (the first with each peer
+    /// only): it starts once the session gives this machine's detail of the tick.
+    pub fn want(&mut self, tick: u64, peer: SocketAddr) {
+        if !self.active.contains_key(&peer) && !self.finished.contains_key(&peer) {
+            self.wanted.entry(peer).or_insert(tick);
+        }
+    }
+
+    /// The `(peer, tick)` of every investigation waiting for this machine's detail.
+    pub fn wanted(&self) -> Vec<(SocketAddr, u64)> {
+        self.wanted
+            .iter()
+            .map(|(&peer, &tick)| (peer, tick))
+            .collect()
+    }
+
+    /// Starts the investigation of `tick` with `peer` on this machine's detail of the tick (`None`
+    /// when its snapshot is no longer held); a report at once when it cannot go on.
+    pub fn start(
+        &mut self,
+        tick: u64,
+        peer: SocketAddr,
+        now: Instant,
+        local: Option<StateDetail>,
+    ) -> Option<DesyncReport> {
+        self.wanted.remove(&peer);
         if self.active.contains_key(&peer) || self.finished.contains_key(&peer) {
             return None;
         }
-        let Some(local) = self.held.iter().find(|held| held.tick == tick).cloned() else {
+        let Some(local) = local else {
             self.finished.insert(peer, tick);
             return Some(DesyncReport::unnamed(
                 tick,
@@ -247,16 +269,11 @@ impl Investigations {
         None
     }
 
-    /// Takes in a detail datagram from `peer`. A summary from a peer not yet investigated starts
-    /// an investigation of its tick (it saw the desync first).
-    pub fn receive(
-        &mut self,
-        peer: SocketAddr,
-        datagram: &[u8],
-        now: Instant,
-    ) -> Result<Option<DesyncReport>, Refused> {
+    /// Takes in a detail datagram from `peer`. A summary from a peer not yet investigated asks
+    /// for an investigation of its tick (it saw the desync first; it sends the summary again
+    /// until this machine answers).
+    pub fn receive(&mut self, peer: SocketAddr, datagram: &[u8]) -> Result<(), Refused> {
         let part = decode_part(datagram).ok_or(Refused)?;
-        let mut report = None;
         if !self.active.contains_key(&peer) {
             match self.finished.get(&peer) {
                 // Our done went missing: say it again.
@@ -264,20 +281,18 @@ impl Investigations {
                     let done = encode_message(DetailKind::Done, tick, &[]).unwrap_or_default();
                     self.pending
                         .extend(done.into_iter().map(|datagram| (peer, datagram)));
-                    return Ok(None);
                 }
-                Some(_) => return Ok(None),
-                None if part.kind == DetailKind::Summary => {
-                    report = self.start(part.tick, peer, now);
-                }
-                None => return Ok(None),
+                Some(_) => {}
+                None if part.kind == DetailKind::Summary => self.want(part.tick, peer),
+                None => {}
             }
+            return Ok(());
         }
         let Some(investigation) = self.active.get_mut(&peer) else {
-            return Ok(report);
+            return Ok(());
         };
         if part.tick != investigation.tick {
-            return Ok(report);
+            return Ok(());
         }
         let added = match part.kind {
             DetailKind::Summary => investigation.remote_summary.add(&part),
@@ -290,20 +305,19 @@ impl Investigations {
                 Ok(())
             }
         };
-        added.map_err(|_| Refused)?;
-        Ok(report)
+        added.map_err(|_| Refused)
     }
 
     /// Moves every exchange on: names what differs once both messages of the peer are in, sends
     /// what is due, and gives up on exchanges past [`GIVE_UP_AFTER`].
-    pub fn step(&mut self, now: Instant) -> InvestigationStep {
+    pub fn exchange(&mut self, now: Instant) -> InvestigationStep {
         let mut step = InvestigationStep {
             outgoing: std::mem::take(&mut self.pending),
             ..InvestigationStep::default()
         };
         let mut over = Vec::new();
         for (&peer, investigation) in &mut self.active {
-            match investigation.advance(peer, now, &mut step) {
+            match investigation.proceed(peer, now, &mut step) {
                 Ok(true) => over.push(peer),
                 Ok(false) => {}
                 Err(Refused) => {
@@ -323,7 +337,7 @@ impl Investigations {
 
 impl Investigation {
     /// One step of the exchange with `peer`; whether it is over.
-    fn advance(
+    fn proceed(
         &mut self,
         peer: SocketAddr,
         now: Instant,

@@ -9,8 +9,11 @@
 //!   it.
 //! - [`desync`]: [`DesyncReport`], a desync named to the field by a bounded exchange between the
 //!   two peers ([`detail_wire`]: its datagrams, parts and reassembly).
-//! - [`replay`]: [`SessionReplay`], every confirmed tick's inputs and hash, played back headless
-//!   without the network.
+//! - [`game_run`]: [`game_run::NetRun`], one peer of a session as `rusting run --net` starts it.
+//! - [`wire_check`]: [`wire_check::WireCheck`], what the crate's decodable input messages must
+//!   not say (a player still here reported gone, a frame no peer has reached).
+//! - [`SessionReplay`] (in `determinism::session_replay`, so any build plays one): every
+//!   confirmed tick's inputs and hash, played back headless without the network.
 //! - [`datagrams`]: [`Datagrams`], what a session needs of a transport (a UDP socket).
 //! - [`lossy`]: [`LossySocket`], a loopback UDP socket with latency, jitter and loss, for tests.
 //!
@@ -20,17 +23,18 @@
 pub mod datagrams;
 pub mod desync;
 pub mod detail_wire;
+pub mod game_run;
 pub mod lossy;
-pub mod replay;
 pub mod session;
 pub mod socket;
+pub mod wire_check;
 
+pub use crate::determinism::session_replay::{
+    MAX_SESSION_REPLAY_BYTES, SESSION_REPLAY_FORMAT, SessionReplay, SessionReplayError, SessionTick,
+};
 pub use datagrams::{Datagrams, bind_udp};
 pub use desync::{DesyncReport, GIVE_UP_AFTER, HELD_DETAILS, RESEND_EVERY};
 pub use lossy::{LinkConditions, LinkCounts, LinkWatch, LossySocket};
-pub use replay::{
-    MAX_SESSION_REPLAY_BYTES, SESSION_REPLAY_FORMAT, SessionReplay, SessionReplayError, SessionTick,
-};
 pub use session::{
     Advanced, EngineSession, FLOOD_LIMIT, MISBEHAVIOUR_LIMIT, NetError, NetEvent, NetSession,
     SessionSettings, prepare_app,

@@ -17,8 +17,9 @@
 //! why) while the others go on.
 //!
 //! The crate compares the checksums of confirmed ticks between peers every `desync_interval`
-//! ticks. The session keeps the field-level detail of those ticks as it saves them, and when a
-//! checksum differs it names the cause with the peer ([`super::desync`]):
+//! ticks. The session keeps a snapshot of those ticks as it saves them, and when a checksum
+//! differs it describes that tick down to the field and names the cause with the peer
+//! ([`super::desync`]):
 //! [`NetEvent::DesyncNamed`] gives the tick, entity, component and field with both values.
 //!
 //! The session also keeps
@@ -37,17 +38,21 @@ use std::time::Instant;
 use fortress_rollback::{
     Config, DesyncDetection, DisconnectBehavior, FortressError, FortressEvent, FortressRequest,
     Frame, InputStatus, P2PSession, PlayerHandle, PlayerType, SessionBuilder, SessionState,
+    SyncTestSession,
 };
 
 use super::datagrams::Datagrams;
-use super::desync::{DesyncReport, Investigations};
-use super::replay::SessionReplay;
+use super::desync::{DesyncReport, HELD_DETAILS, Investigations};
 use super::socket::{PeerSocket, SharedCounts};
+use super::wire_check::WireCheck;
 use crate::determinism::report::fold_gpu_hash;
+use crate::determinism::session_replay::{
+    SessionReplay, confirmed_hash, prepared_for, step_one_tick,
+};
 use crate::determinism::{
     SimulationHost, SnapshotError, StateDetail, StateHashes, WorldSnapshot, world_state_hash,
 };
-use crate::runtime::{PlayerInputs, PlayerTickInput, TimeControl};
+use crate::runtime::{PlayerInputs, PlayerTickInput};
 
 /// Refused datagrams after which a peer is dropped. An honest peer runs the same code and sends
 /// none (a datagram damaged on the way is caught by UDP's checksum almost always).
@@ -113,6 +118,18 @@ pub enum NetError {
     Unrecorded {
         /// The tick.
         tick: u64,
+    },
+    /// A local session (a synctest) re-simulated a tick to another checksum: state outside the
+    /// snapshot, or a system that does not depend on its inputs alone.
+    #[error(
+        "synctest: tick {tick} re-simulated from a snapshot hashes otherwise than when it first \
+         ran (at tick {at}): some state is kept outside the snapshot"
+    )]
+    SyncTest {
+        /// The first tick whose checksums differ.
+        tick: u64,
+        /// The tick the session had reached.
+        at: u64,
     },
     /// A frame step did not run exactly one tick (the host's time control stopped it).
     #[error("a session tick ran {ran} engine ticks instead of one (is the host paused?)")]
@@ -218,9 +235,16 @@ pub struct Advanced {
     pub waiting: bool,
 }
 
-/// A peer-to-peer session over an engine host (see the module docs).
+/// The crate's session underneath: peers over the network, or every player on this machine.
+enum Inner {
+    Peers(Box<P2PSession<EngineSession>>),
+    Local(Box<SyncTestSession<EngineSession>>),
+}
+
+/// A peer-to-peer session over an engine host, or its local mode, a synctest (see the module
+/// docs).
 pub struct NetSession {
-    session: P2PSession<EngineSession>,
+    session: Inner,
     counts: SharedCounts,
     players: usize,
     refusal_limit: u64,
@@ -233,8 +257,10 @@ pub struct NetSession {
     /// The tick and checksum last saved, while no tick has run or been loaded since: the crate
     /// asks to save it again when it waits, and the state is still the same.
     fresh_save: Option<(u64, u128)>,
-    /// Every how many ticks the crate compares checksums (whose ticks' details are kept).
+    /// Every how many ticks the crate compares checksums.
     desync_interval: u64,
+    /// `(tick, snapshot)` of the last [`HELD_DETAILS`] checked ticks, oldest first.
+    checked: VecDeque<(u64, WorldSnapshot)>,
     investigations: Investigations,
     /// `(tick, hash)` of every confirmed tick, in order.
     confirmed: Vec<(u64, u64)>,
@@ -250,10 +276,7 @@ pub struct NetSession {
 /// hashed and in snapshots) with that many players. Call it while building the app, on every
 /// peer alike.
 pub fn prepare_app(app: &mut crate::App, players: usize) {
-    app.register_sim_resource::<PlayerInputs>();
-    app.world_mut().insert_resource(PlayerInputs {
-        players: vec![PlayerTickInput::default(); players],
-    });
+    crate::determinism::session_replay::prepare_players(app, players);
 }
 
 impl NetSession {
@@ -290,10 +313,59 @@ impl NetSession {
                 .add_player(PlayerType::Remote(address), PlayerHandle::new(handle))
                 .map_err(settings_error)?;
         }
-        let socket = PeerSocket::new(link, settings.remote.iter().map(|(_, address)| *address));
+        let check = WireCheck {
+            players: settings.players,
+            local: settings.local.clone(),
+            ahead: (settings.max_prediction + settings.input_delay) as i64
+                + super::wire_check::FRAME_MARGIN,
+        };
+        let socket = PeerSocket::new(link, settings.remote.iter().copied(), check);
         let counts = socket.counts();
         let session = builder.start_p2p_session(socket).map_err(settings_error)?;
-        Ok(NetSession {
+        Ok(NetSession::over(
+            Inner::Peers(Box::new(session)),
+            counts,
+            settings,
+        ))
+    }
+
+    /// The same API's local mode: every one of `players` plays on this machine, and every tick
+    /// is rolled back `check_distance` ticks and re-simulated, its checksum compared with the
+    /// first run's (the crate's synctest). A tick that re-simulates otherwise is
+    /// [`NetError::SyncTest`]. Give every player's input to [`NetSession::advance`].
+    ///
+    /// # Errors
+    ///
+    /// [`NetError::Settings`] for a session the crate refuses (no players, a check distance of
+    /// 0).
+    pub fn synctest(players: usize, check_distance: usize) -> Result<Self, NetError> {
+        let settings_error = |error: FortressError| NetError::Settings(error.to_string());
+        let mut builder = SessionBuilder::<EngineSession>::new()
+            .with_num_players(players)
+            .map_err(settings_error)?
+            .with_input_delay(0)
+            .map_err(settings_error)?
+            .with_max_prediction_window(check_distance + 1)
+            .with_check_distance(check_distance);
+        for handle in 0..players {
+            builder = builder
+                .add_player(PlayerType::Local, PlayerHandle::new(handle))
+                .map_err(settings_error)?;
+        }
+        let session = builder.start_synctest_session().map_err(settings_error)?;
+        let mut settings = SessionSettings::new(players, (0..players).collect(), Vec::new());
+        settings.max_prediction = check_distance + 1;
+        // No peer to compare details with: none are kept.
+        settings.desync_interval = u32::MAX;
+        Ok(NetSession::over(
+            Inner::Local(Box::new(session)),
+            SharedCounts::default(),
+            &settings,
+        ))
+    }
+
+    fn over(session: Inner, counts: SharedCounts, settings: &SessionSettings) -> Self {
+        NetSession {
             session,
             counts,
             players: settings.players,
@@ -308,21 +380,28 @@ impl NetSession {
             ring_len: settings.max_prediction + 2,
             fresh_save: None,
             desync_interval: u64::from(settings.desync_interval.max(1)),
+            checked: VecDeque::new(),
             investigations: Investigations::default(),
             confirmed: Vec::new(),
             pending_inputs: VecDeque::new(),
             replay: SessionReplay::new(settings.players),
             rollbacks: 0,
             events: Vec::new(),
-        })
+        }
     }
 
     /// Reads what the peers sent, drops a peer that misbehaves, and notes what happened. Call it
     /// once a frame, before [`NetSession::advance`].
     pub fn poll(&mut self) {
-        self.session.poll_remote_clients();
+        let Inner::Peers(session) = &mut self.session else {
+            return;
+        };
+        session.poll_remote_clients();
         self.drop_misbehaving();
-        for event in self.session.events() {
+        let Inner::Peers(session) = &mut self.session else {
+            return;
+        };
+        for event in session.events() {
             let event = match event {
                 FortressEvent::Synchronized { addr } => NetEvent::Synchronized(addr),
                 FortressEvent::Disconnected { addr } => NetEvent::Disconnected(addr),
@@ -339,10 +418,8 @@ impl NetSession {
                         remote: remote_checksum,
                         peer: addr,
                     });
-                    match self.investigations.start(tick, addr, Instant::now()) {
-                        Some(report) => NetEvent::DesyncNamed(report),
-                        None => continue,
-                    }
+                    self.investigations.want(tick, addr);
+                    continue;
                 }
                 FortressEvent::PeerDropped { handle, addr } => {
                     let handle = handle.as_usize();
@@ -368,23 +445,42 @@ impl NetSession {
 
     /// Moves the desync investigations on with the detail datagrams that came.
     fn investigate(&mut self) {
-        let now = Instant::now();
-        let mut reports = Vec::new();
         for (peer, datagram) in self.counts.take_detail() {
-            match self.investigations.receive(peer, &datagram, now) {
-                Ok(report) => reports.extend(report),
-                Err(_) => self.counts.count_malformed(peer),
+            if self.investigations.receive(peer, &datagram).is_err() {
+                self.counts.count_malformed(peer);
             }
         }
-        let step = self.investigations.step(now);
+        let step = self.investigations.exchange(Instant::now());
         self.counts.queue_detail(step.outgoing);
         for peer in step.refused {
             self.counts.count_malformed(peer);
         }
-        for report in reports.into_iter().chain(step.reports) {
-            bevy::log::warn!("{report}");
-            self.events.push(NetEvent::DesyncNamed(report));
+        for report in step.reports {
+            self.report(report);
         }
+    }
+
+    fn report(&mut self, report: DesyncReport) {
+        bevy::log::warn!("{report}");
+        self.events.push(NetEvent::DesyncNamed(report));
+    }
+
+    /// Starts the investigations waiting for this machine's detail of a tick: the tick's held
+    /// snapshot described down to the field (see [`describe`]).
+    fn describe_wanted(&mut self, host: &mut impl SimulationHost) -> Result<(), NetError> {
+        for (peer, tick) in self.investigations.wanted() {
+            let detail = match self.checked.iter().find(|(kept, _)| *kept == tick) {
+                Some((_, snapshot)) => Some(describe(host, snapshot)?),
+                None => None,
+            };
+            if let Some(report) = self
+                .investigations
+                .start(tick, peer, Instant::now(), detail)
+            {
+                self.report(report);
+            }
+        }
+        Ok(())
     }
 
     /// Disconnects and bans every peer over [`MISBEHAVIOUR_LIMIT`] or [`FLOOD_LIMIT`].
@@ -400,7 +496,9 @@ impl NetSession {
             *dropped = true;
             self.counts.ban(*address);
             // A peer the crate has already removed needs no second removal.
-            let _ = self.session.remove_player(PlayerHandle::new(*handle));
+            if let Inner::Peers(session) = &mut self.session {
+                let _ = session.remove_player(PlayerHandle::new(*handle));
+            }
             let reason = if peer.floods >= self.flood_limit {
                 format!(
                     "it flooded the socket (more than {} datagrams a second, {} times)",
@@ -409,10 +507,11 @@ impl NetSession {
                 )
             } else {
                 format!(
-                    "it sent {} datagrams that are not session messages ({} malformed, {} over \
-                     {} bytes)",
+                    "it sent {} datagrams that are not session messages ({} malformed, {} \
+                     impossible, {} over {} bytes)",
                     peer.refused(),
                     peer.malformed,
+                    peer.impossible,
                     peer.oversized,
                     super::socket::MAX_DATAGRAM_BYTES
                 )
@@ -428,7 +527,10 @@ impl NetSession {
 
     /// Whether every peer is connected and the session runs.
     pub fn is_running(&self) -> bool {
-        self.session.current_state() == SessionState::Running
+        match &self.session {
+            Inner::Peers(session) => session.current_state() == SessionState::Running,
+            Inner::Local(_) => true,
+        }
     }
 
     /// Runs the next tick with `local` (each local handle's input), and whatever rollback the
@@ -444,31 +546,51 @@ impl NetSession {
         host: &mut impl SimulationHost,
         local: &[(usize, PlayerTickInput)],
     ) -> Result<Advanced, NetError> {
-        let prepared = host
-            .world()
-            .get_resource::<PlayerInputs>()
-            .is_some_and(|inputs| inputs.players.len() == self.players);
-        if !prepared {
+        if !prepared_for(host, self.players) {
             return Err(NetError::NotPrepared {
                 players: self.players,
             });
         }
+        self.describe_wanted(host)?;
         if !self.is_running() {
             return Ok(Advanced {
                 waiting: true,
                 ..Advanced::default()
             });
         }
-        for &(handle, input) in local {
-            self.session
-                .add_local_input(PlayerHandle::new(handle), input)?;
-        }
-        let requests = match self.session.advance_frame() {
+        let advanced_frame = match &mut self.session {
+            Inner::Peers(session) => {
+                for &(handle, input) in local {
+                    session.add_local_input(PlayerHandle::new(handle), input)?;
+                }
+                session.advance_frame()
+            }
+            Inner::Local(session) => {
+                for &(handle, input) in local {
+                    session.add_local_input(PlayerHandle::new(handle), input)?;
+                }
+                session.advance_frame()
+            }
+        };
+        let requests = match advanced_frame {
             Ok(requests) => requests,
             Err(FortressError::PredictionThreshold | FortressError::NotSynchronized) => {
                 return Ok(Advanced {
                     waiting: true,
                     ..Advanced::default()
+                });
+            }
+            Err(FortressError::MismatchedChecksum {
+                current_frame,
+                mismatched_frames,
+            }) => {
+                return Err(NetError::SyncTest {
+                    tick: mismatched_frames
+                        .iter()
+                        .map(|frame| tick_of(*frame))
+                        .min()
+                        .unwrap_or_else(|| tick_of(current_frame)),
+                    at: tick_of(current_frame),
                 });
             }
             Err(error) => return Err(error.into()),
@@ -499,8 +621,12 @@ impl NetSession {
                     let snapshot = host.take_snapshot()?;
                     let checksum = u128::from(state_hash(host, tick));
                     if tick.is_multiple_of(self.desync_interval) {
-                        self.investigations
-                            .hold(StateDetail::capture(host.world_mut(), tick));
+                        let kept = host.take_snapshot()?;
+                        self.checked.retain(|(held, _)| *held != tick);
+                        if self.checked.len() == HELD_DETAILS {
+                            self.checked.pop_front();
+                        }
+                        self.checked.push_back((tick, kept));
                     }
                     self.keep(tick, snapshot);
                     self.fresh_save = Some((tick, checksum));
@@ -529,7 +655,7 @@ impl NetSession {
                         .collect();
                     host.world_mut().resource_mut::<PlayerInputs>().players = players.clone();
                     self.fresh_save = None;
-                    let tick = step_one_tick(host)?;
+                    let tick = step_one_tick(host).map_err(|ran| NetError::Step { ran })?;
                     self.pending_inputs.retain(|(kept, _)| *kept < tick);
                     self.pending_inputs.push_back((tick, players));
                     advanced.ticks += 1;
@@ -537,6 +663,7 @@ impl NetSession {
             }
         }
         self.record_confirmed(host)?;
+        self.counts.set_frame(host.ticks_done());
         Ok(advanced)
     }
 
@@ -553,7 +680,12 @@ impl NetSession {
     fn record_confirmed(&mut self, host: &mut impl SimulationHost) -> Result<(), NetError> {
         // Frame `c` confirmed: the inputs of ticks up to `c` are final, so the state after
         // `c + 1` ticks is.
-        let confirmed = self.session.confirmed_frame().as_i32();
+        let confirmed = match &self.session {
+            Inner::Peers(session) => session.confirmed_frame().as_i32(),
+            // Every input is known at once, and a re-simulated tick that hashed otherwise
+            // would have failed the step: every tick run is final.
+            Inner::Local(session) => session.current_frame().as_i32() - 1,
+        };
         if confirmed < 0 {
             return Ok(());
         }
@@ -583,6 +715,11 @@ impl NetSession {
         &self.confirmed
     }
 
+    /// Whether a desync is being named with a peer (its report has not come yet).
+    pub fn investigating(&self) -> bool {
+        self.investigations.active()
+    }
+
     /// Rollbacks so far.
     pub fn rollbacks(&self) -> u64 {
         self.rollbacks
@@ -599,6 +736,21 @@ impl NetSession {
     }
 }
 
+/// `snapshot`'s state down to the field: put in place, described, and the present state put back
+/// (with its hash history, which a restore may shorten), without rewinding a running recording.
+fn describe(
+    host: &mut impl SimulationHost,
+    snapshot: &WorldSnapshot,
+) -> Result<StateDetail, NetError> {
+    let present = host.take_snapshot()?;
+    let hashes = host.world().resource::<StateHashes>().clone();
+    snapshot.restore(host.world_mut())?;
+    let detail = StateDetail::capture(host.world_mut(), snapshot.tick());
+    present.restore(host.world_mut())?;
+    *host.world_mut().resource_mut::<StateHashes>() = hashes;
+    Ok(detail)
+}
+
 /// The engine tick count of a crate frame.
 fn tick_of(frame: Frame) -> u64 {
     frame.as_i32().max(0) as u64
@@ -610,36 +762,4 @@ fn state_hash(host: &mut impl SimulationHost, tick: u64) -> u64 {
     // Tick 0 (no tick has run, so none recorded a hash): the world as it is, with no GPU tick.
     confirmed_hash(host, tick)
         .unwrap_or_else(|| fold_gpu_hash(world_state_hash(host.world_mut()), None))
-}
-
-/// The hash after `tick` ticks as a confirmed tick records it: the CPU hash folded with the GPU
-/// hash of GPU tick `tick - 1` (simulated now if it is still queued). `None` once the tick is no
-/// longer in `StateHashes`.
-pub(super) fn confirmed_hash(host: &mut impl SimulationHost, tick: u64) -> Option<u64> {
-    let world = host.world_mut();
-    crate::physics::gpu::complete_gpu_ticks_before(world, tick);
-    let cpu = world.resource::<StateHashes>().get(tick)?;
-    let gpu = crate::physics::gpu::gpu_hash_of(world, tick.checked_sub(1)?);
-    Some(fold_gpu_hash(cpu, gpu))
-}
-
-/// Runs exactly one engine tick on `host`; returns the ticks done after it.
-pub(super) fn step_one_tick(host: &mut impl SimulationHost) -> Result<u64, NetError> {
-    let before = host.ticks_done();
-    let cap = std::mem::replace(
-        &mut host
-            .world_mut()
-            .resource_mut::<TimeControl>()
-            .max_ticks_per_frame,
-        1,
-    );
-    let step = host.tick_length();
-    host.step_frame(step);
-    host.world_mut()
-        .resource_mut::<TimeControl>()
-        .max_ticks_per_frame = cap;
-    match host.ticks_done() - before {
-        1 => Ok(before + 1),
-        ran => Err(NetError::Step { ran }),
-    }
 }

@@ -2,8 +2,10 @@
 //! transport, with every datagram from the network checked before the crate sees it.
 //!
 //! Peers are untrusted. A datagram is handed on only if it comes from a peer of the session, is
-//! at most [`MAX_DATAGRAM_BYTES`] long, and decodes with the crate's own bounded decoder into
-//! exactly one message with no bytes left over; everything else is refused and counted by
+//! at most [`MAX_DATAGRAM_BYTES`] long, decodes with the crate's own bounded decoder into
+//! exactly one message with no bytes left over, and says nothing impossible ([`WireCheck`]: a
+//! player still here reported gone, a frame no peer has reached); everything else is refused and
+//! counted by
 //! sender and reason in [`SocketCounts`], which the session owner reads through a shared handle.
 //! One poll reads at most [`MAX_DATAGRAMS_PER_POLL`] datagrams, so a flood costs a bounded amount
 //! of work per frame (the rest waits in the system's buffer, which drops what does not fit); a
@@ -32,6 +34,7 @@ use fortress_rollback::{Message, NonBlockingSocket};
 
 use super::datagrams::Datagrams;
 use super::detail_wire::is_detail;
+use super::wire_check::WireCheck;
 
 /// The longest datagram accepted: what fits one packet on any path without fragments.
 pub const MAX_DATAGRAM_BYTES: usize = 1200;
@@ -55,6 +58,8 @@ pub struct PeerCounts {
     pub oversized: u64,
     /// Refused: not one whole message in the crate's encoding.
     pub malformed: u64,
+    /// Refused: a whole message that says what cannot be ([`WireCheck`]).
+    pub impossible: u64,
     /// Seconds in which it sent more than [`FLOOD_DATAGRAMS_PER_SECOND`] datagrams.
     pub floods: u64,
     /// Desync-detail datagrams put aside for the session (the session counts the ones it then
@@ -65,7 +70,7 @@ pub struct PeerCounts {
 impl PeerCounts {
     /// Datagrams refused, for any reason.
     pub fn refused(&self) -> u64 {
-        self.oversized + self.malformed
+        self.oversized + self.malformed + self.impossible
     }
 }
 
@@ -95,6 +100,8 @@ struct Shared {
     detail_in: Vec<(SocketAddr, Vec<u8>)>,
     /// Detail datagrams to send at the next poll.
     detail_out: Vec<(SocketAddr, Vec<u8>)>,
+    /// The session's current frame, for [`WireCheck`].
+    frame: u64,
 }
 
 /// A handle on a socket's counts and bans that stays with the session owner while the session
@@ -123,6 +130,11 @@ impl SharedCounts {
         self.lock().detail_out.extend(datagrams);
     }
 
+    /// Tells the checks the session's current frame.
+    pub fn set_frame(&self, frame: u64) {
+        self.lock().frame = frame;
+    }
+
     /// Counts a datagram from `peer` that the session refused after the socket let it through.
     pub fn count_malformed(&self, peer: SocketAddr) {
         self.lock().counts.peers.entry(peer).or_default().malformed += 1;
@@ -140,17 +152,31 @@ impl SharedCounts {
 pub struct PeerSocket<D: Datagrams> {
     link: D,
     peers: BTreeSet<SocketAddr>,
+    /// Each peer's player handle.
+    handles: BTreeMap<SocketAddr, usize>,
+    check: WireCheck,
     /// One byte longer than the longest datagram accepted, to see one that is longer.
     buffer: Vec<u8>,
     counts: SharedCounts,
 }
 
 impl<D: Datagrams> PeerSocket<D> {
-    /// A socket over `link` that accepts datagrams from `peers` only.
-    pub fn new(link: D, peers: impl IntoIterator<Item = SocketAddr>) -> Self {
+    /// A socket over `link` that accepts datagrams from `peers` only (each with its player
+    /// handle), judged by `check`.
+    pub fn new(
+        link: D,
+        peers: impl IntoIterator<Item = (usize, SocketAddr)>,
+        check: WireCheck,
+    ) -> Self {
+        let handles: BTreeMap<SocketAddr, usize> = peers
+            .into_iter()
+            .map(|(handle, address)| (address, handle))
+            .collect();
         PeerSocket {
             link,
-            peers: peers.into_iter().collect(),
+            peers: handles.keys().copied().collect(),
+            handles,
+            check,
             buffer: vec![0; MAX_DATAGRAM_BYTES + 1],
             counts: SharedCounts::default(),
         }
@@ -186,6 +212,14 @@ impl<D: Datagrams> PeerSocket<D> {
         }
         match decode_message(datagram) {
             Ok((message, used)) if used == length => {
+                let sender = self.handles.get(&from).copied().unwrap_or(usize::MAX);
+                if let Some(reason) = self.check.impossible(datagram, sender, shared.frame) {
+                    let peer = shared.counts.peers.entry(from).or_default();
+                    peer.impossible += 1;
+                    bevy::log::debug!("refused a message from {from}: {reason}");
+                    return None;
+                }
+                let peer = shared.counts.peers.entry(from).or_default();
                 peer.accepted += 1;
                 Some(message)
             }

@@ -28,7 +28,7 @@ pub use input_script::{InputScript, InputScriptError};
 pub use mode::{
     DeterminismError, DeterminismMode, DeterminismSupport, PartUser, PartUsers, UnsupportedPart,
 };
-pub use player_input::{PlayerInputs, PlayerTickInput};
+pub use player_input::{PlayerInputs, PlayerSlot, PlayerTickInput};
 pub use random::RandomSeed;
 pub use resimulation::{Resimulation, not_resimulating, resimulating};
 pub use schedule::SimSet;

@@ -8,11 +8,12 @@
 //! (so both ends must share them) and turns back into the `RuntimeInput` that gives the same
 //! actions, axes and look. In a multiplayer session the session writes every player's input for
 //! the tick into [`PlayerInputs`] (simulation state: hashed and in snapshots), and gameplay reads
-//! its own player's from there. This module must never read devices.
+//! its own player's from there: an entity with a [`PlayerSlot`] is driven by that player's input.
+//! This module must never read devices.
 
 use bevy::input::keyboard::KeyCode;
 use bevy::math::Vec2;
-use bevy::prelude::Resource;
+use bevy::prelude::{Component, Resource};
 use serde::{Deserialize, Serialize};
 
 use super::{InputBindings, RuntimeInput, TickInput};
@@ -147,5 +148,60 @@ impl PlayerInputs {
     /// Player `handle`'s input this tick (no input for a handle the session does not have).
     pub fn of(&self, handle: usize) -> PlayerTickInput {
         self.players.get(handle).copied().unwrap_or_default()
+    }
+}
+
+/// Which session player drives an entity (simulation state). In a session (while
+/// [`PlayerInputs`] holds players) the engine's controllers read this player's input instead of
+/// the local devices; outside one the entity plays from the local devices as if it had no slot.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, rusting_macros::SimState)]
+pub struct PlayerSlot {
+    /// The player handle, from 0.
+    pub handle: usize,
+    /// The player's action bits on the tick before, to tell a press from a hold.
+    pub held: u32,
+}
+
+impl PlayerSlot {
+    /// The slot of player `handle`, nothing held yet.
+    pub fn new(handle: usize) -> Self {
+        PlayerSlot { handle, held: 0 }
+    }
+}
+
+impl PlayerInputs {
+    /// Whether a session runs (it holds players): slot entities then read their player's input.
+    pub fn in_session(&self) -> bool {
+        !self.players.is_empty()
+    }
+}
+
+impl PlayerTickInput {
+    /// Whether the action named `action` in `bindings` is pressed (false for an action not
+    /// bound, or past the 32 the form carries).
+    pub fn pressed(&self, bindings: &InputBindings, action: &str) -> bool {
+        self.action_bit(bindings, action)
+            .is_some_and(|bit| self.actions & bit != 0)
+    }
+
+    /// The bit of the action named `action` in `bindings`.
+    pub fn action_bit(&self, bindings: &InputBindings, action: &str) -> Option<u32> {
+        bindings
+            .actions
+            .keys()
+            .take(32)
+            .position(|name| name == action)
+            .map(|k| 1 << k)
+    }
+
+    /// The axis named `axis` in `bindings`, from -1 to 1 (0 for an axis not bound, or past the
+    /// four the form carries).
+    pub fn axis(&self, bindings: &InputBindings, axis: &str) -> f32 {
+        bindings
+            .axes
+            .keys()
+            .zip(&self.axes)
+            .find(|(name, _)| *name == axis)
+            .map_or(0.0, |(_, value)| f32::from(*value) / AXIS_STEPS)
     }
 }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::exit::Outcome;
-use crate::{cook, determinism, hashes, new, replay, run, validate};
+use crate::{cook, determinism, hashes, new, replay, run, run_net, validate};
 
 /// Rusting: a deterministic game engine on Bevy.
 ///
@@ -105,6 +105,26 @@ enum Command {
         /// ticks), so `hashes diff` names the field where two reports part.
         #[arg(long, requires = "hashes_out")]
         detail_ticks: Option<String>,
+        /// Play a multiplayer session of this many peers (2 to 8) on this machine, each its own
+        /// process on a loopback port with the same --script, for --ticks confirmed ticks; passes
+        /// when every peer agrees on every tick. Builds the engine's `net` feature; headless.
+        #[arg(long, conflicts_with_all = ["record", "replay", "synctest", "hashes_out", "net_peers"])]
+        net: Option<usize>,
+        /// Play one peer of a session across machines: every player's `ip:port` in handle order,
+        /// comma-separated (with --net-player; start each peer the same way).
+        #[arg(
+            long,
+            requires = "net_player",
+            conflicts_with_all = ["record", "replay", "synctest", "hashes_out"]
+        )]
+        net_peers: Option<String>,
+        /// The player handle this machine plays in --net-peers (from 0).
+        #[arg(long, requires = "net_peers")]
+        net_player: Option<usize>,
+        /// Write the session's replay here (with --net, peer 0's; with --net-peers, this
+        /// peer's): every confirmed tick's inputs and hash, for `rusting replay play`.
+        #[arg(long)]
+        session_out: Option<PathBuf>,
         /// Build in debug instead of release.
         #[arg(long)]
         debug: bool,
@@ -139,7 +159,7 @@ enum Command {
 enum ReplayCommand {
     /// What a replay holds: format, engine, seed, scene, frames and ticks.
     Info {
-        /// The replay file (JSON or compact `.rply`).
+        /// The replay file (JSON or compact `.rply`, or a multiplayer session's replay).
         file: PathBuf,
         /// Also write an HTML page of the recording: its hashes, seek snapshot points and input
         /// lanes (keys held, axes, look) over the ticks.
@@ -149,7 +169,9 @@ enum ReplayCommand {
         #[arg(long, default_value_t = rusting_engine::determinism::DEFAULT_SNAPSHOT_INTERVAL, value_parser = clap::value_parser!(u64).range(1..))]
         snapshot_interval: u64,
     },
-    /// Build the game and play the replay headless; fails naming the first tick that differs.
+    /// Build the game and play the replay headless; fails naming the first tick that differs. A
+    /// multiplayer session's replay plays headless too, every player's input by tick, without the
+    /// network.
     /// With --window, show it in the game's window instead: F1 pauses, F2 steps a frame, F3/F4
     /// change the speed, Left/Right seek a second, Home/End go to the start/end.
     Play {
@@ -206,6 +228,33 @@ impl Cli {
             }),
             Some(Command::Run {
                 project,
+                ticks,
+                script,
+                net,
+                net_peers,
+                net_player,
+                session_out,
+                debug,
+                target_dir,
+                ..
+            }) if net.is_some() || net_peers.is_some() => run_net::run(&run_net::Request {
+                project,
+                ticks: *ticks,
+                script: script.as_deref(),
+                peers: match (net, net_peers, net_player) {
+                    (Some(n), _, _) => run_net::Peers::Local(*n),
+                    (None, Some(peers), player) => run_net::Peers::One {
+                        peers,
+                        player: player.unwrap_or(0),
+                    },
+                    (None, None, _) => unreachable!("the guard asks for one of them"),
+                },
+                session_out: session_out.as_deref(),
+                debug: *debug,
+                target_dir: target_dir.as_deref(),
+            }),
+            Some(Command::Run {
+                project,
                 headless,
                 ticks,
                 script,
@@ -214,15 +263,18 @@ impl Cli {
                 synctest,
                 hashes_out,
                 detail_ticks,
+                session_out,
                 debug,
                 target_dir,
-            }) => run::run(&run::Request {
+                ..
+            }) if session_out.is_none() => run::run(&run::Request {
                 project,
                 headless: *headless,
                 ticks: *ticks,
                 script: script.as_deref(),
                 record: record.as_deref(),
                 replay: replay.as_deref(),
+                session_replay: None,
                 view: false,
                 synctest: *synctest,
                 hashes_out: hashes_out.as_deref(),
@@ -230,6 +282,12 @@ impl Cli {
                 debug: *debug,
                 target_dir: target_dir.as_deref(),
             }),
+            Some(Command::Run { .. }) => Err(crate::exit::Failure::new(
+                "NET_INVALID",
+                Outcome::BadInput,
+                "--session-out writes a multiplayer session's replay: use it with --net or \
+                 --net-peers",
+            )),
             Some(Command::Hashes {
                 command: HashesCommand::Diff { a, b, report },
             }) => hashes::diff(a, b, self.json, report.as_deref()),

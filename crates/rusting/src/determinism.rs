@@ -390,6 +390,7 @@ fn check_in(
         project: request.project,
         target_dir: request.target_dir,
         window: false,
+        net: false,
     };
     let binaries = Binaries {
         debug: build.build(Profile::Debug)?,

@@ -46,6 +46,8 @@ pub struct Build<'a> {
     /// Build with the game's default features, which turn its window on. Headless builds leave
     /// them off (`--no-default-features`), so they never compile the renderer.
     pub window: bool,
+    /// Build the engine with its `net` feature (multiplayer sessions).
+    pub net: bool,
 }
 
 impl Build<'_> {
@@ -70,6 +72,9 @@ impl Build<'_> {
         }
         if !self.window {
             command.arg("--no-default-features");
+        }
+        if self.net {
+            command.args(["--features", "rusting_engine/net"]);
         }
         let failed = |message: String| {
             Failure::new(
@@ -318,6 +323,8 @@ pub fn run_failure(
         "REPLAY_DIVERGED" => ("REPLAY_DIVERGED", Outcome::Failed),
         "SYNCTEST_FAILED" => ("SYNCTEST_FAILED", Outcome::Failed),
         "UNDECLARED_STATE" => ("UNDECLARED_STATE", Outcome::Failed),
+        "NET_DESYNC" => ("NET_DESYNC", Outcome::Failed),
+        "NET_FAILED" => ("NET_FAILED", Outcome::BuildOrRun),
         "SCRIPT_INVALID" => ("SCRIPT_INVALID", Outcome::BadInput),
         "REPLAY_INVALID" => ("REPLAY_INVALID", Outcome::BadInput),
         "SCENE_INVALID" => ("SCENE_INVALID", Outcome::BadInput),
@@ -325,6 +332,37 @@ pub fn run_failure(
         _ => ("RUN_FAILED", Outcome::BuildOrRun),
     };
     Failure::new(code, outcome, format!("{prefix}{}", result.message))
+}
+
+/// Runs `executable` with `env` and a fresh result file (named by `tag`), passing its log lines
+/// on: its summary when it ends well, else the failure its result names.
+pub fn run_for_summary(
+    executable: &Path,
+    project: &Path,
+    mut env: Vec<(&'static str, String)>,
+    tag: &str,
+) -> Result<String, Failure> {
+    let result_file = result_path(tag);
+    env.push(("RUSTING_RESULT_OUT", result_file.display().to_string()));
+    let output = GameRun {
+        executable,
+        project,
+        env,
+        one_cpu: false,
+    }
+    .output_relaying_logs()
+    .map_err(|e| {
+        Failure::new(
+            "RUN_FAILED",
+            Outcome::BuildOrRun,
+            format!("cannot start the game: {e}"),
+        )
+    })?;
+    let result = take_result(&result_file);
+    if output.status.success() {
+        return Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned());
+    }
+    Err(run_failure(None, result, output.status, &output.stderr))
 }
 
 /// A fresh path for a run's result file in the system's temporary directory.

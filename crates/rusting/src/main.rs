@@ -16,6 +16,7 @@ mod new;
 mod outputs;
 mod replay;
 mod run;
+mod run_net;
 mod validate;
 
 use std::process::ExitCode;

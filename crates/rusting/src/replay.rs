@@ -1,8 +1,10 @@
-//! `rusting replay info <FILE>` and `rusting replay play <project> <FILE> [--window]`.
+//! `rusting replay info <FILE>` and `rusting replay play <project> <FILE> [--window]`, for a
+//! recording and for a multiplayer session's replay (told apart by the file's first key).
 
 use std::path::Path;
 
 use rusting_engine::determinism::Replay;
+use rusting_engine::determinism::session_replay::SessionReplay;
 
 use crate::exit::{Failure, Outcome};
 use crate::html_report::{HtmlReport, RecordingView, Verdict};
@@ -21,6 +23,20 @@ pub fn info(
 ) -> Result<String, Failure> {
     let outputs: Vec<(&str, &Path)> = report.map(|p| ("--report", p)).into_iter().collect();
     crate::outputs::check(&[("FILE", file)], &outputs)?;
+    if is_session_replay(file) {
+        if report.is_some() {
+            return Err(Failure::new(
+                "REPLAY_INVALID",
+                Outcome::BadInput,
+                format!(
+                    "{}: --report draws a single-player recording; this is a multiplayer \
+                     session's replay",
+                    file.display()
+                ),
+            ));
+        }
+        return session_info(file, json);
+    }
     let replay = load(file)?;
     if let Some(path) = report {
         let page = HtmlReport {
@@ -56,6 +72,50 @@ pub fn info(
 }
 
 /// The replay's facts as one line.
+/// Whether `file` holds a multiplayer session's replay: JSON whose first key is `format` (a
+/// recording's is `format_version`; a compact one is binary).
+fn is_session_replay(file: &Path) -> bool {
+    let mut start = [0u8; 64];
+    let read = std::fs::File::open(file)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut start))
+        .unwrap_or(0);
+    let text: Vec<u8> = start[..read]
+        .iter()
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    text.starts_with(b"{\"format\":")
+}
+
+/// What a session replay holds.
+fn session_info(file: &Path, json: bool) -> Result<String, Failure> {
+    let replay = SessionReplay::read(file)
+        .map_err(|e| Failure::new("REPLAY_INVALID", Outcome::BadInput, e.to_string()))?;
+    let last = replay
+        .ticks
+        .last()
+        .map_or("(none)", |tick| tick.hash.as_str());
+    Ok(if json {
+        serde_json::json!({
+            "kind": "session",
+            "format": replay.format,
+            "players": replay.players,
+            "ticks": replay.ticks.len(),
+            "last_hash": last,
+        })
+        .to_string()
+    } else {
+        format!(
+            "{}: multiplayer session replay, format {}, {} players, {} confirmed ticks, last hash \
+             {last}",
+            file.display(),
+            replay.format,
+            replay.players,
+            replay.ticks.len()
+        )
+    })
+}
+
 fn summary(file: &Path, replay: &Replay) -> String {
     let (seconds, inputs) = totals(replay);
     let scene = replay
@@ -112,6 +172,33 @@ pub fn play(
     window: bool,
     target_dir: Option<&Path>,
 ) -> Result<String, Failure> {
+    if is_session_replay(file) {
+        if window {
+            return Err(Failure::new(
+                "REPLAY_INVALID",
+                Outcome::BadInput,
+                format!(
+                    "{}: a multiplayer session's replay plays headless only (leave out --window)",
+                    file.display()
+                ),
+            ));
+        }
+        return crate::run::run(&crate::run::Request {
+            project: project_dir,
+            headless: true,
+            ticks: None,
+            script: None,
+            record: None,
+            replay: None,
+            session_replay: Some(file),
+            view: false,
+            synctest: None,
+            hashes_out: None,
+            detail_ticks: None,
+            debug: false,
+            target_dir,
+        });
+    }
     let replay = load(file)?;
     let summary = crate::run::run(&crate::run::Request {
         project: project_dir,
@@ -120,6 +207,7 @@ pub fn play(
         script: None,
         record: None,
         replay: Some(file),
+        session_replay: None,
         view: window,
         synctest: None,
         hashes_out: None,

@@ -7,18 +7,20 @@
 //! (every tick re-simulated K ticks back from a snapshot; in a window, live or scripted);
 //! `--replay FILE` plays a recorded session headless and fails at the first tick that differs,
 //! or, with the request's `view` (`rusting replay play --window`), shows it in the window's
-//! replay viewer. The game's log lines reach standard error as they come, its summary is
+//! replay viewer; a multiplayer session's replay (`rusting replay play`) plays headless
+//! without the network. The game's log lines reach standard error as they come, its summary is
 //! printed when it ends, and its failures map to stable codes. This
 //! module must never write inside the project except through cargo's target directory.
 
 use std::path::Path;
 
 use rusting_engine::determinism::Replay;
+use rusting_engine::determinism::session_replay::SessionReplay;
 use rusting_engine::project::Project;
 use rusting_engine::runtime::InputScript;
 
 use crate::exit::{Failure, Outcome};
-use crate::game_build::{Build, GameRun, Profile, result_path, run_failure, take_result};
+use crate::game_build::{Build, Profile, run_for_summary};
 
 /// One `rusting run`.
 pub struct Request<'a> {
@@ -34,6 +36,8 @@ pub struct Request<'a> {
     pub record: Option<&'a Path>,
     /// A replay to play instead.
     pub replay: Option<&'a Path>,
+    /// A multiplayer session's replay to play instead, headless.
+    pub session_replay: Option<&'a Path>,
     /// Show the replay in the window's viewer instead of playing it headless.
     pub view: bool,
     /// Roll back this many ticks after every tick.
@@ -65,6 +69,8 @@ pub fn run(request: &Request) -> Result<String, Failure> {
     }
     if let Some(path) = request.replay {
         Replay::load(path).map_err(|e| bad("REPLAY_INVALID", e.to_string()))?;
+    } else if let Some(path) = request.session_replay {
+        SessionReplay::read(path).map_err(|e| bad("REPLAY_INVALID", e.to_string()))?;
     } else if request.headless && request.ticks.is_none() {
         return Err(bad("TICKS_REQUIRED", "a headless run needs --ticks <n>"));
     }
@@ -75,6 +81,7 @@ pub fn run(request: &Request) -> Result<String, Failure> {
     let mut inputs = Vec::new();
     inputs.extend(request.script.map(|p| ("--script", p)));
     inputs.extend(request.replay.map(|p| ("--replay", p)));
+    inputs.extend(request.session_replay.map(|p| ("FILE", p)));
     let mut outputs = Vec::new();
     outputs.extend(request.record.map(|p| ("--record", p)));
     outputs.extend(request.hashes_out.map(|p| ("--hashes-out", p)));
@@ -84,11 +91,14 @@ pub fn run(request: &Request) -> Result<String, Failure> {
     } else {
         Profile::Release
     };
-    let window = !request.headless && (request.replay.is_none() || request.view);
+    let window = !request.headless
+        && request.session_replay.is_none()
+        && (request.replay.is_none() || request.view);
     let executable = Build {
         project: request.project,
         target_dir: request.target_dir,
         window,
+        net: false,
     }
     .build(profile)?;
     let mut env = Vec::new();
@@ -113,6 +123,9 @@ pub fn run(request: &Request) -> Result<String, Failure> {
             env.push((rusting_engine::game::REPLAY_VIEW_VARIABLE, "1".to_owned()));
         }
     }
+    if let Some(replay) = request.session_replay {
+        env.push((rusting_engine::game::SESSION_REPLAY_VARIABLE, path(replay)));
+    }
     if let Some(distance) = request.synctest {
         env.push(("RUSTING_SYNCTEST", distance.to_string()));
     }
@@ -122,25 +135,5 @@ pub fn run(request: &Request) -> Result<String, Failure> {
     if let Some(range) = request.detail_ticks {
         env.push(("RUSTING_DETAIL_TICKS", range.to_owned()));
     }
-    let result_file = result_path("run");
-    env.push(("RUSTING_RESULT_OUT", path(&result_file)));
-    let output = GameRun {
-        executable: &executable,
-        project: request.project,
-        env,
-        one_cpu: false,
-    }
-    .output_relaying_logs()
-    .map_err(|e| {
-        Failure::new(
-            "RUN_FAILED",
-            Outcome::BuildOrRun,
-            format!("cannot start the game: {e}"),
-        )
-    })?;
-    let result = take_result(&result_file);
-    if output.status.success() {
-        return Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned());
-    }
-    Err(run_failure(None, result, output.status, &output.stderr))
+    run_for_summary(&executable, request.project, env, "run")
 }

@@ -1,7 +1,7 @@
 //! [`SessionReplay`]: a multiplayer session as one peer confirmed it, every player's input and
 //! the state hash of each confirmed tick, played back headless without the network.
 //!
-//! A [`NetSession`](super::NetSession) records a tick when it becomes confirmed: the inputs the
+//! A multiplayer session (`net::NetSession`, feature `net`) records a tick when it becomes confirmed: the inputs the
 //! tick finally ran with (a disconnected player's as no input) and the hash after it. Every peer
 //! of a deterministic game records the same replay. Playback writes each tick's inputs into
 //! `PlayerInputs` and runs one engine tick, checking the hash after every tick, so a desync seen
@@ -9,14 +9,16 @@
 //!
 //! On disk it is JSON (`"format": 1`), written to a temporary file and renamed over the target.
 //! Reading checks the size, the format, every tick's player count and every hash, and names the
-//! file and the tick of what is wrong. This module must never touch the network.
+//! file and the tick of what is wrong. Playback needs no network code, so any build of a game
+//! plays a session replay (`rusting replay play`). This module must never touch the network.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::determinism::SimulationHost;
-use crate::runtime::{PlayerInputs, PlayerTickInput};
+use crate::determinism::report::fold_gpu_hash;
+use crate::determinism::{SimulationHost, StateHashes};
+use crate::runtime::{PlayerInputs, PlayerTickInput, TimeControl};
 
 /// The format number this engine writes and reads.
 pub const SESSION_REPLAY_FORMAT: u32 = 1;
@@ -217,11 +219,7 @@ impl SessionReplay {
     /// [`SessionReplayError::NotPrepared`] for a host without the replay's `PlayerInputs`, and
     /// [`SessionReplayError::Diverged`] at the first tick whose hash differs.
     pub fn play(&self, host: &mut impl SimulationHost) -> Result<u64, SessionReplayError> {
-        let prepared = host
-            .world()
-            .get_resource::<PlayerInputs>()
-            .is_some_and(|inputs| inputs.players.len() == self.players);
-        if !prepared {
+        if !prepared_for(host, self.players) {
             return Err(SessionReplayError::NotPrepared {
                 players: self.players,
             });
@@ -233,13 +231,13 @@ impl SessionReplay {
         }
         for tick in &self.ticks {
             host.world_mut().resource_mut::<PlayerInputs>().players = tick.inputs.clone();
-            let done = super::session::step_one_tick(host).map_err(|error| {
-                SessionReplayError::Stopped {
-                    tick: host.ticks_done() + 1,
-                    message: error.to_string(),
-                }
+            let done = step_one_tick(host).map_err(|ran| SessionReplayError::Stopped {
+                tick: host.ticks_done() + 1,
+                message: format!(
+                    "the step ran {ran} engine ticks instead of one (is the app paused?)"
+                ),
             })?;
-            let computed = super::session::confirmed_hash(host, done);
+            let computed = confirmed_hash(host, done);
             let recorded = parse_hash(&tick.hash).unwrap_or_default();
             if computed != Some(recorded) {
                 return Err(SessionReplayError::Diverged {
@@ -259,4 +257,54 @@ fn parse_hash(text: &str) -> Option<u64> {
         return None;
     }
     u64::from_str_radix(text, 16).ok()
+}
+
+/// Whether `host` holds `PlayerInputs` for exactly `players` ([`prepare_players`] ran).
+pub(crate) fn prepared_for(host: &impl SimulationHost, players: usize) -> bool {
+    host.world()
+        .get_resource::<PlayerInputs>()
+        .is_some_and(|inputs| inputs.players.len() == players)
+}
+
+/// Makes an app ready for `players`' inputs: inserts [`PlayerInputs`] (simulation state: hashed and
+/// in snapshots) with that many players. Call it while building the app, before its setup, on
+/// every peer alike and before playing a session replay.
+pub fn prepare_players(app: &mut crate::App, players: usize) {
+    app.register_sim_resource::<PlayerInputs>();
+    app.world_mut().insert_resource(PlayerInputs {
+        players: vec![PlayerTickInput::default(); players],
+    });
+}
+
+/// The hash after `tick` ticks as a confirmed tick records it: the CPU hash folded with the GPU
+/// hash of GPU tick `tick - 1` (simulated now if it is still queued). `None` once the tick is no
+/// longer in `StateHashes`, and for tick 0.
+pub(crate) fn confirmed_hash(host: &mut impl SimulationHost, tick: u64) -> Option<u64> {
+    let world = host.world_mut();
+    crate::physics::gpu::complete_gpu_ticks_before(world, tick);
+    let cpu = world.resource::<StateHashes>().get(tick)?;
+    let gpu = crate::physics::gpu::gpu_hash_of(world, tick.checked_sub(1)?);
+    Some(fold_gpu_hash(cpu, gpu))
+}
+
+/// Runs exactly one engine tick on `host`; the ticks done after it, or the ticks the step ran
+/// when it was not one (the host's time control stopped it).
+pub(crate) fn step_one_tick(host: &mut impl SimulationHost) -> Result<u64, u64> {
+    let before = host.ticks_done();
+    let cap = std::mem::replace(
+        &mut host
+            .world_mut()
+            .resource_mut::<TimeControl>()
+            .max_ticks_per_frame,
+        1,
+    );
+    let step = host.tick_length();
+    host.step_frame(step);
+    host.world_mut()
+        .resource_mut::<TimeControl>()
+        .max_ticks_per_frame = cap;
+    match host.ticks_done() - before {
+        1 => Ok(before + 1),
+        ran => Err(ran),
+    }
 }
