@@ -192,12 +192,16 @@ enum ReplayCommand {
 enum HashesCommand {
     /// The first tick, entity (paired by `SceneId`) and component where two reports differ.
     Diff {
-        /// The first report.
-        a: PathBuf,
-        /// The second report.
-        b: PathBuf,
-        /// Also write an HTML page: both reports' lanes over the ticks and, when both detail
-        /// the divergent tick, the diverging entity field by field and its position.
+        /// The reports: two are compared with each other; more are each compared with the
+        /// reference (the first, or --reference), naming every one that differs.
+        #[arg(required = true, num_args = 2.., value_name = "REPORT")]
+        reports: Vec<PathBuf>,
+        /// The report the others are compared with (default: the first).
+        #[arg(long, value_name = "REPORT")]
+        reference: Option<PathBuf>,
+        /// Also write an HTML page (two reports only): both reports' lanes over the ticks and,
+        /// when both detail the divergent tick, the diverging entity field by field and its
+        /// position.
         #[arg(long, value_name = "FILE.html")]
         report: Option<PathBuf>,
     },
@@ -289,8 +293,21 @@ impl Cli {
                  --net-peers",
             )),
             Some(Command::Hashes {
-                command: HashesCommand::Diff { a, b, report },
-            }) => hashes::diff(a, b, self.json, report.as_deref()),
+                command:
+                    HashesCommand::Diff {
+                        reports,
+                        reference,
+                        report,
+                    },
+            }) => match (reports.as_slice(), reference) {
+                ([a, b], None) => hashes::diff(a, b, self.json, report.as_deref()),
+                _ if report.is_some() => Err(crate::exit::Failure::new(
+                    "OUTPUT_INVALID",
+                    Outcome::BadInput,
+                    "--report draws two reports: leave it out to compare more, or a reference",
+                )),
+                _ => hashes::diff_many(reports, reference.as_deref(), self.json),
+            },
             Some(Command::Cook { project }) => cook::cook(project, self.json),
             Some(Command::Validate { project }) => validate::validate(project, self.json),
             Some(Command::New {

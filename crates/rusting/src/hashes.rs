@@ -1,10 +1,13 @@
-//! `rusting hashes diff <A> <B>`: where two state-hash reports first differ, optionally as an HTML
-//! report (`--report`).
+//! `rusting hashes diff <A> <B> [<C>...]`: where state-hash reports first differ. Two reports are
+//! compared with each other, optionally drawn as an HTML report (`--report`); more are each
+//! compared with one reference (the first, or `--reference`), as a CI job that gathers reports from
+//! many machines needs: every report that differs is named with its first divergent tick and, where
+//! the reports detail that tick, the entity, component and field with both values.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rusting_engine::determinism::report::{TickHash, fold_gpu_hash};
-use rusting_engine::determinism::{StateHashReport, compare_reports};
+use rusting_engine::determinism::{ReportDifference, StateHashReport, compare_reports};
 
 use crate::exit::{Failure, Outcome};
 use crate::html_report::{DivergenceView, HtmlReport, Lane, Verdict, track_from_details};
@@ -89,6 +92,133 @@ pub fn diff(a: &Path, b: &Path, json: bool, report: Option<&Path>) -> Result<Str
     result
 }
 
+/// What a difference says, in words: the tick and the blame.
+fn difference_words(difference: &ReportDifference) -> String {
+    let mut message = match difference.tick {
+        Some(tick) => format!("first divergent tick {tick}"),
+        None => "every common tick matches, but the runs differ".to_owned(),
+    };
+    if let Some(at_tick) = &difference.at_tick {
+        message.push_str(&crate::blame::describe(Some(at_tick)));
+    } else if let Some(entity) = &difference.entity {
+        message.push_str(&format!(
+            "; entity {}",
+            crate::blame::entity_label(entity.name.as_deref(), entity.scene_id, entity.sim_id)
+        ));
+        if let Some(component) = &difference.component {
+            message.push_str(&format!(", component {component}"));
+        }
+        message.push_str(
+            " after the last tick (run with `--detail-ticks` around the divergent tick to name \
+             the field at that tick)",
+        );
+    }
+    message
+}
+
+/// What a difference says, as JSON fields.
+fn difference_json(difference: &ReportDifference) -> serde_json::Value {
+    serde_json::json!({
+        "result": "different",
+        "code": "HASHES_DIFFER",
+        "tick": difference.tick,
+        "entity": difference.entity.as_ref().and_then(|e| e.name.clone()),
+        "scene_id": difference.entity.as_ref().and_then(|e| e.scene_id),
+        "sim_id": difference.entity.as_ref().map(|e| e.sim_id),
+        "component": difference.component,
+        "at_tick": difference.at_tick.as_ref().map(|d| serde_json::json!({
+            "entity": d.entity.as_ref().and_then(|e| e.name.clone()),
+            "sim_id": d.entity.as_ref().map(|e| e.sim_id),
+            "component": d.component,
+            "field": d.field.as_ref().map(|f| f.path.clone()),
+            "values": d.field.as_ref().map(|f| [f.first.clone(), f.second.clone()]),
+        })),
+    })
+}
+
+/// Compares every report with the reference (`reference`, else the first): `Ok` with a summary
+/// when all agree, else `HASHES_DIFFER` naming each report that differs.
+pub fn diff_many(
+    reports: &[PathBuf],
+    reference: Option<&Path>,
+    json: bool,
+) -> Result<String, Failure> {
+    let inputs: Vec<(&str, &Path)> = reports.iter().map(|p| ("REPORT", p.as_path())).collect();
+    crate::outputs::check(&inputs, &[])?;
+    let load = |path: &Path| {
+        StateHashReport::load(path)
+            .map_err(|e| Failure::new("REPORT_INVALID", Outcome::BadInput, e.to_string()))
+    };
+    let reference_path = reference.unwrap_or(&reports[0]);
+    let base = load(reference_path)?;
+    let mut lines = vec![format!(
+        "reference {}: {} ticks",
+        reference_path.display(),
+        base.ticks.len()
+    )];
+    let mut entries = Vec::new();
+    let mut differing = 0;
+    for path in reports.iter().filter(|p| p.as_path() != reference_path) {
+        let other = load(path)?;
+        match compare_reports(&base, &other) {
+            None => {
+                lines.push(format!(
+                    "{}: agrees on all {} ticks and every entity",
+                    path.display(),
+                    other.ticks.len()
+                ));
+                entries.push(serde_json::json!({
+                    "report": path.display().to_string(),
+                    "result": "same",
+                    "ticks": other.ticks.len(),
+                }));
+            }
+            Some(difference) => {
+                differing += 1;
+                lines.push(format!(
+                    "{}: {}",
+                    path.display(),
+                    difference_words(&difference)
+                ));
+                let mut entry = difference_json(&difference);
+                entry["report"] = serde_json::Value::from(path.display().to_string());
+                entries.push(entry);
+            }
+        }
+    }
+    let compared = entries.len();
+    if json {
+        let value = serde_json::json!({
+            "result": if differing == 0 { "same" } else { "different" },
+            "code": if differing == 0 { serde_json::Value::Null } else { "HASHES_DIFFER".into() },
+            "reference": reference_path.display().to_string(),
+            "reports": entries,
+        })
+        .to_string();
+        return if differing == 0 {
+            Ok(value)
+        } else {
+            Err(Failure::new("HASHES_DIFFER", Outcome::Failed, value))
+        };
+    }
+    if differing == 0 {
+        return Ok(format!(
+            "all {compared} reports agree with {} on all {} ticks and every entity",
+            reference_path.display(),
+            base.ticks.len()
+        ));
+    }
+    Err(Failure::new(
+        "HASHES_DIFFER",
+        Outcome::Failed,
+        format!(
+            "{differing} of {compared} reports differ from {}\n{}",
+            reference_path.display(),
+            lines.join("\n")
+        ),
+    ))
+}
+
 /// The outcome of comparing two reports, and its human-readable message.
 fn compare(
     ra: &StateHashReport,
@@ -109,49 +239,12 @@ fn compare(
             (Ok(summary), human)
         }
         Some(difference) => {
-            let mut message = match difference.tick {
-                Some(tick) => format!("first divergent tick {tick}"),
-                None => "every common tick matches, but the runs differ".to_owned(),
+            let human = difference_words(&difference);
+            let message = if json {
+                difference_json(&difference).to_string()
+            } else {
+                human.clone()
             };
-            if let Some(at_tick) = &difference.at_tick {
-                message.push_str(&crate::blame::describe(Some(at_tick)));
-            } else if let Some(entity) = &difference.entity {
-                message.push_str(&format!(
-                    "; entity {}",
-                    crate::blame::entity_label(
-                        entity.name.as_deref(),
-                        entity.scene_id,
-                        entity.sim_id
-                    )
-                ));
-                if let Some(component) = &difference.component {
-                    message.push_str(&format!(", component {component}"));
-                }
-                message.push_str(
-                    " after the last tick (run with `--detail-ticks` around the divergent tick to \
-                     name the field at that tick)",
-                );
-            }
-            let human = message.clone();
-            if json {
-                message = serde_json::json!({
-                    "result": "different",
-                    "code": "HASHES_DIFFER",
-                    "tick": difference.tick,
-                    "entity": difference.entity.as_ref().and_then(|e| e.name.clone()),
-                    "scene_id": difference.entity.as_ref().and_then(|e| e.scene_id),
-                    "sim_id": difference.entity.as_ref().map(|e| e.sim_id),
-                    "component": difference.component,
-                    "at_tick": difference.at_tick.as_ref().map(|d| serde_json::json!({
-                        "entity": d.entity.as_ref().and_then(|e| e.name.clone()),
-                        "sim_id": d.entity.as_ref().map(|e| e.sim_id),
-                        "component": d.component,
-                        "field": d.field.as_ref().map(|f| f.path.clone()),
-                        "values": d.field.as_ref().map(|f| [f.first.clone(), f.second.clone()]),
-                    })),
-                })
-                .to_string();
-            }
             (
                 Err(Failure::new("HASHES_DIFFER", Outcome::Failed, message)),
                 human,

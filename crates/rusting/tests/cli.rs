@@ -90,6 +90,133 @@ fn hashes_diff_names_the_first_difference_with_exit_codes() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Nudges the player along x by 1e-3 on the tick that starts with `NudgeAt` ticks done.
+#[derive(bevy::prelude::Resource)]
+struct NudgeAt(u64);
+
+fn nudge_player(
+    at: bevy::prelude::Res<NudgeAt>,
+    time: bevy::prelude::Res<rusting_engine::runtime::FrameTime>,
+    mut bodies: bevy::prelude::Query<(&bevy::prelude::Name, &mut bevy::prelude::Transform)>,
+) {
+    if time.fixed_tick != at.0 {
+        return;
+    }
+    for (name, mut transform) in &mut bodies {
+        if name.as_str() == "Player" {
+            transform.translation.x += 1.0e-3;
+        }
+    }
+}
+
+/// Writes a report of 120 starter ticks detailing ticks 35 to 45 and 85 to 95, its player
+/// nudged on the tick after `nudge` ticks when given.
+fn detailed_report(nudge: Option<u64>, path: &std::path::Path) {
+    use bevy::prelude::IntoScheduleConfigs;
+    let project = Project::open(&starter()).unwrap();
+    let details = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = details.clone();
+    let (mut app, hashes) = simulate_project_headless(&project, 120, None, |app| {
+        app.add_plugins(starter_game::StarterGame);
+        if let Some(at) = nudge {
+            app.world_mut().insert_resource(NudgeAt(at));
+            app.add_systems(
+                bevy::prelude::FixedUpdate,
+                nudge_player.after(rusting_engine::runtime::SimSet::Tweens),
+            );
+        }
+        let kept = kept.clone();
+        app.add_tick_hook(move |world: &mut bevy::prelude::World, tick| {
+            if (35..=45).contains(&tick) || (85..=95).contains(&tick) {
+                kept.lock()
+                    .unwrap()
+                    .push(rusting_engine::determinism::StateDetail::capture(
+                        world, tick,
+                    ));
+            }
+        });
+    })
+    .unwrap();
+    let mut report = StateHashReport::capture(app.world_mut(), &hashes);
+    report.details = details.lock().unwrap().clone();
+    report.write(path).unwrap();
+}
+
+/// Five reports as five machines would upload them: three alike, one whose player was nudged
+/// during tick 40 and one during tick 90. `hashes diff` over all five names both, each with its
+/// first divergent tick and the entity, component and field with both values, and exits 1 with
+/// `HASHES_DIFFER` (`--json` lists every report); the three alike agree with exit code 0, and
+/// `--reference` picks the report the others are compared with. Fails if only the first
+/// differing report is named, or if reports are compared with each other instead of with the
+/// reference.
+#[test]
+fn hashes_diff_compares_many_reports() {
+    let dir = std::env::temp_dir().join(format!("rusting-cli-many-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let paths: Vec<PathBuf> = ["linux-x86", "linux-arm", "macos-arm", "windows", "one-cpu"]
+        .iter()
+        .map(|name| dir.join(format!("{name}.json")))
+        .collect();
+    for (path, nudge) in paths.iter().zip([None, Some(39), None, Some(89), None]) {
+        detailed_report(nudge, path);
+    }
+    let names: Vec<&str> = paths.iter().map(|p| p.to_str().unwrap()).collect();
+    let mut args = vec!["hashes", "diff"];
+    args.extend(&names);
+    let out = rusting(&args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("HASHES_DIFFER: 2 of 4 reports differ from "),
+        "{stderr}"
+    );
+    for (name, tick) in [("linux-arm", 40), ("windows", 90)] {
+        let line = stderr
+            .lines()
+            .find(|line| line.contains(&format!("{name}.json: ")))
+            .unwrap_or_else(|| panic!("{name} is not named: {stderr}"));
+        assert!(
+            line.contains(&format!("first divergent tick {tick}"))
+                && line.contains(
+                    "entity `Player` (scene id 10), component Transform, field translation.x"
+                ),
+            "{line}"
+        );
+    }
+    assert!(
+        stderr.contains("macos-arm.json: agrees on all 120 ticks"),
+        "{stderr}"
+    );
+
+    let mut json_args = vec!["--json", "hashes", "diff"];
+    json_args.extend(&names);
+    let json = rusting(&json_args);
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(value["result"], "different");
+    let reports = value["reports"].as_array().unwrap();
+    assert_eq!(reports.len(), 4);
+    assert_eq!(reports[0]["tick"], 40);
+    assert_eq!(reports[0]["at_tick"]["field"], "translation.x");
+    assert_eq!(reports[2]["tick"], 90);
+
+    let alike = rusting(&["hashes", "diff", names[0], names[2], names[4]]);
+    assert_eq!(alike.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&alike.stdout).contains("all 2 reports agree with"));
+
+    let against = rusting(&[
+        "hashes",
+        "diff",
+        names[0],
+        names[1],
+        "--reference",
+        names[1],
+    ]);
+    let stderr = String::from_utf8_lossy(&against.stderr);
+    assert_eq!(against.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("1 of 1 reports differ from"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `determinism` on a directory that is not a project fails at once with `PROJECT_INVALID` and
 /// exit code 3, before building anything.
 #[test]
