@@ -16,8 +16,10 @@
 //! 3. from the two targets each peer names the component and field with both values, reports it
 //!    ([`super::NetEvent::DesyncNamed`]) and sends **done**.
 //!
-//! Every message is resent every [`RESEND_EVERY`] until the peer shows it arrived (its target
-//! shows it holds our summary, its done that it holds our target), so loss only delays the report;
+//! Every message is sent [`PARTS_PER_SEND`] parts at a time, the next ones every [`RESEND_EVERY`]
+//! (wrapping round), until the peer shows it arrived (its target shows it holds our summary, its
+//! done that it holds our target), so loss only delays the report; a target too large to send
+//! goes without its fields, naming the component only;
 //! an exchange the peer does not finish within [`GIVE_UP_AFTER`] is reported as unanswered. Only a
 //! peer's first desync is investigated: once two states part, every later tick differs too, and
 //! the first is the one that names the cause.
@@ -48,6 +50,10 @@ pub const HELD_DETAILS: usize = 32;
 
 /// How often an unanswered message is sent again.
 pub const RESEND_EVERY: Duration = Duration::from_millis(200);
+
+/// The most parts of a message sent at once: a whole 128-part message in one burst would overflow
+/// a receiving socket's default buffer, losing the same tail parts at every resend.
+pub const PARTS_PER_SEND: usize = 16;
 
 /// How long an exchange may take before it is reported as unanswered.
 pub const GIVE_UP_AFTER: Duration = Duration::from_secs(10);
@@ -154,8 +160,12 @@ struct Investigation {
     /// This machine's full detail of the tick.
     local: StateDetail,
     summary: Vec<Vec<u8>>,
+    /// The summary's next part to send.
+    summary_cursor: usize,
     /// Our target and its datagrams, once the peer's summary has come.
     target: Option<(StateDetail, Vec<Vec<u8>>)>,
+    /// The target's next part to send.
+    target_cursor: usize,
     remote_summary: Assembly,
     remote_target: Assembly,
     reported: bool,
@@ -212,29 +222,26 @@ impl Investigations {
             .collect()
     }
 
-    /// Starts the investigation of `tick` with `peer` on this machine's detail of the tick (`None`
-    /// when its snapshot is no longer held); a report at once when it cannot go on.
+    /// Starts the investigation of `tick` with `peer` on this machine's detail of the tick, or
+    /// reports at once why there is none (its snapshot is no longer held, say) or why it cannot go
+    /// on.
     pub fn start(
         &mut self,
         tick: u64,
         peer: SocketAddr,
         now: Instant,
-        local: Option<StateDetail>,
+        local: Result<StateDetail, String>,
     ) -> Option<DesyncReport> {
         self.wanted.remove(&peer);
         if self.active.contains_key(&peer) || self.finished.contains_key(&peer) {
             return None;
         }
-        let Some(local) = local else {
-            self.finished.insert(peer, tick);
-            return Some(DesyncReport::unnamed(
-                tick,
-                peer,
-                format!(
-                    "this machine no longer holds the state of tick {tick} (it keeps the last \
-                     {HELD_DETAILS} checked ticks), so the difference cannot be named"
-                ),
-            ));
+        let local = match local {
+            Ok(local) => local,
+            Err(why) => {
+                self.finished.insert(peer, tick);
+                return Some(DesyncReport::unnamed(tick, peer, why));
+            }
         };
         let Some(summary) =
             encode_message(DetailKind::Summary, tick, &detail_json(&summary(&local)))
@@ -258,7 +265,9 @@ impl Investigations {
                 last_sent: None,
                 local,
                 summary,
+                summary_cursor: 0,
                 target: None,
+                target_cursor: 0,
                 remote_summary: Assembly::default(),
                 remote_target: Assembly::default(),
                 reported: false,
@@ -347,9 +356,24 @@ impl Investigation {
             && let Some(json) = self.remote_summary.complete()
         {
             let remote = parse_detail(&json, self.tick).ok_or(Refused)?;
-            let local = target(&self.local, compare_details(&summary(&self.local), &remote));
-            let datagrams = encode_message(DetailKind::Target, self.tick, &detail_json(&local))
-                .ok_or(Refused)?;
+            let mut local = target(&self.local, compare_details(&summary(&self.local), &remote));
+            let datagrams =
+                match encode_message(DetailKind::Target, self.tick, &detail_json(&local)) {
+                    Some(datagrams) => datagrams,
+                    // Too many fields to send: the component hashes still name the component.
+                    None => {
+                        for entity in &mut local.entities {
+                            for component in &mut entity.components {
+                                component.fields.clear();
+                            }
+                        }
+                        for resource in &mut local.resources {
+                            resource.fields.clear();
+                        }
+                        encode_message(DetailKind::Target, self.tick, &detail_json(&local))
+                            .unwrap_or_default()
+                    }
+                };
             self.target = Some((local, datagrams));
         }
         if !self.reported
@@ -399,16 +423,32 @@ impl Investigation {
             // Until the peer's target comes, it may lack our summary; until its done comes, our
             // target.
             if self.remote_target.complete().is_none() {
-                step.outgoing
-                    .extend(self.summary.iter().map(|datagram| (peer, datagram.clone())));
+                send_window(&self.summary, &mut self.summary_cursor, peer, step);
             }
             if let Some((_, target)) = self.target.as_ref().filter(|_| !self.peer_done) {
-                step.outgoing
-                    .extend(target.iter().map(|datagram| (peer, datagram.clone())));
+                send_window(target, &mut self.target_cursor, peer, step);
             }
         }
         Ok(false)
     }
+}
+
+/// Queues the next [`PARTS_PER_SEND`] of `datagrams` from `cursor` on (wrapping), and moves the
+/// cursor past them.
+fn send_window(
+    datagrams: &[Vec<u8>],
+    cursor: &mut usize,
+    peer: SocketAddr,
+    step: &mut InvestigationStep,
+) {
+    if datagrams.is_empty() {
+        return;
+    }
+    for k in 0..PARTS_PER_SEND.min(datagrams.len()) {
+        let datagram = &datagrams[(*cursor + k) % datagrams.len()];
+        step.outgoing.push((peer, datagram.clone()));
+    }
+    *cursor = (*cursor + PARTS_PER_SEND) % datagrams.len();
 }
 
 /// A detail without fields: each entity's and resource's hash only.
@@ -454,4 +494,73 @@ fn target(detail: &StateDetail, difference: Option<DetailDifference>) -> StateDe
         target.gpu = detail.gpu.clone();
     }
     target
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::determinism::EntityDetail;
+
+    /// A detail of `entities` entities, each hashing `salt`.
+    fn detail(entities: u64, salt: u64) -> StateDetail {
+        StateDetail {
+            tick: 40,
+            entities: (0..entities)
+                .map(|sim_id| EntityDetail {
+                    sim_id,
+                    name: Some(format!("Crate {sim_id}")),
+                    scene_id: None,
+                    hash: format!("{:016x}", sim_id ^ salt),
+                    components: Vec::new(),
+                })
+                .collect(),
+            resources: Vec::new(),
+            gpu: None,
+        }
+    }
+
+    /// A summary of many parts goes out at most `PARTS_PER_SEND` parts per resend, every part in
+    /// turn. Fails if a resend sends the whole message at once (a receiving socket's buffer then
+    /// drops the same tail parts every time).
+    #[test]
+    fn a_large_summary_goes_out_a_window_at_a_time() {
+        let peer: SocketAddr = "127.0.0.1:7001".parse().unwrap();
+        let mut investigations = Investigations::default();
+        investigations.want(40, peer);
+        assert_eq!(investigations.wanted(), [(peer, 40)]);
+        let start = Instant::now();
+        assert_eq!(
+            investigations.start(40, peer, start, Ok(detail(1200, 0))),
+            None
+        );
+        let mut seen = std::collections::BTreeSet::new();
+        let mut parts = 0;
+        for k in 0..20u32 {
+            let step = investigations.exchange(start + RESEND_EVERY * k);
+            assert!(
+                step.outgoing.len() <= PARTS_PER_SEND,
+                "{}",
+                step.outgoing.len()
+            );
+            for (_, datagram) in &step.outgoing {
+                let part = decode_part(datagram).unwrap();
+                parts = usize::from(part.parts);
+                seen.insert(part.part);
+            }
+        }
+        assert!(parts > PARTS_PER_SEND, "only {parts} parts");
+        assert_eq!(seen.len(), parts);
+    }
+
+    /// A desync whose tick is no longer described is reported at once, unnamed, with the reason.
+    #[test]
+    fn a_desync_without_a_detail_is_reported_unnamed() {
+        let peer: SocketAddr = "127.0.0.1:7001".parse().unwrap();
+        let mut investigations = Investigations::default();
+        let report = investigations
+            .start(40, peer, Instant::now(), Err("no snapshot".to_owned()))
+            .unwrap();
+        assert_eq!(report.unnamed.as_deref(), Some("no snapshot"));
+        assert!(!investigations.active());
+    }
 }

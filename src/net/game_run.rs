@@ -153,8 +153,11 @@ impl NetRun {
         let frame = app.tick_length();
         let started = Instant::now();
         let mut last_progress = Instant::now();
-        let mut confirmed_at = None;
+        let mut confirmed_at: Option<Instant> = None;
         let mut desync = None;
+        // A checksum mismatch, named or not, and a peer lost before the last tick.
+        let mut mismatch: Option<(u64, SocketAddr)> = None;
+        let mut lost: Option<String> = None;
         let mut next = Instant::now();
         loop {
             session.poll();
@@ -173,8 +176,17 @@ impl NetRun {
                     NetEvent::DesyncNamed(report) => {
                         desync.get_or_insert(report);
                     }
+                    NetEvent::Desync { tick, peer, .. } => {
+                        mismatch.get_or_insert((tick, peer));
+                    }
                     NetEvent::PeerDropped { reason, peer, .. } => {
                         bevy::log::warn!("the peer at {peer} was dropped: {reason}");
+                        if confirmed_at.is_none() {
+                            lost.get_or_insert(format!("the peer at {peer} was dropped: {reason}"));
+                        }
+                    }
+                    NetEvent::Disconnected(peer) if confirmed_at.is_none() => {
+                        lost.get_or_insert(format!("the peer at {peer} disconnected"));
                     }
                     _ => {}
                 }
@@ -229,6 +241,20 @@ impl NetRun {
                 code: "NET_DESYNC",
                 message: report.to_string(),
             });
+        }
+        if let Some((tick, peer)) = mismatch {
+            return Err(GameError::Net {
+                code: "NET_DESYNC",
+                message: format!(
+                    "the state after tick {tick} hashes otherwise than on the peer at {peer}, and \
+                     the difference was not named in time"
+                ),
+            });
+        }
+        if let Some(lost) = lost {
+            return Err(failed(format!(
+                "{lost} before tick {ticks} was confirmed; the session went on without it"
+            )));
         }
         let last = confirmed.last().map_or(0, |(_, hash)| *hash);
         Ok(format!(

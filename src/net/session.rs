@@ -316,7 +316,8 @@ impl NetSession {
         let check = WireCheck {
             players: settings.players,
             local: settings.local.clone(),
-            ahead: (settings.max_prediction + settings.input_delay) as i64
+            // A peer runs up to its window plus its delay ahead, and its inputs a delay further.
+            ahead: (settings.max_prediction + 2 * settings.input_delay) as i64
                 + super::wire_check::FRAME_MARGIN,
         };
         let socket = PeerSocket::new(link, settings.remote.iter().copied(), check);
@@ -470,8 +471,11 @@ impl NetSession {
     fn describe_wanted(&mut self, host: &mut impl SimulationHost) -> Result<(), NetError> {
         for (peer, tick) in self.investigations.wanted() {
             let detail = match self.checked.iter().find(|(kept, _)| *kept == tick) {
-                Some((_, snapshot)) => Some(describe(host, snapshot)?),
-                None => None,
+                Some((_, snapshot)) => describe(host, snapshot)?,
+                None => Err(format!(
+                    "this machine no longer holds the state of tick {tick} (it keeps the last \
+                     {HELD_DETAILS} checked ticks), so the difference cannot be named"
+                )),
             };
             if let Some(report) = self
                 .investigations
@@ -738,17 +742,27 @@ impl NetSession {
 
 /// `snapshot`'s state down to the field: put in place, described, and the present state put back
 /// (with its hash history, which a restore may shorten), without rewinding a running recording.
+/// The inner error says why the tick could not be described (the session goes on and reports it
+/// unnamed); the outer one that the present state could not be put back.
 fn describe(
     host: &mut impl SimulationHost,
     snapshot: &WorldSnapshot,
-) -> Result<StateDetail, NetError> {
+) -> Result<Result<StateDetail, String>, NetError> {
     let present = host.take_snapshot()?;
     let hashes = host.world().resource::<StateHashes>().clone();
-    snapshot.restore(host.world_mut())?;
-    let detail = StateDetail::capture(host.world_mut(), snapshot.tick());
+    let described = snapshot
+        .restore(host.world_mut())
+        .map(|()| StateDetail::capture(host.world_mut(), snapshot.tick()))
+        .map_err(|error| {
+            format!(
+                "the state of tick {} could not be put back to describe it: {error}",
+                snapshot.tick()
+            )
+        });
+    // Whatever happened, the present comes back before the next tick.
     present.restore(host.world_mut())?;
     *host.world_mut().resource_mut::<StateHashes>() = hashes;
-    Ok(detail)
+    Ok(described)
 }
 
 /// The engine tick count of a crate frame.

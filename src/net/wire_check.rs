@@ -15,14 +15,15 @@
 //! InputAck (3): ack_frame i32
 //! ```
 //!
-//! A frame is impossible past the session's current frame plus the prediction window, the input
-//! delay and [`FRAME_MARGIN`] (a peer cannot run further ahead than its window lets it before it
-//! has this peer's inputs), or below -1 (the crate's "no frame"). A status may say a player left
+//! A frame is impossible past the session's current frame plus the prediction window, twice the
+//! input delay and [`FRAME_MARGIN`] (a peer cannot run further ahead than its window and delay let
+//! it before it has this peer's inputs, and its own inputs go a delay further), or below -1 (the
+//! crate's "no frame"). A status may say a player left
 //! only for a third player: the sender itself and the players of this machine are plainly still
 //! here. This module owns those rules. It must never change a message, only judge one the crate's
 //! decoder already accepted.
 
-/// Frames beyond the prediction window and input delay a peer may be ahead (messages in
+/// Frames beyond the prediction window and input delays a peer may be ahead (messages in
 /// flight while this machine stalls for a moment).
 pub const FRAME_MARGIN: i64 = 16;
 
@@ -46,7 +47,7 @@ pub struct WireCheck {
     /// The handles played on this machine.
     pub local: Vec<usize>,
     /// Frames a peer may be ahead of this machine's current one: the prediction window plus
-    /// the input delay plus [`FRAME_MARGIN`].
+    /// twice the input delay plus [`FRAME_MARGIN`].
     pub ahead: i64,
 }
 

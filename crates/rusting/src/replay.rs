@@ -71,7 +71,6 @@ pub fn info(
     })
 }
 
-/// The replay's facts as one line.
 /// Whether `file` holds a multiplayer session's replay: JSON whose first key is `format` (a
 /// recording's is `format_version`; a compact one is binary).
 fn is_session_replay(file: &Path) -> bool {
@@ -116,6 +115,7 @@ fn session_info(file: &Path, json: bool) -> Result<String, Failure> {
     })
 }
 
+/// The replay's facts as one line.
 fn summary(file: &Path, replay: &Replay) -> String {
     let (seconds, inputs) = totals(replay);
     let scene = replay

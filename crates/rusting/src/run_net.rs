@@ -67,13 +67,44 @@ pub fn run(request: &Request) -> Result<String, Failure> {
     if let Some(script) = request.script {
         InputScript::load(script).map_err(|e| bad("SCRIPT_INVALID", e.to_string()))?;
     }
-    if let Peers::Local(n) = request.peers
-        && !(2..=8).contains(&n)
-    {
-        return Err(bad(
-            "NET_INVALID",
-            format!("--net {n}: a session on this machine has 2 to 8 peers"),
-        ));
+    match request.peers {
+        Peers::Local(n) if !(2..=8).contains(&n) => {
+            return Err(bad(
+                "NET_INVALID",
+                format!("--net {n}: a session on this machine has 2 to 8 peers"),
+            ));
+        }
+        Peers::One { peers, player } => {
+            let addresses: Option<Vec<SocketAddr>> = peers
+                .split(',')
+                .map(|address| address.trim().parse().ok())
+                .collect();
+            match addresses {
+                Some(addresses) if (2..=8).contains(&addresses.len()) => {
+                    if player >= addresses.len() {
+                        return Err(bad(
+                            "NET_INVALID",
+                            format!(
+                                "--net-player {player}: the session's {} players have handles 0 \
+                                 to {}",
+                                addresses.len(),
+                                addresses.len() - 1
+                            ),
+                        ));
+                    }
+                }
+                _ => {
+                    return Err(bad(
+                        "NET_INVALID",
+                        format!(
+                            "--net-peers {peers}: expected 2 to 8 addresses `ip:port`, \
+                             comma-separated, in player order"
+                        ),
+                    ));
+                }
+            }
+        }
+        Peers::Local(_) => {}
     }
     let executable = Build {
         project: request.project,

@@ -118,3 +118,38 @@ fn two_starter_peers_agree_and_name_a_planted_desync() {
     );
     let _ = std::fs::remove_dir_all(root);
 }
+
+/// Bad session arguments are refused with `NET_INVALID` (exit code 3) before anything builds:
+/// an address list that does not parse, a handle past the players, a session of one. Fails if
+/// they reach the game (a build, then `RUN_FAILED`).
+#[test]
+fn bad_session_arguments_are_refused_before_building() {
+    let starter = support::starter();
+    let starter = starter.to_str().unwrap();
+    for (args, expected) in [
+        (
+            vec!["--net-peers", "127.0.0.1:7000,nowhere", "--net-player", "0"],
+            "NET_INVALID: --net-peers 127.0.0.1:7000,nowhere: expected 2 to 8 addresses",
+        ),
+        (
+            vec![
+                "--net-peers",
+                "127.0.0.1:7000,127.0.0.1:7001",
+                "--net-player",
+                "2",
+            ],
+            "NET_INVALID: --net-player 2: the session's 2 players have handles 0 to 1",
+        ),
+        (
+            vec!["--net", "1"],
+            "NET_INVALID: --net 1: a session on this machine has 2 to 8 peers",
+        ),
+    ] {
+        let mut all = vec!["run", starter, "--ticks", "10"];
+        all.extend(args);
+        let out = rusting(&all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{stderr}");
+        assert!(stderr.starts_with(expected), "{stderr}");
+    }
+}
