@@ -22,6 +22,8 @@
 //! - `RUSTING_LOCKSTEP=1` steps the headless run one tick at a time for `rusting determinism`
 //!   (see `determinism::lockstep`);
 //! - `RUSTING_CHECK_UNDECLARED=1` (or `0`) turns the check for state nobody declared on (or off);
+//! - `RUSTING_THREADS=<n>` runs rayon's and bevy's worker pools with `n` threads (see
+//!   [`crate::threads`]; `rusting determinism`'s one-CPU run sets it to 1);
 //! - `RUSTING_RESULT_OUT=<file>` writes why the run stopped there as a `RunResult` (see
 //!   `game_result`; panics included), for tools to read instead of standard error.
 //!
@@ -328,6 +330,18 @@ fn try_run_game(
     let root = environment("RUSTING_PROJECT_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| crate_dir.to_owned());
+    crate::threads::apply_thread_limit_from_environment().map_err(|error| {
+        GameError::Environment {
+            name: crate::threads::THREADS_VARIABLE,
+            value: environment(crate::threads::THREADS_VARIABLE).unwrap_or_default(),
+            reason: match error {
+                crate::threads::ThreadsError::Invalid { .. } => {
+                    "expected a whole number of worker threads, at least 1"
+                }
+                _ => "a worker pool was already started with another number of threads",
+            },
+        }
+    })?;
     let project = Project::open(&root)?;
     let ticks = match environment("RUSTING_HEADLESS_TICKS") {
         Some(value) => Some(value.parse::<u64>().map_err(|_| GameError::Environment {

@@ -49,6 +49,7 @@ pub mod physics;
 pub mod project;
 pub mod runtime;
 pub mod scene;
+pub mod threads;
 #[cfg(feature = "window")]
 pub mod window;
 #[cfg(feature = "window")]
@@ -63,7 +64,8 @@ pub use app::{App, AppError, FrameReport, TickHook};
 /// gameplay.
 ///
 /// `TimePlugin` is left out on purpose: the engine runs fixed ticks itself, from the deltas passed
-/// to [`App::update`].
+/// to [`App::update`]. The task pools start with one thread per CPU unless
+/// [`threads::limit_worker_threads`] started them first (`RUSTING_THREADS`).
 #[derive(Clone, Debug, Default)]
 pub struct RustingPlugins {
     /// What the runtime resources start from.

@@ -3,8 +3,9 @@
 //!
 //! The configurations: a debug build (run twice, or `--repeat N` times: two runs of the same
 //! binary that differ point at process-dependent state, not at the build), a release build, the
-//! release build again pinned to one CPU with `taskset --cpu-list 0` (so bevy's task pool and
-//! rayon run one thread), and, without an input script, the release build in uneven frames (3,
+//! release build again on one worker thread (`RUSTING_THREADS=1`: bevy's task pools and rayon run
+//! one thread, on every operating system; on Linux the run is also pinned to CPU 0 with
+//! `taskset --cpu-list 0` where it is installed), and, without an input script, the release build in uneven frames (3,
 //! 1/2, 1/2, 0 and 5 ticks). The two builds share one target directory and run one after the
 //! other; then the configurations run at the same time, headless, in lockstep (see `lockstep`):
 //! each announces every tick's hash and waits. At the first tick where a run differs from the
@@ -396,7 +397,6 @@ fn check_in(
         debug: build.build(Profile::Debug)?,
         release: build.build(Profile::Release)?,
     };
-    let one_cpu = taskset_available();
     // The same build again first, so a difference between two runs of one binary is told apart
     // from a difference between builds.
     let mut configurations: Vec<&Configuration> = vec![&DEBUG];
@@ -407,7 +407,6 @@ fn check_in(
     configurations.extend(
         CONFIGURATIONS
             .iter()
-            .filter(|c| one_cpu || !c.one_cpu)
             // Scripted input is frames of input; uneven pacing would change when input is seen.
             .filter(|c| script.is_none() || !c.uneven),
     );
@@ -585,10 +584,11 @@ fn check_in(
             project.manifest.name,
             distinct.join(", "),
             ticks,
-            if one_cpu {
-                ""
+            if cfg!(target_os = "linux") && !taskset_available() {
+                " (taskset is missing: the one-CPU run had one worker thread but was not pinned \
+                 to one CPU)"
             } else {
-                " (taskset is missing: no one-CPU run)"
+                ""
             }
         )
     })

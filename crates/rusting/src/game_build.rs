@@ -190,14 +190,15 @@ pub struct GameRun<'a> {
     /// `(name, value)` of the `RUSTING_*` variables to set; every other `RUSTING_*` variable of
     /// this process is removed so that none leaks into the run.
     pub env: Vec<(&'static str, String)>,
-    /// Run under `taskset --cpu-list 0` (one CPU: one bevy and one rayon thread).
+    /// Run on one worker thread: `RUSTING_THREADS=1` (one bevy and one rayon thread, on every
+    /// operating system), and on Linux also pinned to CPU 0 with `taskset` where it is installed.
     pub one_cpu: bool,
 }
 
 impl GameRun<'_> {
     /// The command that starts the run.
     pub fn command(&self) -> Command {
-        let mut command = if self.one_cpu {
+        let mut command = if self.one_cpu && taskset_available() {
             let mut c = Command::new("taskset");
             c.args(["--cpu-list", "0"]).arg(self.executable);
             c
@@ -213,6 +214,9 @@ impl GameRun<'_> {
         command.env("RUSTING_PROJECT_DIR", self.project);
         for (name, value) in &self.env {
             command.env(name, value);
+        }
+        if self.one_cpu {
+            command.env(rusting_engine::threads::THREADS_VARIABLE, "1");
         }
         command
     }
@@ -272,12 +276,15 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-/// Whether `taskset` can pin a run to one CPU here.
+/// Whether `taskset` can pin a run to one CPU here (asked once a process).
 pub fn taskset_available() -> bool {
-    Command::new("taskset")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        Command::new("taskset")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
 }
 
 /// The last non-empty line a run printed on standard error.
