@@ -193,10 +193,12 @@ enum HashesCommand {
     /// The first tick, entity (paired by `SceneId`) and component where two reports differ.
     Diff {
         /// The reports: two are compared with each other; more are each compared with the
-        /// reference (the first, or --reference), naming every one that differs.
+        /// reference (the first, or --reference), naming every one that differs. Or directories,
+        /// one a machine: the reports of each file name are compared across them, and a report
+        /// a machine lacks is named too.
         #[arg(required = true, num_args = 2.., value_name = "REPORT")]
         reports: Vec<PathBuf>,
-        /// The report the others are compared with (default: the first).
+        /// The report (or directory) the others are compared with (default: the first).
         #[arg(long, value_name = "REPORT")]
         reference: Option<PathBuf>,
         /// Also write an HTML page (two reports only): both reports' lanes over the ticks and,
@@ -300,6 +302,22 @@ impl Cli {
                         report,
                     },
             }) => match (reports.as_slice(), reference) {
+                _ if reports.iter().any(|r| r.is_dir()) => {
+                    if report.is_some() || !reports.iter().all(|r| r.is_dir()) {
+                        Err(crate::exit::Failure::new(
+                            "REPORT_INVALID",
+                            Outcome::BadInput,
+                            "give report files, or directories of reports (one a machine), not \
+                             both; --report draws two report files",
+                        ))
+                    } else {
+                        crate::hashes_machines::diff_machines(
+                            reports,
+                            reference.as_deref(),
+                            self.json,
+                        )
+                    }
+                }
                 ([a, b], None) => hashes::diff(a, b, self.json, report.as_deref()),
                 _ if report.is_some() => Err(crate::exit::Failure::new(
                     "OUTPUT_INVALID",

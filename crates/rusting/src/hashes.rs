@@ -80,10 +80,6 @@ fn page(
 pub fn diff(a: &Path, b: &Path, json: bool, report: Option<&Path>) -> Result<String, Failure> {
     let outputs: Vec<(&str, &Path)> = report.map(|p| ("--report", p)).into_iter().collect();
     crate::outputs::check(&[("A", a), ("B", b)], &outputs)?;
-    let load = |path: &Path| {
-        StateHashReport::load(path)
-            .map_err(|e| Failure::new("REPORT_INVALID", Outcome::BadInput, e.to_string()))
-    };
     let (ra, rb) = (load(a)?, load(b)?);
     let (result, human) = compare(&ra, &rb, json);
     if let Some(path) = report {
@@ -136,6 +132,61 @@ fn difference_json(difference: &ReportDifference) -> serde_json::Value {
     })
 }
 
+/// Each report compared with a reference: a line and a JSON entry per report, and how many
+/// differ.
+pub struct Compared {
+    /// `<report>: <outcome>` per report.
+    pub lines: Vec<String>,
+    /// The JSON entry per report (`report`, `result` and, when it differs, the blame).
+    pub entries: Vec<serde_json::Value>,
+    /// How many differ.
+    pub differing: usize,
+}
+
+/// Reads the report at `path` (`REPORT_INVALID` when it cannot).
+pub fn load(path: &Path) -> Result<StateHashReport, Failure> {
+    StateHashReport::load(path)
+        .map_err(|e| Failure::new("REPORT_INVALID", Outcome::BadInput, e.to_string()))
+}
+
+/// Compares each of `others` with `base` (read from the reference).
+pub fn compare_with(base: &StateHashReport, others: &[&Path]) -> Result<Compared, Failure> {
+    let mut compared = Compared {
+        lines: Vec::new(),
+        entries: Vec::new(),
+        differing: 0,
+    };
+    for path in others {
+        let other = load(path)?;
+        match compare_reports(base, &other) {
+            None => {
+                compared.lines.push(format!(
+                    "{}: agrees on all {} ticks and every entity",
+                    path.display(),
+                    other.ticks.len()
+                ));
+                compared.entries.push(serde_json::json!({
+                    "report": path.display().to_string(),
+                    "result": "same",
+                    "ticks": other.ticks.len(),
+                }));
+            }
+            Some(difference) => {
+                compared.differing += 1;
+                compared.lines.push(format!(
+                    "{}: {}",
+                    path.display(),
+                    difference_words(&difference)
+                ));
+                let mut entry = difference_json(&difference);
+                entry["report"] = serde_json::Value::from(path.display().to_string());
+                compared.entries.push(entry);
+            }
+        }
+    }
+    Ok(compared)
+}
+
 /// Compares every report with the reference (`reference`, else the first): `Ok` with a summary
 /// when all agree, else `HASHES_DIFFER` naming each report that differs.
 pub fn diff_many(
@@ -145,47 +196,18 @@ pub fn diff_many(
 ) -> Result<String, Failure> {
     let inputs: Vec<(&str, &Path)> = reports.iter().map(|p| ("REPORT", p.as_path())).collect();
     crate::outputs::check(&inputs, &[])?;
-    let load = |path: &Path| {
-        StateHashReport::load(path)
-            .map_err(|e| Failure::new("REPORT_INVALID", Outcome::BadInput, e.to_string()))
-    };
     let reference_path = reference.unwrap_or(&reports[0]);
     let base = load(reference_path)?;
-    let mut lines = vec![format!(
-        "reference {}: {} ticks",
-        reference_path.display(),
-        base.ticks.len()
-    )];
-    let mut entries = Vec::new();
-    let mut differing = 0;
-    for path in reports.iter().filter(|p| p.as_path() != reference_path) {
-        let other = load(path)?;
-        match compare_reports(&base, &other) {
-            None => {
-                lines.push(format!(
-                    "{}: agrees on all {} ticks and every entity",
-                    path.display(),
-                    other.ticks.len()
-                ));
-                entries.push(serde_json::json!({
-                    "report": path.display().to_string(),
-                    "result": "same",
-                    "ticks": other.ticks.len(),
-                }));
-            }
-            Some(difference) => {
-                differing += 1;
-                lines.push(format!(
-                    "{}: {}",
-                    path.display(),
-                    difference_words(&difference)
-                ));
-                let mut entry = difference_json(&difference);
-                entry["report"] = serde_json::Value::from(path.display().to_string());
-                entries.push(entry);
-            }
-        }
-    }
+    let others: Vec<&Path> = reports
+        .iter()
+        .map(PathBuf::as_path)
+        .filter(|p| *p != reference_path)
+        .collect();
+    let Compared {
+        lines,
+        entries,
+        differing,
+    } = compare_with(&base, &others)?;
     let compared = entries.len();
     if json {
         let value = serde_json::json!({
@@ -212,8 +234,10 @@ pub fn diff_many(
         "HASHES_DIFFER",
         Outcome::Failed,
         format!(
-            "{differing} of {compared} reports differ from {}\n{}",
+            "{differing} of {compared} reports differ from {}\nreference {}: {} ticks\n{}",
             reference_path.display(),
+            reference_path.display(),
+            base.ticks.len(),
             lines.join("\n")
         ),
     ))

@@ -10,6 +10,7 @@ mod determinism;
 mod exit;
 mod game_build;
 mod hashes;
+mod hashes_machines;
 mod html_report;
 mod lockstep;
 mod new;

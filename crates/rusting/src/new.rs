@@ -45,6 +45,10 @@ const STARTER: &[(&str, &str)] = &[
     ),
 ];
 
+/// Line endings: the same bytes in every checkout, Windows included, so the project's scenes and
+/// scripts are the same files on every machine of the workflow's matrix.
+const GIT_ATTRIBUTES: &str = "* text=auto eol=lf\n*.png binary\n*.jpg binary\n*.rply binary\n";
+
 /// The starter's manifest, whose engine dependency is rewritten for the new project.
 const STARTER_MANIFEST: &str = include_str!("../templates/starter/Cargo.toml");
 
@@ -62,21 +66,57 @@ pub enum Engine {
     Path(std::path::PathBuf),
 }
 
-/// The CI workflow a new project gets: install `rusting` from `git`, then check the project.
+/// The CI workflow a new project gets: on Linux x86-64 and ARM64, macOS ARM64 and Windows x86-64,
+/// install `rusting` from `git`, check the project with `rusting determinism`, and keep a
+/// state-hash report of its walkthrough; then compare every machine's report with
+/// `rusting hashes diff`, failing on any difference.
 fn workflow(git: &str) -> String {
     format!(
-        r#"name: determinism
+        r#"# The game's determinism on every machine of the matrix: `rusting determinism` on each, then
+# each machine's state-hash report of the walkthrough compared with the others'. The final job
+# fails on any difference, naming the first divergent tick, entity, component and field.
+name: determinism
 on:
   push:
   pull_request:
 jobs:
-  determinism:
-    runs-on: ubuntu-24.04
+  machine:
+    strategy:
+      fail-fast: false
+      matrix:
+        include:
+          - {{ name: linux-x86-64, os: ubuntu-24.04 }}
+          - {{ name: linux-arm64, os: ubuntu-24.04-arm }}
+          - {{ name: macos-arm64, os: macos-15 }}
+          - {{ name: windows-x86-64, os: windows-2025 }}
+    name: ${{{{ matrix.name }}}}
+    runs-on: ${{{{ matrix.os }}}}
+    defaults:
+      run:
+        shell: bash
     steps:
       - uses: actions/checkout@v4
       - uses: dtolnay/rust-toolchain@1.95.0
       - run: cargo install --locked --git {git} rusting
       - run: rusting determinism . --ticks 600 --script input/walkthrough.json
+      - run: mkdir -p reports && rusting run . --headless --ticks 600 --script input/walkthrough.json --hashes-out reports/game.json --detail-ticks 1-120
+      - uses: actions/upload-artifact@v4
+        with:
+          name: reports-${{{{ matrix.name }}}}
+          path: reports/
+          if-no-files-found: error
+  compare:
+    needs: machine
+    if: ${{{{ !cancelled() }}}}
+    runs-on: ubuntu-24.04
+    steps:
+      - uses: dtolnay/rust-toolchain@1.95.0
+      - run: cargo install --locked --git {git} rusting
+      - uses: actions/download-artifact@v4
+        with:
+          pattern: reports-*
+          path: reports
+      - run: rusting hashes diff --reference reports/reports-linux-x86-64 reports/reports-*
 "#
     )
 }
@@ -252,7 +292,8 @@ pub fn new_project(dir: &Path, engine: &Engine) -> Result<String, Failure> {
         write(relative, &contents)?;
     }
     write(".github/workflows/determinism.yml", &workflow(git))?;
-    write(".gitignore", "target/\ncooked/\n")?;
+    write(".gitignore", "target/\ncooked/\nreports/\n")?;
+    write(".gitattributes", GIT_ATTRIBUTES)?;
     Ok(format!(
         "created {} ({name}); play it: cd {} && rusting run . (check it: rusting determinism . --ticks 120 --script input/walkthrough.json)",
         dir.display(),

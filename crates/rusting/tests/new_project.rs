@@ -4,7 +4,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use support::{engine_checkout, rusting, shared_target};
@@ -66,10 +66,13 @@ fn commit_all(dir: &Path) {
 
 /// `rusting new --engine-git file://...` writes a project whose engine is that git repository and
 /// whose workflow installs `rusting` from it; a fresh clone of the project then passes the
-/// workflow's commands: `cargo install --locked --git <url> rusting`, then `rusting determinism .
-/// --ticks 600 --script input/walkthrough.json` with the installed command. (Builds share this
-/// workspace's target directory through `CARGO_TARGET_DIR`.) Fails if the project depends on the
-/// engine by a path on this machine, or the workflow names another repository.
+/// workflow's commands, read from its YAML and run with bash: `cargo install --locked --git <url>
+/// rusting`, `rusting determinism . --ticks 600 --script input/walkthrough.json` and the state-hash
+/// report of the walkthrough with the installed command, and the final job's comparison of two
+/// machines' reports (the release report, and a debug build's standing in for a second machine).
+/// (Builds share this workspace's target directory through `CARGO_TARGET_DIR`.) Fails if the
+/// project depends on the engine by a path on this machine, the workflow names another repository
+/// or stops parsing, or any of its commands fails.
 #[test]
 fn a_new_project_builds_from_a_fresh_clone() {
     let root = std::env::temp_dir().join(format!("rusting-fresh-{}", std::process::id()));
@@ -107,13 +110,23 @@ fn a_new_project_builds_from_a_fresh_clone() {
         &[],
     );
 
-    let workflow =
-        std::fs::read_to_string(clone.join(".github/workflows/determinism.yml")).unwrap();
-    let commands: Vec<&str> = workflow
-        .lines()
-        .filter_map(|line| line.trim().strip_prefix("- run: "))
-        .collect();
-    assert_eq!(commands.len(), 2, "{workflow}");
+    let text = std::fs::read_to_string(clone.join(".github/workflows/determinism.yml")).unwrap();
+    let workflow: serde_json::Value = serde_yaml_ng::from_str(&text).unwrap();
+    let runs = |job: &str| -> Vec<String> {
+        workflow["jobs"][job]["steps"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no job `{job}`: {text}"))
+            .iter()
+            .filter_map(|step| step["run"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let (machine, compare) = (runs("machine"), runs("compare"));
+    assert_eq!(machine.len(), 3, "{text}");
+    assert_eq!(compare.len(), 2, "{text}");
+    assert_eq!(
+        compare[0], machine[0],
+        "both jobs install the same `rusting`"
+    );
     let target = shared_target();
     // Cargo names a package's build output by name and version, not by where its source lies,
     // and judges a build fresh by the files it was last built from: an engine or a `rusting`
@@ -133,10 +146,17 @@ fn a_new_project_builds_from_a_fresh_clone() {
         }
     }
     let bin = root.join("bin");
-    let install: Vec<&str> = commands[0].split_whitespace().collect();
+    let install: Vec<&str> = machine[0].split_whitespace().collect();
     assert_eq!(
-        &install[..5],
-        ["cargo", "install", "--locked", "--git", url.as_str()]
+        install,
+        [
+            "cargo",
+            "install",
+            "--locked",
+            "--git",
+            url.as_str(),
+            "rusting"
+        ]
     );
     let mut args: Vec<&str> = install[1..].to_vec();
     args.extend(["--quiet", "--root", bin.to_str().unwrap()]);
@@ -146,15 +166,36 @@ fn a_new_project_builds_from_a_fresh_clone() {
         &args,
         &[("CARGO_TARGET_DIR", &target)],
     );
-    let check: Vec<&str> = commands[1].split_whitespace().collect();
-    assert_eq!(check[0], "rusting");
-    let installed: PathBuf = bin.join("bin/rusting");
-    let summary = run(
-        &clone,
-        installed.to_str().unwrap(),
-        &check[1..],
-        &[("CARGO_TARGET_DIR", &target)],
-    );
+    // The job's other commands as its bash runs them, the installed `rusting` first on `PATH`.
+    let mut path = vec![bin.join("bin")];
+    path.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    let path = std::env::join_paths(path).unwrap();
+    let bash = |dir: &Path, command: &str| {
+        run(
+            dir,
+            "bash",
+            &["-c", command],
+            &[("CARGO_TARGET_DIR", &target), ("PATH", Path::new(&path))],
+        )
+    };
+    assert!(machine[1].starts_with("rusting determinism "), "{text}");
+    let summary = bash(&clone, &machine[1]);
     assert!(summary.contains("agree on all 600 ticks"), "{summary}");
+    // Two machines' reports as the final job downloads them: this machine's release build, and
+    // its debug build standing in for another machine.
+    let downloaded = root.join("compare");
+    for (machine_name, extra) in [("linux-x86-64", ""), ("linux-arm64", " --debug")] {
+        bash(&clone, &format!("{}{extra}", machine[2]));
+        let into = downloaded.join(format!("reports/reports-{machine_name}"));
+        std::fs::create_dir_all(&into).unwrap();
+        std::fs::rename(clone.join("reports/game.json"), into.join("game.json")).unwrap();
+    }
+    let compared = bash(&downloaded, &compare[1]);
+    assert!(
+        compared.contains("game.json: all 2 machines agree on all 600 ticks"),
+        "{compared}"
+    );
     std::fs::remove_dir_all(&root).unwrap();
 }

@@ -1,0 +1,229 @@
+//! Runs the engine's GPU-free physics scenes headless and writes a state-hash report for each, its
+//! first [`DETAILED_TICKS`] ticks detailed down to the field: the scenes the engine's CI runs on every operating system
+//! and CPU of its matrix (`.github/workflows/determinism.yml`) and compares with
+//! `rusting hashes diff`, and that `tools/compare-cpu-builds.sh` compares across CPU targets.
+//!
+//! Usage: `cargo run --release --example physics_scenes -- <out-dir> [ticks]` (default 300, at
+//! most 600). Writes `<out-dir>/<scene>.json` for each scene:
+//!
+//! - `crates`: `tests/scenes/crates.scene.json`, the solver tests' scene (a crate, a ball, a pill,
+//!   a moving lift);
+//! - `pyramid-rain`: a ten-row pyramid of boxes, and sixty spheres, capsules and tumbling boxes
+//!   raining onto it;
+//! - `body-heap`: 1000 spheres, boxes and capsules dropped in a heap onto the ground, with the
+//!   positions and shapes of the CPU solver's thread-count test: from its first ticks, its largest
+//!   colours have 40 to 50 batches the solver spreads over threads. Its report details no tick (a
+//!   detailed tick of 1000 bodies takes about 7 MB); a difference there is named by its first tick
+//!   and, after the last tick, by entity and component.
+//!
+//! The generated scenes go through the scene cooker like any game's, so every body has a
+//! `SceneId` and a name the reports pair and blame by. `RUSTING_THREADS` limits the worker threads
+//! as in a game. Exits 0 when every report is written, 2 on bad arguments, 1 when a scene or a
+//! report fails.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use rusting_engine::App;
+use rusting_engine::determinism::{StateDetail, StateHashReport, headless};
+use rusting_engine::game::SimpleGamePlugin;
+use rusting_engine::runtime::RuntimeSettings;
+use rusting_engine::scene::{CookedScene, SceneIdentity, cook, cook_file};
+use serde_json::{Value, json};
+
+/// The most ticks a run simulates.
+const MAX_TICKS: u64 = 600;
+
+/// How many ticks, from the first, the crates' and the pyramid's reports detail down to the field.
+/// Both scenes have bodies in contact from the first ticks, so a platform difference in the solver's arithmetic shows in
+/// them, where `rusting hashes diff` can name the field; a detailed tick of the pyramid takes
+/// about 800 KB, so detailing every tick would make reports of hundreds of megabytes.
+const DETAILED_TICKS: u64 = 20;
+
+/// A SplitMix64 step, for layouts.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A number in `[0, 1)` from `seed`: 24 bits, exact in `f32`.
+fn unit(seed: u64) -> f32 {
+    (mix(seed) >> 40) as f32 / 16_777_216.0
+}
+
+/// The ground every generated scene stands on.
+fn ground() -> Value {
+    json!({ "id": 1, "name": "Ground",
+        "components": { "Collider": { "shape": { "HalfSpace": { "normal": [0, 1, 0] } } } } })
+}
+
+/// The pyramid and the rain falling on it.
+fn pyramid_rain() -> Value {
+    let mut entities = vec![ground()];
+    let mut id = 100;
+    for row in 0..10 {
+        for k in 0..(10 - row) {
+            let x = (k as f32 - (10 - row - 1) as f32 * 0.5) * 1.05;
+            entities.push(json!({ "id": id, "name": format!("Box r{row} k{k}"),
+                "transform": { "translation": [x, 0.5 + row as f32, 0.0] },
+                "components": {
+                    "RigidBody": { "mass": 1.0 },
+                    "Collider": { "shape": { "Box": { "half_extents": [0.5, 0.5, 0.5] } } } } }));
+            id += 1;
+        }
+    }
+    for i in 0..60u32 {
+        let f = i as f32;
+        let shape = match i % 3 {
+            0 => json!({ "shape": { "Sphere": { "radius": 0.35 } }, "restitution": 0.3 }),
+            1 => json!({ "shape": { "Capsule": { "half_height": 0.2, "radius": 0.3 } } }),
+            _ => json!({ "shape": { "Box": { "half_extents": [0.3, 0.2, 0.4] } } }),
+        };
+        entities.push(json!({ "id": 1000 + i, "name": format!("Rain {i}"),
+            "transform": {
+                "translation": [(f * 0.37) % 6.0 - 3.0, 12.0 + f * 0.6, (f * 0.53) % 2.0 - 1.0],
+                "euler_degrees": [f * 6.0, f * 11.0, f * 17.0] },
+            "components": {
+                "RigidBody": { "mass": 0.5, "angular_velocity": [f * 0.1, 1.0, -0.5] },
+                "Collider": shape } }));
+    }
+    json!({ "format_version": 1, "settings": { "gravity": [0, -9.81, 0] }, "entities": entities })
+}
+
+/// A heap of `count` mixed bodies falling onto the ground.
+fn body_heap(count: u32) -> Value {
+    let mut entities = vec![ground()];
+    for i in 1..=count {
+        let s = i as u64 * 7;
+        let shape = match i % 3 {
+            0 => json!({ "Sphere": { "radius": 0.3 + unit(s + 3) * 0.2 } }),
+            1 => json!({ "Box": { "half_extents": [0.3, 0.25, 0.4] } }),
+            _ => json!({ "Capsule": { "half_height": 0.25, "radius": 0.2 } }),
+        };
+        entities.push(json!({ "id": 10 + i, "name": format!("Body {i}"),
+            "transform": {
+                "translation": [
+                    unit(s) * 6.0 - 3.0,
+                    0.6 + (i / 16) as f32 * 1.1 + unit(s + 1) * 0.2,
+                    unit(s + 2) * 6.0 - 3.0],
+                "euler_degrees": [unit(s + 4) * 90.0, unit(s + 5) * 90.0, unit(s + 6) * 90.0] },
+            "components": {
+                "RigidBody": { "angular_velocity": [unit(s + 7), 0.0, unit(s + 8)] },
+                "Collider": { "shape": shape, "restitution": 0.2 } } }));
+    }
+    json!({ "format_version": 1, "settings": { "gravity": [0, -9.81, 0] }, "entities": entities })
+}
+
+/// Every scene, cooked, by the name its report takes, with the ticks its report details.
+fn scenes() -> Result<Vec<(&'static str, CookedScene, u64)>, String> {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scenes/crates.scene.json");
+    let generated = |name: &str, source: Value| {
+        cook(
+            &source.to_string(),
+            Path::new(&format!("{name}.scene.json")),
+        )
+        .map_err(|e| e.to_string())
+    };
+    Ok(vec![
+        (
+            "crates",
+            cook_file(&crates).map_err(|e| e.to_string())?,
+            DETAILED_TICKS,
+        ),
+        (
+            "pyramid-rain",
+            generated("pyramid-rain", pyramid_rain())?,
+            DETAILED_TICKS,
+        ),
+        ("body-heap", generated("body-heap", body_heap(1000))?, 0),
+    ])
+}
+
+/// Runs `scene` for `ticks` ticks and returns its report, the first `detailed` ticks detailed.
+fn run(
+    name: &str,
+    scene: CookedScene,
+    ticks: u64,
+    detailed: u64,
+) -> Result<StateHashReport, String> {
+    let identity = SceneIdentity::of(name, &scene);
+    let mut app = App::new(RuntimeSettings {
+        fixed_rate_hz: 60.0,
+        seed: 11,
+        ..Default::default()
+    });
+    app.add_plugins(SimpleGamePlugin { scene, identity });
+    let hashes = headless::collect_hashes(&mut app);
+    let details = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = details.clone();
+    app.add_tick_hook(move |world: &mut bevy::prelude::World, tick| {
+        if tick <= detailed
+            && let Ok(mut details) = sink.lock()
+        {
+            details.push(StateDetail::capture(world, tick));
+        }
+    });
+    app.setup().map_err(|e| format!("{name}: {e}"))?;
+    rusting_engine::game::run_headless(&mut app, ticks, None);
+    let hashes = hashes.lock().map(|h| h.clone()).unwrap_or_default();
+    let mut report = StateHashReport::capture(app.world_mut(), &hashes);
+    report.details = details.lock().map(|d| d.clone()).unwrap_or_default();
+    Ok(report)
+}
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let usage = "usage: physics_scenes <out-dir> [ticks]   (ticks: 1 to 600, default 300)";
+    let Some(out) = args.next().map(PathBuf::from) else {
+        eprintln!("{usage}");
+        return ExitCode::from(2);
+    };
+    let ticks = match args.next().map(|t| t.parse::<u64>()) {
+        None => 300,
+        Some(Ok(t)) if (1..=MAX_TICKS).contains(&t) => t,
+        Some(_) => {
+            eprintln!("{usage}");
+            return ExitCode::from(2);
+        }
+    };
+    if !out.is_dir() {
+        eprintln!("{}: not a directory", out.display());
+        return ExitCode::from(2);
+    }
+    match rusting_engine::threads::apply_thread_limit_from_environment() {
+        Ok(_) => {}
+        Err(error) => {
+            eprintln!("{error}");
+            return ExitCode::from(2);
+        }
+    }
+    let written = scenes().and_then(|scenes| {
+        scenes
+            .into_iter()
+            .map(|(name, scene, detailed)| {
+                let report = run(name, scene, ticks, detailed)?;
+                let file = out.join(format!("{name}.json"));
+                report.write(&file).map_err(|e| e.to_string())?;
+                let last = report.ticks.last().map_or("none", |t| t.hash.as_str());
+                Ok(format!(
+                    "{name}: {ticks} ticks, last hash {last} -> {}",
+                    file.display()
+                ))
+            })
+            .collect::<Result<Vec<_>, String>>()
+    });
+    match written {
+        Ok(lines) => {
+            for line in lines {
+                println!("{line}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
