@@ -48,3 +48,51 @@ fn a_tick_input_round_trips_through_its_fixed_form() {
     again.look_delta = back.look_delta;
     assert_eq!(PlayerTickInput::capture(&bindings, &again, &back), plain);
 }
+
+/// A game reads its players' captured input by name: `pressed` for actions, `axis` for axes, each
+/// through the bindings' name order. Fails if `pressed` or `action_bit` looks up another bit than
+/// `capture` set (for example in binding order instead of name order), if `axis` reads another
+/// slot or scale, or if an unbound name reads as pressed or moved.
+#[test]
+fn a_captured_input_reads_back_by_name() {
+    let bindings = InputBindings {
+        actions: [
+            ("jump".to_owned(), [KeyCode::Space].into()),
+            ("blast".to_owned(), [KeyCode::KeyE].into()),
+            ("crouch".to_owned(), [KeyCode::KeyC].into()),
+        ]
+        .into(),
+        axes: [
+            (
+                "move_y".to_owned(),
+                AxisBinding {
+                    negative: [KeyCode::KeyS].into(),
+                    positive: [KeyCode::KeyW].into(),
+                },
+            ),
+            (
+                "move_x".to_owned(),
+                AxisBinding {
+                    negative: [KeyCode::KeyA].into(),
+                    positive: [KeyCode::KeyD].into(),
+                },
+            ),
+        ]
+        .into(),
+    };
+    let mut tick = TickInput::default();
+    tick.pressed = [KeyCode::Space, KeyCode::KeyC, KeyCode::KeyS].into();
+    let mut frame = RuntimeInput::default();
+    frame.set_axis("move_x", 0.5);
+    let input = PlayerTickInput::capture(&bindings, &tick, &frame);
+    assert!(input.pressed(&bindings, "jump"));
+    assert!(input.pressed(&bindings, "crouch"));
+    assert!(!input.pressed(&bindings, "blast"));
+    assert!(!input.pressed(&bindings, "fly"));
+    // Name order: blast, crouch, jump.
+    assert_eq!(PlayerTickInput::action_bit(&bindings, "jump"), Some(0b100));
+    assert_eq!(PlayerTickInput::action_bit(&bindings, "fly"), None);
+    assert_eq!(input.axis(&bindings, "move_x"), 16383.0 / 32767.0);
+    assert_eq!(input.axis(&bindings, "move_y"), -1.0);
+    assert_eq!(input.axis(&bindings, "turn"), 0.0);
+}

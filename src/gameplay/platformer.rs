@@ -19,7 +19,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::physics::{CollisionEvents, RigidBody};
 use crate::runtime::{
-    Actions, FrameTime, InputBindings, PlayerInputs, PlayerSlot, SimId, TickInput, sim_math,
+    Actions, FrameTime, InputBindings, PlayerInputs, PlayerSlot, PlayerTickInput, SimId, TickInput,
+    sim_math,
 };
 
 /// The action a session player jumps with.
@@ -87,7 +88,7 @@ pub fn platformer_jump(
         let (pressed, held) = match (slot, session) {
             (Some(mut slot), Some(session)) => {
                 let input = session.of(slot.handle);
-                let bit = input.action_bit(&bindings, JUMP_ACTION).unwrap_or(0);
+                let bit = PlayerTickInput::action_bit(&bindings, JUMP_ACTION).unwrap_or(0);
                 let held = input.actions & bit != 0;
                 let pressed = held && slot.held & bit == 0;
                 if slot.held != input.actions {

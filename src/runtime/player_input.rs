@@ -180,12 +180,12 @@ impl PlayerTickInput {
     /// Whether the action named `action` in `bindings` is pressed (false for an action not
     /// bound, or past the 32 the form carries).
     pub fn pressed(&self, bindings: &InputBindings, action: &str) -> bool {
-        self.action_bit(bindings, action)
-            .is_some_and(|bit| self.actions & bit != 0)
+        Self::action_bit(bindings, action).is_some_and(|bit| self.actions & bit != 0)
     }
 
-    /// The bit of the action named `action` in `bindings`.
-    pub fn action_bit(&self, bindings: &InputBindings, action: &str) -> Option<u32> {
+    /// The bit of the action named `action` in `bindings` (`None` for an action not bound, or
+    /// past the 32 the form carries).
+    pub fn action_bit(bindings: &InputBindings, action: &str) -> Option<u32> {
         bindings
             .actions
             .keys()
