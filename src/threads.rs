@@ -81,7 +81,9 @@ pub fn limit_worker_threads(threads: NonZeroUsize) -> Result<(), ThreadsError> {
     }
     // Each pool is created on first use; creating it here fixes its size for the process. A pool
     // created earlier is checked instead.
+    let created = std::cell::Cell::new(0);
     let build = |name: &str| {
+        created.set(created.get() + 1);
         bevy::tasks::TaskPoolBuilder::new()
             .num_threads(wanted)
             .thread_name(format!("{name} (RUSTING_THREADS={wanted})"))
@@ -101,9 +103,20 @@ pub fn limit_worker_threads(threads: NonZeroUsize) -> Result<(), ThreadsError> {
             IoTaskPool::get_or_init(|| build("IO Task Pool")).thread_num(),
         ),
     ];
+    if created.get() == pools.len() {
+        return Ok(());
+    }
+    // A pool started before: it must run the threads asked for, unless bevy is built without its
+    // `multi_threaded` feature, where every pool runs on the calling thread and reports 1.
+    let single_threaded_bevy = || {
+        bevy::tasks::TaskPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .thread_num()
+            == 1
+    };
     for (pool, running) in pools {
-        // Without bevy's `multi_threaded` feature a pool reports 1 whatever it was asked for.
-        if running != wanted && running != 1 {
+        if running != wanted && !(running == 1 && single_threaded_bevy()) {
             return Err(ThreadsError::AlreadyStarted {
                 pool,
                 running,

@@ -51,7 +51,7 @@ fn a_tick_input_round_trips_through_its_fixed_form() {
 
 /// A game reads its players' captured input by name: `pressed` for actions, `axis` for axes, each
 /// through the bindings' name order. Fails if `pressed` or `action_bit` looks up another bit than
-/// `capture` set (for example in binding order instead of name order), if `axis` reads another
+/// `capture` set (for example shifted by one), if `axis` reads another
 /// slot or scale, or if an unbound name reads as pressed or moved.
 #[test]
 fn a_captured_input_reads_back_by_name() {

@@ -303,7 +303,8 @@ impl Cli {
                     },
             }) => match (reports.as_slice(), reference) {
                 _ if reports.iter().any(|r| r.is_dir()) => {
-                    if report.is_some() || !reports.iter().all(|r| r.is_dir()) {
+                    // A path that does not exist is a machine that uploaded nothing.
+                    if report.is_some() || reports.iter().any(|r| r.exists() && !r.is_dir()) {
                         Err(crate::exit::Failure::new(
                             "REPORT_INVALID",
                             Outcome::BadInput,

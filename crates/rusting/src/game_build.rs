@@ -198,7 +198,7 @@ pub struct GameRun<'a> {
 impl GameRun<'_> {
     /// The command that starts the run.
     pub fn command(&self) -> Command {
-        let mut command = if self.one_cpu && taskset_available() {
+        let mut command = if self.one_cpu && cfg!(target_os = "linux") && taskset_available() {
             let mut c = Command::new("taskset");
             c.args(["--cpu-list", "0"]).arg(self.executable);
             c

@@ -5,8 +5,9 @@
 //! Every `*.json` file in any of the directories is a report; the files of one name are compared
 //! across the directories, each with the reference directory's (the first, or `--reference`), and
 //! every one that differs is named with its first divergent tick and its blame. A report one
-//! machine lacks is named too: a job that wrote nothing must not pass as agreement. This module
-//! must never write a file.
+//! machine lacks is named too, and so is a directory that does not exist (a machine whose job
+//! uploaded nothing): a job that wrote nothing must not pass as agreement. Directories are told
+//! apart by where they lead, not by their spelling. This module must never write a file.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -31,25 +32,51 @@ fn report_names(directory: &Path) -> Result<BTreeSet<String>, Failure> {
         .collect())
 }
 
-/// Compares the reports of every name across `directories` (see the module docs).
+/// `path` as the file system resolves it, so that two spellings of one directory are one machine.
+fn canonical(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_owned())
+}
+
+/// Compares the reports of every name across `directories` (see the module docs). A directory
+/// that does not exist is a machine that uploaded nothing: named as missing, never skipped.
 pub fn diff_machines(
     directories: &[PathBuf],
     reference: Option<&Path>,
     json: bool,
 ) -> Result<String, Failure> {
-    let reference_directory = reference.unwrap_or(&directories[0]);
     let bad = |message: String| Failure::new("REPORT_INVALID", Outcome::BadInput, message);
-    if !reference_directory.is_dir() {
-        return Err(bad(format!(
-            "--reference {}: give one of the directories when comparing directories",
-            reference_directory.display()
-        )));
-    }
-    let mut listed = Vec::with_capacity(directories.len());
+    // One machine per directory, however often or however spelt it is given.
+    let mut machines: Vec<(&PathBuf, PathBuf)> = Vec::new();
     for directory in directories {
-        listed.push((directory, report_names(directory)?));
+        let resolved = canonical(directory);
+        if machines.iter().all(|(_, seen)| *seen != resolved) {
+            machines.push((directory, resolved));
+        }
     }
-    let names: BTreeSet<&String> = listed.iter().flat_map(|(_, names)| names).collect();
+    let wanted = match reference {
+        Some(reference) => {
+            let resolved = canonical(reference);
+            machines
+                .iter()
+                .position(|(_, m)| *m == resolved)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "--reference {}: not one of the directories compared",
+                        reference.display()
+                    ))
+                })?
+        }
+        None => 0,
+    };
+    let (existing, absent): (Vec<_>, Vec<_>) = machines
+        .iter()
+        .enumerate()
+        .partition(|(_, (directory, _))| directory.is_dir());
+    let mut listed = Vec::with_capacity(existing.len());
+    for (index, (directory, _)) in &existing {
+        listed.push((*index, *directory, report_names(directory)?));
+    }
+    let names: BTreeSet<&String> = listed.iter().flat_map(|(_, _, names)| names).collect();
     if names.is_empty() {
         return Err(bad(format!(
             "no *.json reports in {}",
@@ -60,26 +87,46 @@ pub fn diff_machines(
                 .join(", ")
         )));
     }
+    // The reference machine, or the first that wrote anything when it wrote nothing.
+    let reference_directory = match listed.iter().find(|(index, _, _)| *index == wanted) {
+        Some((_, directory, _)) => *directory,
+        None => listed[0].1,
+    };
     let mut lines = vec![format!("reference: {}", reference_directory.display())];
+    if reference_directory != machines[wanted].0 {
+        lines.push(format!(
+            "({} holds no reports; the others are compared with {})",
+            machines[wanted].0.display(),
+            reference_directory.display()
+        ));
+    }
+    let mut missing: Vec<(PathBuf, &str)> = absent
+        .iter()
+        .map(|(_, (directory, _))| ((*directory).clone(), "that machine uploaded no reports"))
+        .collect();
     let mut scenes = Vec::new();
-    let mut missing = Vec::new();
     let mut differing = 0;
     for name in names {
-        let (present, absent): (Vec<_>, Vec<_>) = listed
+        let (present, lacking): (Vec<_>, Vec<_>) = listed
             .iter()
-            .map(|(directory, names)| (directory.join(name), names.contains(name)))
+            .map(|(_, directory, names)| (directory.join(name), names.contains(name)))
             .partition(|(_, here)| *here);
-        missing.extend(absent.into_iter().map(|(path, _)| path));
+        missing.extend(
+            lacking
+                .into_iter()
+                .map(|(path, _)| (path, "that machine wrote no such report")),
+        );
         let preferred = reference_directory.join(name);
-        let reference_path = if preferred.is_file() {
-            preferred
-        } else {
-            present[0].0.clone()
-        };
+        let base_index = present
+            .iter()
+            .position(|(path, _)| *path == preferred)
+            .unwrap_or(0);
+        let reference_path = present[base_index].0.clone();
         let others: Vec<&Path> = present
             .iter()
-            .map(|(path, _)| path.as_path())
-            .filter(|path| *path != reference_path)
+            .enumerate()
+            .filter(|(k, _)| *k != base_index)
+            .map(|(_, (path, _))| path.as_path())
             .collect();
         let base = load(&reference_path)?;
         let Compared {
@@ -109,11 +156,8 @@ pub fn diff_machines(
             "compared": entries,
         }));
     }
-    for path in &missing {
-        lines.push(format!(
-            "missing: {} (that machine wrote no such report)",
-            path.display()
-        ));
+    for (path, why) in &missing {
+        lines.push(format!("missing: {} ({why})", path.display()));
     }
     let code = if differing > 0 {
         Some("HASHES_DIFFER")
@@ -132,7 +176,7 @@ pub fn diff_machines(
             "code": code,
             "reference": reference_directory.display().to_string(),
             "reports": scenes,
-            "missing": missing.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "missing": missing.iter().map(|(p, _)| p.display().to_string()).collect::<Vec<_>>(),
         })
         .to_string()
     } else {
@@ -171,11 +215,52 @@ mod tests {
             "{}",
             error.message
         );
-        let wrong = diff_machines(&[a, b], Some(&root.join("c")), false).unwrap_err();
+        let elsewhere = root.join("c");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        let wrong = diff_machines(&[a, b], Some(&elsewhere), false).unwrap_err();
         assert!(
-            wrong.message.contains("give one of the directories"),
+            wrong.message.contains("not one of the directories"),
             "{}",
             wrong.message
+        );
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// One report, written to two directories (one of them given twice, spelt two ways) and
+    /// missing from a third: one machine counted once, the machine without a report named, and
+    /// a reference that wrote nothing replaced by the next.
+    #[test]
+    fn machines_are_counted_once_and_missing_ones_named() {
+        let root = scratch("machines");
+        let report = rusting_engine::determinism::StateHashReport {
+            format_version: rusting_engine::determinism::report::REPORT_FORMAT_VERSION,
+            ticks: Vec::new(),
+            entities: Vec::new(),
+            details: Vec::new(),
+        };
+        let (a, b, gone) = (root.join("a"), root.join("b"), root.join("gone"));
+        for dir in [&a, &b] {
+            std::fs::create_dir_all(dir).unwrap();
+            report.write(&dir.join("scene.json")).unwrap();
+        }
+        let b_again = root.join("a/../b");
+        let same = diff_machines(&[a.clone(), b.clone(), b_again], None, false).unwrap();
+        assert!(same.contains("scene.json: all 2 machines agree"), "{same}");
+        let missing = diff_machines(&[gone.clone(), a, b], None, false).unwrap_err();
+        assert_eq!(missing.code, "REPORT_MISSING");
+        assert!(
+            missing
+                .message
+                .contains("holds no reports; the others are compared with")
+        );
+        assert!(missing.message.contains("scene.json: all 2 machines agree"));
+        assert!(
+            missing.message.contains(&format!(
+                "missing: {} (that machine uploaded no reports)",
+                gone.display()
+            )),
+            "{}",
+            missing.message
         );
         std::fs::remove_dir_all(&root).unwrap();
     }

@@ -170,6 +170,8 @@ fn the_workflows_parse_and_cover_every_machine() {
             "{name}"
         );
         assert_eq!(upload["with"]["path"], "reports/", "{name}");
+        // Reports are uploaded even when the machine's own check failed.
+        assert_eq!(upload["if"], "${{ !cancelled() }}", "{name}");
         let machine_runs = runs(&workflow, "machine");
         assert!(
             machine_runs
@@ -196,7 +198,12 @@ fn the_workflows_parse_and_cover_every_machine() {
         assert_eq!(download["with"]["path"], "reports", "{name}");
         assert_eq!(
             final_command(&workflow),
-            "rusting hashes diff --reference reports/reports-linux-x86-64 reports/reports-*",
+            format!(
+                "rusting hashes diff {}",
+                MACHINES
+                    .map(|(m, _)| format!("reports/reports-{m}"))
+                    .join(" ")
+            ),
             "{name}"
         );
     }
@@ -266,17 +273,18 @@ fn scene_reports(example: &Path, out: &Path, ticks: u64, threads: Option<usize>)
 /// The final job's command, run on reports this machine made in different configurations, laid
 /// out as the job downloads them (`reports/reports-<machine>/`):
 ///
-/// - the GPU-free physics scenes with rayon's default thread count, one thread and three agree
-///   ("all 3 machines agree");
-/// - a starter whose debug build nudges the player in tick 30, run in release for two machines
-///   and in debug for a third: the command fails with `HASHES_DIFFER`, naming the debug machine's
-///   report, tick 31 (the nudge lands in the tick after tick 30), `Player`, `Transform` and
-///   `translation.x`, and names a physics report one
-///   machine lacks.
+/// - the GPU-free physics scenes with rayon's default thread count and with one, two and three
+///   threads agree ("all 4 machines agree");
+/// - a starter whose debug build nudges the player in tick 30, run in release for three machines
+///   and in debug for a fourth: the command fails with `HASHES_DIFFER`, naming the debug
+///   machine's report, tick 31 (the nudge lands in the tick after tick 30), `Player`, `Transform`
+///   and `translation.x`, and names a physics report one machine lacks;
+/// - with the starters agreeing again, the missing report alone fails it with `REPORT_MISSING`,
+///   and so does a machine that uploaded nothing (its directory absent).
 ///
 /// Fails if the solver's bits depend on the thread count, if the comparison across directories
-/// pairs reports by anything but their file name, if a differing or missing report passes, or if
-/// the blame stops reaching the field.
+/// pairs reports by anything but their file name, if a differing or missing report or machine
+/// passes, or if the blame stops reaching the field.
 #[test]
 fn the_final_job_compares_reports_made_by_different_configurations() {
     let root = std::env::temp_dir().join(format!("rusting-final-job-{}", std::process::id()));
@@ -287,7 +295,8 @@ fn the_final_job_compares_reports_made_by_different_configurations() {
     for (name, threads) in [
         ("linux-x86-64", None),
         ("linux-arm64", Some(1)),
-        ("macos-arm64", Some(3)),
+        ("macos-arm64", Some(2)),
+        ("windows-x86-64", Some(3)),
     ] {
         scene_reports(&example, &machine(name), 30, threads);
     }
@@ -301,7 +310,7 @@ fn the_final_job_compares_reports_made_by_different_configurations() {
     for scene in ["body-heap", "crates", "pyramid-rain"] {
         assert!(
             stdout.contains(&format!(
-                "{scene}.json: all 3 machines agree on all 30 ticks"
+                "{scene}.json: all 4 machines agree on all 30 ticks"
             )),
             "{stdout}"
         );
@@ -332,11 +341,10 @@ fn the_final_job_compares_reports_made_by_different_configurations() {
             String::from_utf8_lossy(&run.stderr)
         );
     }
-    std::fs::copy(
-        machine("linux-x86-64").join("starter.json"),
-        machine("macos-arm64").join("starter.json"),
-    )
-    .unwrap();
+    let release = machine("linux-x86-64").join("starter.json");
+    for name in ["macos-arm64", "windows-x86-64"] {
+        std::fs::copy(&release, machine(name).join("starter.json")).unwrap();
+    }
     std::fs::remove_file(machine("macos-arm64").join("body-heap.json")).unwrap();
     let differed = run_final_command(&root);
     let stderr = String::from_utf8_lossy(&differed.stderr);
@@ -346,7 +354,11 @@ fn the_final_job_compares_reports_made_by_different_configurations() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("starter.json: 1 of 2 machines differ"),
+        stderr.contains("body-heap.json: all 3 machines agree"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("starter.json: 1 of 3 machines differ"),
         "{stderr}"
     );
     assert!(
@@ -365,6 +377,31 @@ fn the_final_job_compares_reports_made_by_different_configurations() {
     );
     assert!(
         stderr.contains("missing: reports/reports-macos-arm64/body-heap.json"),
+        "{stderr}"
+    );
+
+    std::fs::copy(&release, machine("linux-arm64").join("starter.json")).unwrap();
+    let lacking = run_final_command(&root);
+    let stderr = String::from_utf8_lossy(&lacking.stderr);
+    assert_eq!(lacking.status.code(), Some(1), "{stderr}");
+    assert!(stderr.starts_with("REPORT_MISSING: "), "{stderr}");
+    assert!(
+        stderr.contains("starter.json: all 4 machines agree"),
+        "{stderr}"
+    );
+    std::fs::copy(
+        machine("linux-x86-64").join("body-heap.json"),
+        machine("macos-arm64").join("body-heap.json"),
+    )
+    .unwrap();
+    std::fs::remove_dir_all(machine("windows-x86-64")).unwrap();
+    let absent = run_final_command(&root);
+    let stderr = String::from_utf8_lossy(&absent.stderr);
+    assert_eq!(absent.status.code(), Some(1), "{stderr}");
+    assert!(stderr.starts_with("REPORT_MISSING: "), "{stderr}");
+    assert!(
+        stderr
+            .contains("missing: reports/reports-windows-x86-64 (that machine uploaded no reports)"),
         "{stderr}"
     );
     std::fs::remove_dir_all(&root).unwrap();

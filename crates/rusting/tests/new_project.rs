@@ -68,8 +68,8 @@ fn commit_all(dir: &Path) {
 /// whose workflow installs `rusting` from it; a fresh clone of the project then passes the
 /// workflow's commands, read from its YAML and run with bash: `cargo install --locked --git <url>
 /// rusting`, `rusting determinism . --ticks 600 --script input/walkthrough.json` and the state-hash
-/// report of the walkthrough with the installed command, and the final job's comparison of two
-/// machines' reports (the release report, and a debug build's standing in for a second machine).
+/// report of the walkthrough with the installed command, and the final job's comparison of the
+/// four machines' reports (release and debug builds of this machine standing in for them).
 /// (Builds share this workspace's target directory through `CARGO_TARGET_DIR`.) Fails if the
 /// project depends on the engine by a path on this machine, the workflow names another repository
 /// or stops parsing, or any of its commands fails.
@@ -183,10 +183,15 @@ fn a_new_project_builds_from_a_fresh_clone() {
     assert!(machine[1].starts_with("rusting determinism "), "{text}");
     let summary = bash(&clone, &machine[1]);
     assert!(summary.contains("agree on all 600 ticks"), "{summary}");
-    // Two machines' reports as the final job downloads them: this machine's release build, and
-    // its debug build standing in for another machine.
+    // Every machine's report as the final job downloads them: this machine's release build, and
+    // its debug build standing in for other machines.
     let downloaded = root.join("compare");
-    for (machine_name, extra) in [("linux-x86-64", ""), ("linux-arm64", " --debug")] {
+    for (machine_name, extra) in [
+        ("linux-x86-64", ""),
+        ("linux-arm64", " --debug"),
+        ("macos-arm64", ""),
+        ("windows-x86-64", " --debug"),
+    ] {
         bash(&clone, &format!("{}{extra}", machine[2]));
         let into = downloaded.join(format!("reports/reports-{machine_name}"));
         std::fs::create_dir_all(&into).unwrap();
@@ -194,7 +199,7 @@ fn a_new_project_builds_from_a_fresh_clone() {
     }
     let compared = bash(&downloaded, &compare[1]);
     assert!(
-        compared.contains("game.json: all 2 machines agree on all 600 ticks"),
+        compared.contains("game.json: all 4 machines agree on all 600 ticks"),
         "{compared}"
     );
     std::fs::remove_dir_all(&root).unwrap();
