@@ -128,6 +128,10 @@ pub enum GameError {
         /// What happened.
         message: String,
     },
+    /// `RUSTING_THREADS` is not a thread count, or a worker pool already ran another count
+    /// (`ENVIRONMENT_INVALID`).
+    #[error(transparent)]
+    Threads(#[from] crate::threads::ThreadsError),
     /// An environment variable has a value the game cannot use.
     #[error("{name}={value}: {reason}")]
     Environment {
@@ -330,18 +334,7 @@ fn try_run_game(
     let root = environment("RUSTING_PROJECT_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| crate_dir.to_owned());
-    crate::threads::apply_thread_limit_from_environment().map_err(|error| {
-        GameError::Environment {
-            name: crate::threads::THREADS_VARIABLE,
-            value: environment(crate::threads::THREADS_VARIABLE).unwrap_or_default(),
-            reason: match error {
-                crate::threads::ThreadsError::Invalid { .. } => {
-                    "expected a whole number of worker threads, at least 1"
-                }
-                _ => "a worker pool was already started with another number of threads",
-            },
-        }
-    })?;
+    crate::threads::apply_thread_limit_from_environment()?;
     let project = Project::open(&root)?;
     let ticks = match environment("RUSTING_HEADLESS_TICKS") {
         Some(value) => Some(value.parse::<u64>().map_err(|_| GameError::Environment {

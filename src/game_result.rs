@@ -136,7 +136,7 @@ impl RunResult {
             GameError::Project(_) => "PROJECT_INVALID",
             GameError::Scene(_) => "SCENE_INVALID",
             GameError::Script(_) => "SCRIPT_INVALID",
-            GameError::Environment { .. } => "ENVIRONMENT_INVALID",
+            GameError::Environment { .. } | GameError::Threads(_) => "ENVIRONMENT_INVALID",
             GameError::NoDisplay(_) => "NO_DISPLAY",
             GameError::Replay(
                 ReplayError::Diverged { .. }

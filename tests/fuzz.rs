@@ -31,6 +31,11 @@ use serde_json::Value;
 #[path = "support/starter.rs"]
 mod support;
 
+#[path = "support/fuzzing.rs"]
+mod fuzzing;
+
+use fuzzing::{Rng, budget, seed};
+
 /// The most bytes the whole test process may hold at once.
 const MEMORY_LIMIT: usize = 512 << 20;
 
@@ -99,45 +104,6 @@ fn watchdog() {
             }
         });
     });
-}
-
-fn seed() -> u64 {
-    std::env::var("RUSTING_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x005e_ed0f_2026)
-}
-
-fn budget() -> Duration {
-    let seconds = std::env::var("RUSTING_FUZZ_SECONDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(2.0f64);
-    Duration::from_secs_f64(seconds)
-}
-
-/// xorshift64*: the inputs' source of randomness.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-
-    fn chance(&mut self, one_in: u64) -> bool {
-        self.next().is_multiple_of(one_in)
-    }
 }
 
 /// Numbers at the edges: where arithmetic overflows, rounds to nothing or allocates too much.

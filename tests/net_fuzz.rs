@@ -13,6 +13,9 @@
 //! with the printed seed. Peers run over in-memory links here, so the fuzzer's speed does not
 //! depend on the network.
 
+#[path = "support/fuzzing.rs"]
+mod fuzzing;
+
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::io;
@@ -27,6 +30,8 @@ use rusting_engine::net::detail_wire::{DetailKind, detail_json, encode_message};
 use rusting_engine::net::{Datagrams, NetSession, SessionSettings, prepare_app};
 use rusting_engine::physics::{Collider, RigidBody};
 use rusting_engine::runtime::{PlayerTickInput, RuntimeSettings};
+
+use fuzzing::{Rng, budget, seed};
 
 /// The longest one frame (a poll and an advance) may take.
 const FRAME_LIMIT: Duration = Duration::from_secs(1);
@@ -149,22 +154,6 @@ fn pair() -> (Peer, Peer, Inbox, SocketAddr, SentLog) {
     (a, b, inboxes[0].clone(), addresses[1], Rc::clone(&logs[1]))
 }
 
-/// A seeded generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// `bytes` mutated: bit flips, boundary values over 1 to 8 bytes, truncation, extension,
 /// duplication, a splice with `other`, or a huge length prefix.
 fn mutate(rng: &mut Rng, bytes: &[u8], other: &[u8]) -> Vec<u8> {
@@ -201,21 +190,6 @@ fn mutate(rng: &mut Rng, bytes: &[u8], other: &[u8]) -> Vec<u8> {
         }
     }
     out
-}
-
-fn seed() -> u64 {
-    std::env::var("RUSTING_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x005e_ed0f_2026)
-}
-
-fn budget() -> Duration {
-    let seconds = std::env::var("RUSTING_FUZZ_SECONDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(2.0);
-    Duration::from_secs_f64(seconds)
 }
 
 /// A running pair: A, B, A's inbox, B's address and B's real datagrams.

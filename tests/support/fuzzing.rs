@@ -1,0 +1,47 @@
+//! What the fuzz tests share: the seed and time budget from the environment, and the source of
+//! randomness that mutates their inputs.
+
+// Each fuzz test binary uses some of these helpers, not all.
+#![allow(dead_code)]
+
+use std::time::Duration;
+
+/// `RUSTING_FUZZ_SEED`, or the fixed default seed, so a failure reproduces.
+pub fn seed() -> u64 {
+    std::env::var("RUSTING_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x005e_ed0f_2026)
+}
+
+/// How long each target is fuzzed: `RUSTING_FUZZ_SECONDS` (CI sets 30), else 2 s.
+pub fn budget() -> Duration {
+    let seconds = std::env::var("RUSTING_FUZZ_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2.0f64);
+    Duration::from_secs_f64(seconds)
+}
+
+/// xorshift64*: the inputs' source of randomness (its state must not be 0).
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    /// True once in `one_in` calls, on average.
+    pub fn chance(&mut self, one_in: u64) -> bool {
+        self.next().is_multiple_of(one_in)
+    }
+}
