@@ -40,18 +40,10 @@ const MAX_TICKS: u64 = 600;
 /// about 800 KB, so detailing every tick would make reports of hundreds of megabytes.
 const DETAILED_TICKS: u64 = 20;
 
-/// A SplitMix64 step, for layouts.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// A number in `[0, 1)` from `seed`: 24 bits, exact in `f32`.
-fn unit(seed: u64) -> f32 {
-    (mix(seed) >> 40) as f32 / 16_777_216.0
-}
+/// The layout generator the solver's thread-count test uses, so the heap is its heap.
+#[path = "../tests/support/splitmix.rs"]
+mod splitmix;
+use splitmix::unit;
 
 /// The ground every generated scene stands on.
 fn ground() -> Value {
@@ -192,12 +184,9 @@ fn main() -> ExitCode {
         eprintln!("{}: not a directory", out.display());
         return ExitCode::from(2);
     }
-    match rusting_engine::threads::apply_thread_limit_from_environment() {
-        Ok(_) => {}
-        Err(error) => {
-            eprintln!("{error}");
-            return ExitCode::from(2);
-        }
+    if let Err(error) = rusting_engine::threads::apply_thread_limit_from_environment() {
+        eprintln!("{error}");
+        return ExitCode::from(2);
     }
     let written = scenes().and_then(|scenes| {
         scenes

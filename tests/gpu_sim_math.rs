@@ -9,6 +9,10 @@ use rusting_engine::physics::gpu::shaders::SIM_MATH_PROBE;
 use rusting_engine::physics::gpu::{ComputePipeline, GpuContext};
 use rusting_engine::runtime::sim_math;
 
+#[path = "support/splitmix.rs"]
+mod splitmix;
+use splitmix::mix;
+
 /// Words per case in the probe's input buffer, and where the second operand starts.
 const INPUT_STRIDE: usize = 20;
 const SECOND: usize = 16;
@@ -167,14 +171,6 @@ fn depends_on_subnormals(routine: Routine, case: &Case, expected: &Expected) -> 
             .words
             .iter()
             .any(|&w| is_subnormal(f32::from_bits(w)))
-}
-
-/// SplitMix64, for reproducible random inputs.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// Any 32-bit pattern: every class, every exponent (for the routines that classify by bits).

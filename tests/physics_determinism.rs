@@ -10,17 +10,9 @@ use rusting_engine::physics::{
 };
 use rusting_engine::runtime::SimId;
 
-/// A SplitMix64 step, for scene layouts.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-fn unit(seed: u64) -> f32 {
-    (mix(seed) >> 40) as f32 / 16_777_216.0
-}
+#[path = "support/splitmix.rs"]
+mod splitmix;
+use splitmix::unit;
 
 fn body(index: u32, kind: BodyKind, position: Vec3, collider: Collider) -> SolverBody {
     SolverBody {

@@ -9,13 +9,9 @@ use bevy::math::{Quat, Vec3};
 use bevy::transform::components::Transform;
 use rusting_engine::runtime::sim_math::{self, EulerOrder};
 
-/// A small counter-based generator for test inputs (SplitMix64).
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+#[path = "support/splitmix.rs"]
+mod splitmix;
+use splitmix::mix;
 
 /// A uniformly random normal float of either sign, from `index`.
 fn random_normal(index: u64) -> f32 {

@@ -7,7 +7,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use support::{project_with, shared_target};
+use support::{project_with, shared_target, workflow, workflow_runs as runs};
 
 /// A `PATH` holding every program of this one except `taskset`: symbolic links in `bin`.
 #[cfg(unix)]
@@ -100,22 +100,6 @@ const MACHINES: [(&str, &str); 4] = [
     ("macos-arm64", "macos-15"),
     ("windows-x86-64", "windows-2025"),
 ];
-
-/// The workflow file at `path`, parsed.
-fn workflow(path: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(path).unwrap();
-    serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// The shell commands of `job`'s steps, in order.
-fn runs(workflow: &serde_json::Value, job: &str) -> Vec<String> {
-    workflow["jobs"][job]["steps"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no job `{job}`"))
-        .iter()
-        .filter_map(|step| step["run"].as_str().map(str::to_owned))
-        .collect()
-}
 
 /// The engine's workflow.
 fn engine_workflow() -> serde_json::Value {
@@ -214,15 +198,11 @@ fn the_workflows_parse_and_cover_every_machine() {
 /// `rusting` first on `PATH`.
 fn run_final_command(dir: &Path) -> std::process::Output {
     let rusting = Path::new(env!("CARGO_BIN_EXE_rusting"));
-    let mut path = vec![rusting.parent().unwrap().to_owned()];
-    path.extend(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    ));
     Command::new("bash")
         .arg("-c")
         .arg(final_command(&engine_workflow()))
         .current_dir(dir)
-        .env("PATH", std::env::join_paths(path).unwrap())
+        .env("PATH", support::path_with_first(rusting.parent().unwrap()))
         .output()
         .unwrap()
 }

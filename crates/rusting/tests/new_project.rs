@@ -110,17 +110,13 @@ fn a_new_project_builds_from_a_fresh_clone() {
         &[],
     );
 
-    let text = std::fs::read_to_string(clone.join(".github/workflows/determinism.yml")).unwrap();
-    let workflow: serde_json::Value = serde_yaml_ng::from_str(&text).unwrap();
-    let runs = |job: &str| -> Vec<String> {
-        workflow["jobs"][job]["steps"]
-            .as_array()
-            .unwrap_or_else(|| panic!("no job `{job}`: {text}"))
-            .iter()
-            .filter_map(|step| step["run"].as_str().map(str::to_owned))
-            .collect()
-    };
-    let (machine, compare) = (runs("machine"), runs("compare"));
+    let file = clone.join(".github/workflows/determinism.yml");
+    let workflow = support::workflow(&file);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let (machine, compare) = (
+        support::workflow_runs(&workflow, "machine"),
+        support::workflow_runs(&workflow, "compare"),
+    );
     assert_eq!(machine.len(), 3, "{text}");
     assert_eq!(compare.len(), 2, "{text}");
     assert_eq!(
@@ -167,11 +163,7 @@ fn a_new_project_builds_from_a_fresh_clone() {
         &[("CARGO_TARGET_DIR", &target)],
     );
     // The job's other commands as its bash runs them, the installed `rusting` first on `PATH`.
-    let mut path = vec![bin.join("bin")];
-    path.extend(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    ));
-    let path = std::env::join_paths(path).unwrap();
+    let path = support::path_with_first(&bin.join("bin"));
     let bash = |dir: &Path, command: &str| {
         run(
             dir,

@@ -1,5 +1,6 @@
-//! What the `rusting` binary's tests share: running the binary, and game projects made by
-//! `rusting new` with an extra plugin, built in this workspace's target directory.
+//! What the `rusting` binary's tests share: running the binary, game projects made by
+//! `rusting new` with an extra plugin, built in this workspace's target directory, and reading
+//! the CI workflows' commands.
 
 #![allow(dead_code)]
 
@@ -44,6 +45,32 @@ pub fn project_with(tag: &str, extra: &str) -> (PathBuf, PathBuf) {
     )
     .unwrap();
     (root, dir)
+}
+
+/// The GitHub Actions workflow file at `path`, parsed from YAML (a panic naming the file when it
+/// does not parse).
+pub fn workflow(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The shell commands of `job`'s steps in `workflow`, in order.
+pub fn workflow_runs(workflow: &serde_json::Value, job: &str) -> Vec<String> {
+    workflow["jobs"][job]["steps"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no job `{job}`"))
+        .iter()
+        .filter_map(|step| step["run"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// This process's `PATH` with `first` ahead of it, so a workflow's `rusting` is the one meant.
+pub fn path_with_first(first: &Path) -> std::ffi::OsString {
+    let mut path = vec![first.to_owned()];
+    path.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(path).unwrap()
 }
 
 /// This engine checkout (the workspace root).
