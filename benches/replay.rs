@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use rusting_engine::determinism::play_replay;
 use rusting_engine::game;
+use rusting_engine::record::RecordingAppExt;
 use rusting_engine::runtime::InputScript;
 
 #[path = "../tests/support/starter.rs"]
@@ -28,7 +29,7 @@ fn main() {
     let compact = replay.to_compact().expect("contiguous hashes");
     let minute_of_play = ticks as f64 / 60.0 / 60.0;
     let started = Instant::now();
-    let detail = rusting_engine::determinism::StateDetail::capture(app.world_mut(), ticks);
+    let detail = rusting_engine::record::StateDetail::capture(app.world_mut(), ticks);
     let detail_ms = started.elapsed().as_secs_f64() * 1e3;
     let detail_bytes = serde_json::to_vec(&detail).unwrap().len();
     let mut fresh = starter();
@@ -81,8 +82,7 @@ fn soak(script: &InputScript) {
     let final_bytes = std::fs::metadata(&target).unwrap().len();
     // The recorder's own cost per frame, for the same hour of frames.
     let journal = dir.join("calls.rply");
-    let mut recorder =
-        rusting_engine::determinism::Recorder::journal(7, 0, None, &journal).unwrap();
+    let mut recorder = rusting_engine::record::Recorder::journal(7, 0, None, &journal).unwrap();
     let input = rusting_engine::runtime::RuntimeInput::default();
     let mut worst = Duration::ZERO;
     for frame in 0..hour {

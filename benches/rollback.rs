@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use bevy::input::keyboard::KeyCode;
 use rusting_engine::App;
-use rusting_engine::determinism::StateDetail;
+use rusting_engine::record::StateDetail;
 use rusting_engine::runtime::RuntimeInput;
 
 #[path = "../tests/support/starter.rs"]

@@ -15,6 +15,7 @@ use rusting_engine::runtime::{RuntimeInput, RuntimeSettings};
 #[path = "../tests/support/starter.rs"]
 mod support;
 
+use rusting_engine::record::RecordingAppExt;
 use support::starter_app as starter;
 
 const BODIES: usize = 10_000;

@@ -6,10 +6,10 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use bevy::prelude::*;
-use rusting_engine::determinism::undeclared::find_undeclared;
-use rusting_engine::determinism::world_state_hash;
 use rusting_engine::physics::PhysicsId;
 use rusting_engine::prelude::*;
+use rusting_engine::state::undeclared::find_undeclared;
+use rusting_engine::state::world_state_hash;
 
 /// A game's own component, registered with one call.
 #[derive(Component, Clone, SimState)]

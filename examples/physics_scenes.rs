@@ -25,8 +25,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use rusting_engine::App;
-use rusting_engine::determinism::{StateDetail, StateHashReport, headless};
 use rusting_engine::game::SimpleGamePlugin;
+use rusting_engine::game::headless;
+use rusting_engine::record::{StateDetail, StateHashReport};
 use rusting_engine::runtime::RuntimeSettings;
 use rusting_engine::scene::{CookedScene, SceneIdentity, cook, cook_file};
 use serde_json::{Value, json};
@@ -184,7 +185,7 @@ fn main() -> ExitCode {
         eprintln!("{}: not a directory", out.display());
         return ExitCode::from(2);
     }
-    if let Err(error) = rusting_engine::threads::apply_thread_limit_from_environment() {
+    if let Err(error) = rusting_engine::engine::threads::apply_thread_limit_from_environment() {
         eprintln!("{error}");
         return ExitCode::from(2);
     }

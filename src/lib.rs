@@ -35,62 +35,25 @@
 // The derive macros name the engine as `::rusting_engine`, inside the engine too.
 extern crate self as rusting_engine;
 
-pub mod app;
 pub mod determinism;
-pub mod frame_step;
+pub mod engine;
 pub mod game;
-pub mod game_result;
 pub mod gameplay;
-pub mod json_file;
-pub mod logging;
 #[cfg(feature = "net")]
 pub mod net;
 pub mod physics;
-pub mod project;
+pub mod record;
 pub mod runtime;
 pub mod scene;
-pub mod threads;
+pub mod state;
 #[cfg(feature = "window")]
 pub mod window;
-#[cfg(feature = "window")]
-mod windowed_game;
 
-use bevy::app::{PluginGroup, PluginGroupBuilder, TaskPoolPlugin};
-use bevy::transform::TransformPlugin;
-
-pub use app::{App, AppError, FrameReport, TickHook};
-
-/// The engine's plugins: bevy's task pools and transform propagation, the runtime, physics and
-/// gameplay.
-///
-/// `TimePlugin` is left out on purpose: the engine runs fixed ticks itself, from the deltas passed
-/// to [`App::update`]. The task pools start with one thread per CPU unless
-/// [`threads::limit_worker_threads`] started them first (`RUSTING_THREADS`).
-#[derive(Clone, Debug, Default)]
-pub struct RustingPlugins {
-    /// What the runtime resources start from.
-    pub settings: runtime::RuntimeSettings,
-}
-
-impl PluginGroup for RustingPlugins {
-    fn build(self) -> PluginGroupBuilder {
-        PluginGroupBuilder::start::<Self>()
-            .add(TaskPoolPlugin::default())
-            .add(TransformPlugin)
-            .add(runtime::RuntimePlugin {
-                settings: self.settings,
-            })
-            .add(physics::PhysicsPlugin::default())
-            .add(physics::gpu::GpuPhysicsPlugin)
-            .add(gameplay::GameplayPlugin)
-            .add(determinism::DeterminismPlugin)
-    }
-}
+pub use engine::{App, AppError, FrameReport, RustingPlugins, TickHook};
 
 /// The names game code needs most.
 pub mod prelude {
-    pub use crate::app::{App, TickHook};
-    pub use crate::determinism::{SimState, SimStateAppExt, Simulated, SnapshotAppExt};
+    pub use crate::engine::{App, TickHook};
     pub use crate::gameplay::{
         BurstEmitter, BurstParticle, Counter, Easing, HudElement, Pickup, PlatformerController,
         PlayerController, SoundEvents, SoundQueue, Tween, TweenMode,
@@ -99,12 +62,15 @@ pub mod prelude {
         BodyKind, Collider, CollisionEvents, CollisionLayers, PhysicsBody, PhysicsSettings,
         RigidBody, Sleeping,
     };
+    pub use crate::record::RecordingAppExt;
     pub use crate::runtime::sim_math;
     pub use crate::runtime::{
         ActionName, Actions, DeterminismMode, DeterminismSupport, FrameTime, RandomSeed,
-        Resimulation, RuntimeInput, RuntimeSettings, SimId, SimSet, TickInput, TimeControl,
+        Resimulation, RuntimeInput, RuntimeSettings, SimSet, TickInput, TimeControl,
         not_resimulating, resimulating,
     };
     pub use crate::scene::SceneTypesAppExt;
+    pub use crate::state::SimId;
+    pub use crate::state::{SimState, SimStateAppExt, Simulated, SnapshotAppExt};
     pub use rusting_macros::SimState;
 }

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 
 use bevy::input::keyboard::KeyCode;
 use bevy::prelude::*;
-use rusting_engine::project::Project;
+use rusting_engine::game::project::Project;
 use rusting_engine::runtime::{ActionName, Actions, RuntimeInput, SimSet};
 
 #[path = "support/starter.rs"]

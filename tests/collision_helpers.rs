@@ -2,7 +2,7 @@
 
 use bevy::prelude::*;
 use rusting_engine::physics::{CollisionEvent, CollisionEventKind, CollisionEvents, ContactReport};
-use rusting_engine::runtime::SimId;
+use rusting_engine::state::SimId;
 
 #[path = "support/starter.rs"]
 mod support;

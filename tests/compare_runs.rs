@@ -5,11 +5,11 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use bevy::prelude::*;
-use rusting_engine::determinism::{
-    StateHashReport, compare_reports, compare_runs, simulate_project_headless,
-};
+use rusting_engine::determinism::compare_runs;
+use rusting_engine::game::project::Project;
+use rusting_engine::game::simulate_project_headless;
 use rusting_engine::prelude::*;
-use rusting_engine::project::Project;
+use rusting_engine::record::{StateHashReport, compare_reports};
 use rusting_engine::runtime::InputScript;
 use rusting_engine::scene::SceneId;
 
@@ -180,7 +180,8 @@ fn saved_reports_compare_by_scene_id() {
 /// Runs an app from `make_app` for 40 ticks and returns its report, with the state of ticks 29 to
 /// 32 detailed down to the field (what `RUSTING_DETAIL_TICKS=29-32` asks of a game).
 fn detailed_report(app: &mut rusting_engine::App) -> StateHashReport {
-    use rusting_engine::determinism::{StateDetail, StateHashes};
+    use rusting_engine::record::StateDetail;
+    use rusting_engine::state::StateHashes;
     let step = app.fixed_step();
     let mut details = Vec::new();
     for _ in 0..40 {

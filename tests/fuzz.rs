@@ -15,16 +15,17 @@
 //! target again with the printed seed; `RUSTING_FUZZ_SAVE=1` writes every input to
 //! `target/fuzz/<target>.current` before it is parsed, which names the input that aborted.
 
-use rusting_engine::determinism::replay_compact::write_varint;
+use rusting_engine::record::replay_compact::write_varint;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use rusting_engine::determinism::replay_journal::{from_journal, journal_path};
-use rusting_engine::determinism::{Recorder, Replay, StateDetail, StateHashReport};
-use rusting_engine::project::Project;
+use rusting_engine::game::project::Project;
+use rusting_engine::record::RecordingAppExt;
+use rusting_engine::record::replay_journal::{from_journal, journal_path};
+use rusting_engine::record::{Recorder, Replay, StateDetail, StateHashReport};
 use rusting_engine::runtime::InputScript;
 use serde_json::Value;
 
@@ -604,7 +605,7 @@ fn fuzz_state_hash_reports() {
     fuzz("report", &[bytes], Shape::Json, None, |bytes, file| {
         std::fs::write(file, bytes).unwrap();
         if let Ok(a) = StateHashReport::load(file) {
-            let _ = rusting_engine::determinism::compare_reports(&a, &a);
+            let _ = rusting_engine::record::compare_reports(&a, &a);
         }
     });
 }
@@ -616,7 +617,7 @@ fn fuzz_state_details() {
     fuzz("detail", &[bytes], Shape::Json, None, |bytes, file| {
         std::fs::write(file, bytes).unwrap();
         if let Ok(a) = StateDetail::load(file) {
-            let _ = rusting_engine::determinism::compare_details(&a, &a);
+            let _ = rusting_engine::record::compare_details(&a, &a);
         }
     });
 }

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use bevy::prelude::*;
-use rusting_engine::app::AppError;
-use rusting_engine::project::Project;
+use rusting_engine::engine::AppError;
+use rusting_engine::game::project::Project;
 use rusting_engine::scene::{SceneError, cook};
 
 #[path = "support/starter.rs"]

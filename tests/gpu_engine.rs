@@ -5,15 +5,17 @@
 
 use bevy::prelude::*;
 use rusting_engine::App;
-use rusting_engine::determinism::{StateHashReport, StateHashes, simulate_project_headless};
+use rusting_engine::game::project::Project;
+use rusting_engine::game::simulate_project_headless;
 use rusting_engine::gameplay::Counter;
 use rusting_engine::physics::gpu::{
     GPU_EVENT_LAG, GpuBehaviour, GpuCommand, GpuEvents, GpuPhysicsCommands, GpuPhysicsStatus,
     GpuRule, finish_gpu_ticks, gpu_hashes,
 };
 use rusting_engine::physics::{BodyClass, Collider, PhysicsBody, PhysicsId, RigidBody};
-use rusting_engine::project::Project;
+use rusting_engine::record::StateHashReport;
 use rusting_engine::runtime::{FrameTime, RuntimeSettings, SimSet};
+use rusting_engine::state::StateHashes;
 
 /// A ground (CPU half-space), three GPU balls and a GPU box, one of them a timer.
 fn gpu_app() -> App {

@@ -5,13 +5,14 @@
 
 use bevy::prelude::*;
 use rusting_engine::App;
-use rusting_engine::determinism::{StateHashes, SyncTest, SyncTestError, WorldSnapshot};
+use rusting_engine::determinism::{SyncTest, SyncTestError};
 use rusting_engine::physics::gpu::{
     GpuBehaviour, GpuCommand, GpuEvents, GpuPhysicsCommands, GpuRule, finish_gpu_ticks, gpu_hashes,
 };
 use rusting_engine::physics::{BodyClass, Collider, PhysicsBody, PhysicsId, RigidBody};
 use rusting_engine::prelude::SimState;
 use rusting_engine::runtime::{FrameTime, RuntimeInput, RuntimeSettings, SimSet};
+use rusting_engine::state::{StateHashes, WorldSnapshot};
 
 fn gpu_body() -> PhysicsBody {
     PhysicsBody {

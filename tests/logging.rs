@@ -24,7 +24,7 @@ fn child_logs() {
     if std::env::var_os("RUSTING_LOGGING_CHILD").is_none() {
         return;
     }
-    rusting_engine::logging::init_logging();
+    rusting_engine::engine::logging::init_logging();
     let mut app = support::starter_app();
     app.add_systems(FixedUpdate, say_at_tick_3.after(SimSet::Tweens));
     let step = app.fixed_step();

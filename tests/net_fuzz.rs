@@ -25,10 +25,10 @@ use std::time::{Duration, Instant};
 
 use bevy::prelude::*;
 use rusting_engine::App;
-use rusting_engine::determinism::StateDetail;
 use rusting_engine::net::detail_wire::{DetailKind, detail_json, encode_message};
 use rusting_engine::net::{Datagrams, NetSession, SessionSettings, prepare_app};
 use rusting_engine::physics::{Collider, RigidBody};
+use rusting_engine::record::StateDetail;
 use rusting_engine::runtime::{PlayerTickInput, RuntimeSettings};
 
 use fuzzing::{Rng, budget, seed};

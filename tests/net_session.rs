@@ -640,9 +640,7 @@ fn a_session_replay_plays_back_without_the_network() {
     assert_eq!(
         peers[0].session.confirmed_hashes()[..240],
         {
-            let hashes = app
-                .world()
-                .resource::<rusting_engine::determinism::StateHashes>();
+            let hashes = app.world().resource::<rusting_engine::state::StateHashes>();
             (1..=240u64)
                 .map(|t| (t, hashes.get(t).unwrap()))
                 .collect::<Vec<_>>()

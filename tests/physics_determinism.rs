@@ -8,7 +8,7 @@ use rusting_engine::physics::cpu::{self, SolverBody, StepParams, StepScratch};
 use rusting_engine::physics::{
     BodyKind, Collider, CollisionLayers, PhysicsId, PhysicsSettings, PhysicsWorld,
 };
-use rusting_engine::runtime::SimId;
+use rusting_engine::state::SimId;
 
 #[path = "support/splitmix.rs"]
 mod splitmix;

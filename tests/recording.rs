@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use rusting_engine::determinism::Recorder;
-use rusting_engine::determinism::replay_journal::journal_path;
+use rusting_engine::record::Recorder;
+use rusting_engine::record::replay_journal::journal_path;
 use rusting_engine::runtime::RuntimeInput;
 
 /// A field of `/proc/self/<file>` (`VmRSS:` in kB, `wchar:` in bytes).

@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use rusting_engine::determinism::replay_journal::journal_path;
-use rusting_engine::determinism::{Replay, play_replay};
+use rusting_engine::determinism::play_replay;
+use rusting_engine::record::RecordingAppExt;
+use rusting_engine::record::Replay;
+use rusting_engine::record::replay_journal::journal_path;
 
 #[path = "support/starter.rs"]
 mod support;

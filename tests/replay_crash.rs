@@ -4,9 +4,10 @@
 use std::path::Path;
 
 use bevy::prelude::*;
-use rusting_engine::determinism::{Replay, play_replay};
+use rusting_engine::determinism::play_replay;
 use rusting_engine::game;
-use rusting_engine::project::Project;
+use rusting_engine::game::project::Project;
+use rusting_engine::record::Replay;
 use rusting_engine::runtime::{FrameTime, SimSet};
 
 #[path = "../crates/rusting/templates/starter/src/game.rs"]

@@ -3,8 +3,10 @@
 use std::path::Path;
 
 use bevy::input::keyboard::KeyCode;
-use rusting_engine::determinism::{Replay, ReplayError, play_replay};
+use rusting_engine::determinism::play_replay;
 use rusting_engine::game;
+use rusting_engine::record::RecordingAppExt;
+use rusting_engine::record::{Replay, ReplayError};
 use rusting_engine::runtime::RuntimeInput;
 
 #[path = "support/starter.rs"]
@@ -102,7 +104,7 @@ fn compact_replays_round_trip_and_reject_damage() {
     let (replay, _) = record();
     let compact = replay.to_compact().expect("contiguous hashes");
     let file = Path::new("session.rply");
-    let back = rusting_engine::determinism::replay_compact::from_compact(&compact, file).unwrap();
+    let back = rusting_engine::record::replay_compact::from_compact(&compact, file).unwrap();
     assert_eq!(back, replay);
     // 90 deliberately uneven frames and three input changes: hashes, plus a few bytes a frame.
     assert!(
@@ -114,8 +116,7 @@ fn compact_replays_round_trip_and_reject_damage() {
     play_replay(&back, &mut starter_app()).expect("the compact form plays back");
     for cut in 0..compact.len() {
         assert!(
-            rusting_engine::determinism::replay_compact::from_compact(&compact[..cut], file)
-                .is_err()
+            rusting_engine::record::replay_compact::from_compact(&compact[..cut], file).is_err()
         );
     }
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
@@ -126,7 +127,7 @@ fn compact_replays_round_trip_and_reject_damage() {
         let mut damaged = compact.clone();
         let at = (state % damaged.len() as u64) as usize;
         damaged[at] ^= 1 << (state >> 61);
-        let _ = rusting_engine::determinism::replay_compact::from_compact(&damaged, file);
+        let _ = rusting_engine::record::replay_compact::from_compact(&damaged, file);
     }
 }
 
@@ -187,7 +188,7 @@ fn recorded_and_held(replay: &Replay, app: &rusting_engine::App) -> (String, Str
         .unwrap();
     let held = app
         .world()
-        .resource::<rusting_engine::determinism::StateHashes>()
+        .resource::<rusting_engine::state::StateHashes>()
         .get(tick)
         .map(|h| format!("{h:016x}"))
         .unwrap();
@@ -254,7 +255,7 @@ fn a_replay_as_an_input_script_reproduces_its_hashes() {
     let (replay, _) = record();
     let script = replay.to_input_script();
     let mut app = starter_app();
-    let hashes = rusting_engine::determinism::headless::collect_hashes(&mut app);
+    let hashes = rusting_engine::game::headless::collect_hashes(&mut app);
     game::run_headless(&mut app, replay.end_tick(), Some(&script));
     let got: Vec<(u64, String)> = hashes
         .lock()
@@ -294,7 +295,8 @@ fn a_diverging_replay_names_the_entity_component_and_field() {
     use rusting_engine::runtime::SimSet;
 
     let with_nudge = |recording: bool| {
-        let project = rusting_engine::project::Project::open(Path::new(support::STARTER)).unwrap();
+        let project =
+            rusting_engine::game::project::Project::open(Path::new(support::STARTER)).unwrap();
         let mut app = game::build_app(&project).unwrap();
         app.add_plugins(support::starter_game::StarterGame);
         app.add_systems(FixedUpdate, nudge.after(SimSet::Tweens));

@@ -6,9 +6,8 @@ use std::sync::Mutex;
 use bevy::prelude::*;
 use rusting_engine::determinism::SyncTest;
 use rusting_engine::gameplay::{SoundEvent, SoundEvents, SoundQueue};
-use rusting_engine::runtime::{
-    FrameTime, RuntimeInput, SimId, SimSet, not_resimulating, resimulating,
-};
+use rusting_engine::runtime::{FrameTime, RuntimeInput, SimSet, not_resimulating, resimulating};
+use rusting_engine::state::SimId;
 
 #[path = "support/starter.rs"]
 mod support;

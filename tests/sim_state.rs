@@ -7,9 +7,11 @@ use std::cell::Cell;
 use bevy::prelude::*;
 use rusting_engine::App;
 use rusting_engine::AppError;
-use rusting_engine::determinism::{StateHashes, compare_runs, sim_state::fields_of};
+use rusting_engine::determinism::compare_runs;
 use rusting_engine::prelude::*;
-use rusting_engine::runtime::SimId;
+use rusting_engine::state::SimId;
+use rusting_engine::state::StateHashes;
+use rusting_engine::state::sim_state::fields_of;
 
 /// A game's own component.
 #[derive(Component, Clone, Debug, PartialEq, SimState)]

@@ -6,14 +6,15 @@ use std::path::Path;
 use bevy::ecs::entity::Entity;
 use bevy::prelude::*;
 use rusting_engine::App;
-use rusting_engine::determinism::StateHashes;
 use rusting_engine::game::SimpleGamePlugin;
 use rusting_engine::gameplay::BurstEmitter;
 use rusting_engine::physics::world::PhysicsWorld;
 use rusting_engine::physics::{Collider, RigidBody, Sleeping};
 use rusting_engine::prelude::SimState;
-use rusting_engine::runtime::{FrameTime, RuntimeSettings, SimId, SimIdAllocator, SimSet};
+use rusting_engine::runtime::{FrameTime, RuntimeSettings, SimSet};
 use rusting_engine::scene::{SceneIdentity, cook_file};
+use rusting_engine::state::StateHashes;
+use rusting_engine::state::{SimId, SimIdAllocator};
 
 /// Fires every emitter every third tick: particles are spawned and despawned all the time, so
 /// freed entity ids are reused by later simulation spawns.

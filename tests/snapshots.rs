@@ -5,12 +5,13 @@ use std::path::Path;
 
 use bevy::prelude::*;
 use rusting_engine::App;
-use rusting_engine::determinism::SnapshotError;
 use rusting_engine::game::SimpleGamePlugin;
 use rusting_engine::physics::{Collider, RigidBody};
 use rusting_engine::prelude::SimState;
-use rusting_engine::runtime::{RuntimeSettings, SimId};
+use rusting_engine::runtime::RuntimeSettings;
 use rusting_engine::scene::{SceneIdentity, cook_file};
+use rusting_engine::state::SimId;
+use rusting_engine::state::SnapshotError;
 
 /// The crates scene, set up.
 fn crates_app() -> App {

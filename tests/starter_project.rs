@@ -4,9 +4,9 @@
 use std::path::Path;
 
 use bevy::prelude::*;
-use rusting_engine::determinism::simulate_project_headless;
+use rusting_engine::game::project::Project;
+use rusting_engine::game::simulate_project_headless;
 use rusting_engine::prelude::*;
-use rusting_engine::project::Project;
 use rusting_engine::runtime::InputScript;
 
 #[path = "../crates/rusting/templates/starter/src/game.rs"]

@@ -3,10 +3,10 @@
 use std::time::Duration;
 
 use bevy::prelude::*;
-use rusting_engine::determinism::StateHashes;
 use rusting_engine::gameplay::HudElement;
 use rusting_engine::physics::{BodyClass, PhysicsBody};
 use rusting_engine::prelude::*;
+use rusting_engine::state::StateHashes;
 
 struct Scene {
     app: rusting_engine::App,
@@ -191,7 +191,7 @@ fn non_finite_simulation_values_are_reported_where_they_are() {
 /// added to one of the two lists in `determinism::hash` and not the other, or fed in another order.
 #[test]
 fn the_tick_hash_and_the_report_states_agree() {
-    use rusting_engine::determinism::{entity_states, world_state_hash};
+    use rusting_engine::state::{entity_states, world_state_hash};
     let mut s = scene();
     let step = s.app.fixed_step();
     for _ in 0..20 {
@@ -203,7 +203,7 @@ fn the_tick_hash_and_the_report_states_agree() {
     let recorded = world.resource::<StateHashes>().cpu.back().unwrap().1;
     assert_eq!(fast, recorded);
     assert_eq!(
-        rusting_engine::determinism::hash::combine_states(&states, world),
+        rusting_engine::state::hash::combine_states(&states, world),
         fast
     );
 }
@@ -214,7 +214,7 @@ fn the_tick_hash_and_the_report_states_agree() {
 /// `PhysicsBody` is dropped.
 #[test]
 fn a_gpu_bodys_read_back_transform_is_not_hashed() {
-    use rusting_engine::determinism::world_state_hash;
+    use rusting_engine::state::world_state_hash;
     let mut app = rusting_engine::App::default();
     let world = app.world_mut();
     let gpu_body = world

@@ -148,7 +148,7 @@ fn rusting_synctest_runs_a_game_as_a_synctest() {
         app.add_plugins(starter_game::StarterGame);
     });
     // The synctest's report holds every tick once, as finally simulated, whatever was re-run.
-    let written = rusting_engine::determinism::StateHashReport::load(&report).unwrap();
+    let written = rusting_engine::record::StateHashReport::load(&report).unwrap();
     std::fs::remove_file(&report).unwrap();
     let ticks: Vec<u64> = written.ticks.iter().map(|t| t.tick).collect();
     assert_eq!(ticks, (1..=60).collect::<Vec<u64>>());
@@ -159,7 +159,7 @@ fn rusting_synctest_runs_a_game_as_a_synctest() {
     }
     let plain_hashes = plain
         .world()
-        .resource::<rusting_engine::determinism::StateHashes>();
+        .resource::<rusting_engine::state::StateHashes>();
     assert_eq!(
         written.ticks.last().unwrap().hash,
         format!("{:016x}", plain_hashes.get(60).unwrap())

@@ -5,6 +5,7 @@ use std::sync::Mutex;
 use bevy::input::keyboard::KeyCode;
 use bevy::prelude::*;
 use rusting_engine::determinism::play_replay;
+use rusting_engine::record::RecordingAppExt;
 use rusting_engine::runtime::{FrameTime, RuntimeInput, SimSet, TickInput};
 
 #[path = "support/starter.rs"]

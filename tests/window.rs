@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use rusting_engine::determinism::{Replay, StateHashReport, compare_reports};
+use rusting_engine::record::{Replay, StateHashReport, compare_reports};
 
 /// The test project: the starter's course with the engine's components only.
 fn project() -> PathBuf {

@@ -11,22 +11,11 @@
 
 use bevy::prelude::{Name, World};
 
-use super::detail::{component_fields, first_difference};
-use super::hash::{EntityState, StateHashes, entity_states};
-use crate::app::App;
-use crate::runtime::SimId;
+use crate::engine::App;
+use crate::record::detail::{FieldDifference, component_fields, first_difference};
 use crate::scene::SceneId;
-
-/// The first differing field of a component.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FieldDifference {
-    /// The path inside the component, e.g. `linear_velocity.y`.
-    pub path: String,
-    /// The value in the first run.
-    pub first: String,
-    /// The value in the second run.
-    pub second: String,
-}
+use crate::state::SimId;
+use crate::state::hash::{EntityState, StateHashes, entity_states};
 
 /// Where two runs first differ.
 #[derive(Clone, Debug, PartialEq)]

@@ -31,10 +31,10 @@ use std::path::{Path, PathBuf};
 use bevy::prelude::{QueryState, Transform, World};
 use serde::{Deserialize, Serialize};
 
-use super::detail::StateDetail;
-use super::hash::StateHashes;
-use crate::json_file;
-use crate::runtime::SimId;
+use crate::record::detail::StateDetail;
+use crate::runtime::json_file;
+use crate::state::SimId;
+use crate::state::hash::StateHashes;
 
 /// The environment variable that turns lockstep on.
 pub const LOCKSTEP_VARIABLE: &str = "RUSTING_LOCKSTEP";
@@ -173,7 +173,7 @@ impl Lockstep {
             .resource::<StateHashes>()
             .get(tick)
             .unwrap_or_default();
-        let hash = super::report::fold_gpu_hash(cpu, gpu);
+        let hash = crate::record::report::fold_gpu_hash(cpu, gpu);
         let mut stdout = std::io::stdout().lock();
         if writeln!(stdout, "{TICK_LINE} {tick} {hash:016x}")
             .and_then(|()| stdout.flush())

@@ -11,10 +11,11 @@
 //! frame that ran `tick` (the first frame boundary at or after it), and returns that boundary's
 //! tick. This module must never read a clock.
 
-use super::host::SimulationHost;
-use super::replay::{PlaybackCursor, Replay, ReplayError};
-use super::snapshot::WorldSnapshot;
-use crate::app::App;
+use super::playback::PlaybackCursor;
+use crate::engine::App;
+use crate::engine::host::SimulationHost;
+use crate::record::replay::{Replay, ReplayError};
+use crate::state::snapshot::WorldSnapshot;
 
 /// The snapshot interval a report assumes when none is given: 10 s at 60 Hz.
 pub const DEFAULT_SNAPSHOT_INTERVAL: u64 = 600;

@@ -16,9 +16,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::determinism::report::fold_gpu_hash;
-use crate::determinism::{SimulationHost, StateHashes};
+use crate::engine::SimulationHost;
+use crate::record::report::fold_gpu_hash;
 use crate::runtime::{PlayerInputs, PlayerTickInput, TimeControl};
+use crate::state::StateHashes;
 
 /// The format number this engine writes and reads.
 pub const SESSION_REPLAY_FORMAT: u32 = 1;
@@ -147,7 +148,7 @@ impl SessionReplay {
             message: error.to_string(),
         };
         let text = serde_json::to_vec(self).map_err(|error| io(std::io::Error::other(error)))?;
-        crate::json_file::write_atomically(path, &text).map_err(io)
+        crate::runtime::json_file::write_atomically(path, &text).map_err(io)
     }
 
     /// Reads and checks the replay at `path`.
@@ -176,7 +177,7 @@ impl SessionReplay {
                  ({MAX_SESSION_REPLAY_BYTES})"
             )));
         }
-        let replay: SessionReplay = crate::json_file::read(path).map_err(|error| {
+        let replay: SessionReplay = crate::runtime::json_file::read(path).map_err(|error| {
             error.into(io, |line, column, message| SessionReplayError::Json {
                 path: path.to_owned(),
                 line,
@@ -269,7 +270,7 @@ pub(crate) fn prepared_for(host: &impl SimulationHost, players: usize) -> bool {
 /// Makes an app ready for `players`' inputs: inserts [`PlayerInputs`] (simulation state: hashed and
 /// in snapshots) with that many players. Call it while building the app, before its setup, on
 /// every peer alike and before playing a session replay.
-pub fn prepare_players(app: &mut crate::App, players: usize) {
+pub fn prepare_players(app: &mut crate::engine::App, players: usize) {
     app.register_sim_resource::<PlayerInputs>();
     app.world_mut().insert_resource(PlayerInputs {
         players: vec![PlayerTickInput::default(); players],

@@ -18,12 +18,13 @@
 
 use std::collections::VecDeque;
 
-use super::hash::{StateHashes, entity_states, resources_hash};
-use super::host::SimulationHost;
-use super::snapshot::{SnapshotError, WorldSnapshot};
-use super::undeclared::UndeclaredState;
-use crate::app::App;
-use crate::runtime::{RuntimeInput, SimId};
+use crate::engine::App;
+use crate::engine::host::SimulationHost;
+use crate::runtime::RuntimeInput;
+use crate::state::SimId;
+use crate::state::hash::{StateHashes, entity_states, resources_hash};
+use crate::state::undeclared::UndeclaredState;
+use crate::state::{SnapshotError, WorldSnapshot};
 
 /// Why a synctest failed.
 #[derive(thiserror::Error, Debug, Clone, PartialEq)]

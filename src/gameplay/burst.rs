@@ -13,14 +13,15 @@ use bevy::prelude::{Commands, Component, Entity, Query, Res, Transform};
 use serde::{Deserialize, Serialize};
 
 use super::platformer::PlatformerController;
-use crate::runtime::{FrameTime, RandomSeed, SimId, sim_math};
+use crate::runtime::{FrameTime, RandomSeed, sim_math};
+use crate::state::SimId;
 
 /// Fires bursts of particles (its trigger flags are simulation state).
 #[derive(
     Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, rusting_macros::SimState,
 )]
 #[serde(default, deny_unknown_fields)]
-#[require(crate::runtime::SimId)]
+#[require(crate::state::SimId)]
 pub struct BurstEmitter {
     /// Particles per burst.
     pub particles: u32,
@@ -51,7 +52,7 @@ impl Default for BurstEmitter {
 
 /// One particle of a burst (presentation).
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
-#[require(crate::runtime::SimId)]
+#[require(crate::state::SimId)]
 pub struct BurstParticle {
     /// m/s.
     pub velocity: Vec3,

@@ -7,7 +7,7 @@ use bevy::prelude::{Component, Query};
 use serde::{Deserialize, Serialize};
 
 use super::pickup::Counter;
-use crate::scene::SceneId;
+use crate::state::SceneId;
 
 /// Text on the heads-up display showing the counter of the entity with `counter` as its `SceneId`.
 #[derive(Component, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

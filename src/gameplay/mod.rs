@@ -23,8 +23,8 @@ pub use player::{PlayerController, player_look, player_move};
 pub use sound::{SoundEvent, SoundEvents, SoundQueue, queue_sound_cues, raise_sound_cues};
 pub use tween::{Easing, Tween, TweenMode, advance_tweens};
 
-use crate::determinism::{SimStateAppExt, SnapshotAppExt};
 use crate::runtime::SimSet;
+use crate::state::{SimStateAppExt, SnapshotAppExt};
 
 /// The gameplay systems, each in its place in the fixed chain.
 #[derive(Clone, Debug, Default)]

@@ -26,7 +26,7 @@ use crate::physics::{CollisionEventKind, CollisionEvents, CollisionLayers};
     rusting_macros::SimState,
 )]
 #[serde(default, deny_unknown_fields)]
-#[require(crate::runtime::SimId)]
+#[require(crate::state::SimId)]
 pub struct Pickup {
     /// What collecting it adds to the collector's counter.
     pub value: i64,
@@ -48,7 +48,7 @@ pub struct Pickup {
     rusting_macros::SimState,
 )]
 #[serde(default, deny_unknown_fields)]
-#[require(crate::runtime::SimId)]
+#[require(crate::state::SimId)]
 pub struct Counter {
     /// The current count.
     pub value: i64,

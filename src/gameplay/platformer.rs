@@ -19,9 +19,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::physics::{CollisionEvents, RigidBody};
 use crate::runtime::{
-    Actions, FrameTime, InputBindings, PlayerInputs, PlayerSlot, PlayerTickInput, SimId, TickInput,
+    Actions, FrameTime, InputBindings, PlayerInputs, PlayerSlot, PlayerTickInput, TickInput,
     sim_math,
 };
+use crate::state::SimId;
 
 /// The action a session player jumps with.
 pub const JUMP_ACTION: &str = "jump";
@@ -34,7 +35,7 @@ const GROUND_COSINE: f32 = 0.7;
     Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, rusting_macros::SimState,
 )]
 #[serde(default, deny_unknown_fields)]
-#[require(crate::runtime::SimId)]
+#[require(crate::state::SimId)]
 pub struct PlatformerController {
     /// Running speed, m/s.
     pub move_speed: f32,

@@ -19,7 +19,7 @@ use crate::runtime::{RuntimeInput, TickInput, sim_math};
     Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, rusting_macros::SimState,
 )]
 #[serde(default, deny_unknown_fields)]
-#[require(crate::runtime::SimId)]
+#[require(crate::state::SimId)]
 pub struct PlayerController {
     /// Walking speed, m/s.
     pub speed: f32,

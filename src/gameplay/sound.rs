@@ -19,7 +19,8 @@ use bevy::prelude::{Query, Res, ResMut, Resource, World};
 
 use super::pickup::Pickup;
 use super::platformer::PlatformerController;
-use crate::runtime::{FrameTime, SimId};
+use crate::runtime::FrameTime;
+use crate::state::SimId;
 
 /// A sound the presentation should play.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -98,7 +98,7 @@ pub enum TweenMode {
     Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, rusting_macros::SimState,
 )]
 #[serde(deny_unknown_fields)]
-#[require(crate::runtime::SimId)]
+#[require(crate::state::SimId)]
 pub struct Tween {
     /// Start position.
     pub from: Vec3,

@@ -8,6 +8,9 @@
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
 
+/// The longest datagram accepted: what fits one packet on any path without fragments.
+pub const MAX_DATAGRAM_BYTES: usize = 1200;
+
 /// A non-blocking datagram transport.
 pub trait Datagrams {
     /// Sends `bytes` as one datagram to `to`. A datagram that cannot be sent now is dropped, as

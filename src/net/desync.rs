@@ -38,8 +38,8 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use crate::determinism::detail::entity_label;
-use crate::determinism::{DetailDifference, StateDetail, compare_details};
+use crate::record::detail::entity_label;
+use crate::record::{DetailDifference, StateDetail, compare_details};
 
 use super::detail_wire::{
     Assembly, DetailKind, decode_part, detail_json, encode_message, parse_detail,
@@ -499,7 +499,7 @@ fn target(detail: &StateDetail, difference: Option<DetailDifference>) -> StateDe
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::determinism::EntityDetail;
+    use crate::record::EntityDetail;
 
     /// A detail of `entities` entities, each hashing `salt`.
     fn detail(entities: u64, salt: u64) -> StateDetail {

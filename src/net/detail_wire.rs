@@ -17,9 +17,9 @@
 //! This module owns the framing and the reassembly. It must never act on what a message says:
 //! the investigation in [`super::desync`] does.
 
-use crate::determinism::StateDetail;
+use crate::record::StateDetail;
 
-use super::socket::MAX_DATAGRAM_BYTES;
+use super::datagrams::MAX_DATAGRAM_BYTES;
 
 /// The first bytes of every detail datagram.
 pub const DETAIL_MAGIC: [u8; 4] = *b"RSDD";

@@ -9,7 +9,7 @@
 //!   it.
 //! - [`desync`]: [`DesyncReport`], a desync named to the field by a bounded exchange between the
 //!   two peers ([`detail_wire`]: its datagrams, parts and reassembly).
-//! - [`game_run`]: [`game_run::NetRun`], one peer of a session as `rusting run --net` starts it.
+//! - One peer of a session as `rusting run --net` starts it is a game mode: `game::net_run`.
 //! - [`wire_check`]: [`wire_check::WireCheck`], what the crate's decodable input messages must
 //!   not say (a player still here reported gone, a frame no peer has reached).
 //! - [`SessionReplay`] (in `determinism::session_replay`, so any build plays one): every
@@ -23,7 +23,6 @@
 pub mod datagrams;
 pub mod desync;
 pub mod detail_wire;
-pub mod game_run;
 pub mod lossy;
 pub mod session;
 pub mod socket;

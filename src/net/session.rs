@@ -45,14 +45,14 @@ use super::datagrams::Datagrams;
 use super::desync::{DesyncReport, HELD_DETAILS, Investigations};
 use super::socket::{PeerSocket, SharedCounts};
 use super::wire_check::WireCheck;
-use crate::determinism::report::fold_gpu_hash;
 use crate::determinism::session_replay::{
     SessionReplay, confirmed_hash, prepared_for, step_one_tick,
 };
-use crate::determinism::{
-    SimulationHost, SnapshotError, StateDetail, StateHashes, WorldSnapshot, world_state_hash,
-};
+use crate::engine::SimulationHost;
+use crate::record::StateDetail;
+use crate::record::report::fold_gpu_hash;
 use crate::runtime::{PlayerInputs, PlayerTickInput};
+use crate::state::{SnapshotError, StateHashes, WorldSnapshot, world_state_hash};
 
 /// Refused datagrams after which a peer is dropped. An honest peer runs the same code and sends
 /// none (a datagram damaged on the way is caught by UDP's checksum almost always).
@@ -275,7 +275,7 @@ pub struct NetSession {
 /// Makes an app ready for a session of `players`: inserts [`PlayerInputs`] (simulation state:
 /// hashed and in snapshots) with that many players. Call it while building the app, on every
 /// peer alike.
-pub fn prepare_app(app: &mut crate::App, players: usize) {
+pub fn prepare_app(app: &mut crate::engine::App, players: usize) {
     crate::determinism::session_replay::prepare_players(app, players);
 }
 

@@ -33,11 +33,9 @@ use fortress_rollback::network::codec::{decode_message, encode};
 use fortress_rollback::{Message, NonBlockingSocket};
 
 use super::datagrams::Datagrams;
+pub use super::datagrams::MAX_DATAGRAM_BYTES;
 use super::detail_wire::is_detail;
 use super::wire_check::WireCheck;
-
-/// The longest datagram accepted: what fits one packet on any path without fragments.
-pub const MAX_DATAGRAM_BYTES: usize = 1200;
 
 /// The most datagrams one poll reads.
 pub const MAX_DATAGRAMS_PER_POLL: usize = 256;

@@ -35,7 +35,7 @@ pub enum BodyKind {
 #[derive(
     Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, rusting_macros::SimState,
 )]
-#[require(crate::runtime::SimId, Transform, PhysicsBody)]
+#[require(crate::state::SimId, Transform, PhysicsBody)]
 #[serde(default, deny_unknown_fields)]
 pub struct RigidBody {
     /// How the body moves.
@@ -129,7 +129,7 @@ pub enum Shape {
     Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, rusting_macros::SimState,
 )]
 #[serde(deny_unknown_fields)]
-#[require(crate::runtime::SimId)]
+#[require(crate::state::SimId)]
 pub struct Collider {
     /// The shape.
     pub shape: Shape,
@@ -215,7 +215,7 @@ impl Collider {
     rusting_macros::SimState,
 )]
 #[serde(default, deny_unknown_fields)]
-#[require(crate::runtime::SimId)]
+#[require(crate::state::SimId)]
 pub struct CollisionLayers {
     /// The layers this body is on.
     pub memberships: u32,
@@ -275,7 +275,7 @@ pub enum BodyClass {
     rusting_macros::SimState,
 )]
 #[serde(default, deny_unknown_fields)]
-#[require(crate::runtime::SimId)]
+#[require(crate::state::SimId)]
 pub struct PhysicsBody {
     /// CPU or GPU.
     pub class: BodyClass,
@@ -296,7 +296,7 @@ pub struct PhysicsBody {
     Deserialize,
     rusting_macros::SimState,
 )]
-#[require(crate::runtime::SimId)]
+#[require(crate::state::SimId)]
 pub struct Sleeping;
 
 /// A body's stable slot id, assigned by the solver when the body first simulates and reused only
@@ -315,5 +315,5 @@ pub struct Sleeping;
     Deserialize,
     rusting_macros::SimState,
 )]
-#[require(crate::runtime::SimId)]
+#[require(crate::state::SimId)]
 pub struct PhysicsId(pub u32);

@@ -20,8 +20,9 @@ use super::components::{
 use super::cpu::{self, SolverBody, StepParams, StepScratch};
 use super::resources::{CollisionEvents, PhysicsIdRegistry, PhysicsSettings};
 use super::world::PhysicsWorld;
-use crate::determinism::{SimRegistry, SimStateAppExt};
-use crate::runtime::{DeterminismMode, DeterminismSupport, FrameTime, SimId, SimSet};
+use crate::runtime::{DeterminismMode, DeterminismSupport, FrameTime, SimSet};
+use crate::state::SimId;
+use crate::state::{SimRegistry, SimStateAppExt};
 
 /// The name the CPU solver declares its determinism under.
 pub const CPU_SOLVER_PART: &str = "physics.cpu";

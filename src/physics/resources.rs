@@ -11,7 +11,7 @@ use bevy::prelude::{Entity, Resource};
 use serde::{Deserialize, Serialize};
 
 use super::components::PhysicsId;
-use crate::runtime::SimId;
+use crate::state::SimId;
 
 /// Velocity passes per tick: one biased and one relaxing pass in each of the `SOLVER_SUBSTEPS`
 /// substeps. Fixed, with no early exit, so every run does the same work.

@@ -7,7 +7,7 @@
 
 use bevy::prelude::Resource;
 
-use crate::runtime::SimId;
+use crate::state::SimId;
 
 /// Accumulated impulses of one contact point, kept for warm-starting the next tick.
 #[derive(Clone, Copy, Debug, PartialEq, rusting_macros::SimState)]

@@ -31,7 +31,7 @@ pub struct RuntimeInput {
 }
 
 /// Held keys by their serialized names (the same text on every platform and in replays).
-pub(crate) fn hash_keys(keys: &BTreeSet<KeyCode>, hasher: &mut crate::determinism::StateHasher) {
+pub(crate) fn hash_keys(keys: &BTreeSet<KeyCode>, hasher: &mut crate::state::StateHasher) {
     hasher.u64(keys.len() as u64);
     for key in keys {
         let name = serde_json::to_string(key).unwrap_or_default();

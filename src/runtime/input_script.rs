@@ -17,7 +17,7 @@ use bevy::math::{UVec2, Vec2};
 use serde::{Deserialize, Serialize};
 
 use super::RuntimeInput;
-use crate::json_file;
+use crate::runtime::json_file;
 
 /// The script format version this engine reads.
 pub const INPUT_SCRIPT_VERSION: u32 = 1;

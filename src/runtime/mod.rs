@@ -8,19 +8,19 @@
 pub mod actions;
 pub mod input;
 pub mod input_script;
+pub mod json_file;
 pub mod mode;
 pub mod player_input;
 pub mod random;
 pub mod resimulation;
 pub mod schedule;
-pub mod sim_id;
 pub mod sim_math;
 pub mod tick_input;
 pub mod time;
 
 use bevy::app::{App, Plugin};
 
-use crate::determinism::{SimStateAppExt, SnapshotAppExt};
+use crate::state::{SimIdAllocator, SimStateAppExt, SnapshotAppExt};
 
 pub use actions::{ActionName, Actions, AxisBinding, InputBindings};
 pub use input::RuntimeInput;
@@ -32,7 +32,6 @@ pub use player_input::{PlayerInputs, PlayerSlot, PlayerTickInput};
 pub use random::RandomSeed;
 pub use resimulation::{Resimulation, not_resimulating, resimulating};
 pub use schedule::SimSet;
-pub use sim_id::{SimId, SimIdAllocator};
 pub use tick_input::{TickInput, advance_tick_input};
 pub use time::{FrameTime, TickAccumulator, TimeControl};
 

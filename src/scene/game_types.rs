@@ -17,7 +17,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{SceneError, SceneId};
-use crate::determinism::{SimState, SimStateAppExt};
+use crate::state::{SimState, SimStateAppExt};
 
 /// A scene entity's game components, waiting for the game's types (removed at setup).
 #[derive(Component, Clone, Debug, PartialEq)]

@@ -36,7 +36,6 @@ pub mod parts;
 pub mod presentation;
 pub mod spawn;
 
-use bevy::prelude::Component;
 use serde::{Deserialize, Serialize};
 
 pub use cook::{
@@ -48,6 +47,9 @@ pub use game_types::{SceneSource, SceneTypesAppExt};
 pub use located::LocatedScene;
 pub use presentation::{Appearance, CameraSettings, ScenePresentation};
 pub use spawn::spawn_scene;
+
+/// An entity's id within its scene: it lives with the simulation's identities in `state`.
+pub use crate::state::SceneId;
 
 /// Which scene an app loaded: its name and the hash of its cooked bytes. Replays record it so that
 /// playing one into an app holding another scene fails clearly instead of diverging.
@@ -70,11 +72,3 @@ impl SceneIdentity {
         }
     }
 }
-
-/// An entity's stable id within its scene (simulation state: it keys random streams and names
-/// entities in reports).
-#[derive(
-    Component, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
-#[require(crate::runtime::SimId)]
-pub struct SceneId(pub u64);

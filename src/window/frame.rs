@@ -24,7 +24,7 @@ use bevy::time::{Real, Time, Virtual};
 
 use super::live_input::SingleStep;
 use super::modes::{ModeEnd, ViewProgress, WindowedMode};
-use crate::frame_step::FrameStepper;
+use crate::engine::frame_step::FrameStepper;
 use crate::runtime::{FrameTime, RuntimeInput, TickAccumulator, TimeControl};
 
 /// The longest real delta one frame passes on: a frame that took longer (the first one, which

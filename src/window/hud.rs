@@ -11,7 +11,8 @@ use bevy::ui::{FlexDirection, Node, UiRect, Val};
 
 use super::modes::{ModeLabel, PaceControl};
 use crate::gameplay::HudElement;
-use crate::runtime::{FrameTime, SimId, TimeControl};
+use crate::runtime::{FrameTime, TimeControl};
+use crate::state::SimId;
 
 /// The column the HUD's lines sit in.
 #[derive(Component)]

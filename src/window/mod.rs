@@ -27,8 +27,8 @@ pub use modes::{
 use bevy::app::{App as BevyApp, PluginGroup};
 use bevy::prelude::{Update, Window};
 
-use crate::App;
-use crate::frame_step::FrameStepper;
+use crate::engine::App;
+use crate::engine::frame_step::FrameStepper;
 
 /// The title and size of a game's window.
 #[derive(Clone, Debug)]
@@ -40,7 +40,7 @@ pub struct WindowSettings {
 }
 
 /// bevy's window, input, asset and render plugins, without the ones the engine replaces: its task
-/// pools and transform propagation are the engine's, its log output is [`crate::logging`]'s, and
+/// pools and transform propagation are the engine's, its log output is [`crate::engine::logging`]'s, and
 /// bevy's `TimePlugin` would run the fixed schedules a second time from the wall clock.
 pub fn window_plugins(settings: &WindowSettings) -> bevy::app::PluginGroupBuilder {
     bevy::DefaultPlugins
@@ -94,8 +94,8 @@ pub fn run_in_window(mut app: App, run: WindowedRun) -> WindowedEnd {
 /// despawned entity, or one a rollback took back), and forgets it.
 fn despawn_gone(
     commands: &mut bevy::prelude::Commands,
-    shown: &mut std::collections::BTreeMap<crate::runtime::SimId, bevy::prelude::Entity>,
-    alive: &std::collections::BTreeSet<crate::runtime::SimId>,
+    shown: &mut std::collections::BTreeMap<crate::state::SimId, bevy::prelude::Entity>,
+    alive: &std::collections::BTreeSet<crate::state::SimId>,
 ) {
     shown.retain(|id, entity| {
         let keep = alive.contains(id);

@@ -19,10 +19,10 @@ use bevy::input::ButtonState;
 use bevy::input::keyboard::{KeyCode, KeyboardInput};
 use bevy::prelude::{ResMut, Resource, World};
 
-use crate::determinism::{
-    ReplayError, SeekState, SimulationHost, SteppedWorld, SyncTestError, SyncTestRun,
-};
-use crate::frame_step::FrameStepper;
+use crate::determinism::{SeekState, SyncTestError, SyncTestRun};
+use crate::engine::frame_step::FrameStepper;
+use crate::engine::{SimulationHost, SteppedWorld};
+use crate::record::ReplayError;
 use crate::runtime::{FrameTime, RuntimeInput, TickAccumulator};
 
 /// What a windowed run's frames do.

@@ -26,8 +26,9 @@ use bevy::prelude::{
 
 use crate::gameplay::{BurstParticle, Pickup, PlatformerController, PlayerController};
 use crate::physics::{BodyKind, Collider, RigidBody, Shape};
-use crate::runtime::{FrameTime, SimId, TickAccumulator};
+use crate::runtime::{FrameTime, TickAccumulator};
 use crate::scene::{Appearance, ScenePresentation};
+use crate::state::SimId;
 
 /// A presentation entity that draws the simulation entity with this `SimId`.
 #[derive(Component, Clone, Copy, Debug)]

@@ -14,7 +14,7 @@ pub const STARTER: &str = "crates/rusting/templates/starter";
 
 /// A new starter app, set up.
 pub fn starter_app() -> rusting_engine::App {
-    let project = rusting_engine::project::Project::open(Path::new(STARTER)).unwrap();
+    let project = rusting_engine::game::project::Project::open(Path::new(STARTER)).unwrap();
     let mut app = rusting_engine::game::build_app(&project).unwrap();
     app.add_plugins(starter_game::StarterGame);
     app.setup().unwrap();

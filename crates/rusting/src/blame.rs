@@ -3,9 +3,9 @@
 //! way as the engine's own errors (the wording is `DetailDifference`'s `Display`). This module must
 //! never compare anything itself.
 
-use rusting_engine::determinism::DetailDifference;
+use rusting_engine::record::DetailDifference;
 
-pub use rusting_engine::determinism::detail::entity_label;
+pub use rusting_engine::record::detail::entity_label;
 
 /// `: entity ..., component ..., field ...: a vs b`, or what only resources differ in.
 pub fn describe(difference: Option<&DetailDifference>) -> String {

@@ -8,8 +8,8 @@
 
 use std::path::Path;
 
-use rusting_engine::json_file;
-use rusting_engine::project::Project;
+use rusting_engine::game::project::Project;
+use rusting_engine::runtime::json_file;
 use rusting_engine::scene;
 
 use crate::exit::{Failure, Outcome};

@@ -19,8 +19,8 @@
 
 use std::path::{Path, PathBuf};
 
-use rusting_engine::determinism::{DetailDifference, Replay, StateHashReport};
-use rusting_engine::project::Project;
+use rusting_engine::game::project::Project;
+use rusting_engine::record::{DetailDifference, Replay, StateHashReport};
 use rusting_engine::runtime::InputScript;
 use rusting_engine::scene::{LocatedScene, SceneIdentity};
 

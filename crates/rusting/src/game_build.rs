@@ -13,7 +13,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use rusting_engine::game_result::RunResult;
+use rusting_engine::game::result::RunResult;
 
 use crate::exit::{Failure, Outcome};
 
@@ -216,7 +216,7 @@ impl GameRun<'_> {
             command.env(name, value);
         }
         if self.one_cpu {
-            command.env(rusting_engine::threads::THREADS_VARIABLE, "1");
+            command.env(rusting_engine::engine::threads::THREADS_VARIABLE, "1");
         }
         command
     }

@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use rusting_engine::determinism::report::{TickHash, fold_gpu_hash};
-use rusting_engine::determinism::{ReportDifference, StateHashReport, compare_reports};
+use rusting_engine::record::report::{TickHash, fold_gpu_hash};
+use rusting_engine::record::{ReportDifference, StateHashReport, compare_reports};
 
 use crate::exit::{Failure, Outcome};
 use crate::html_report::{DivergenceView, HtmlReport, Lane, Verdict, track_from_details};

@@ -232,8 +232,8 @@ mod tests {
     #[test]
     fn machines_are_counted_once_and_missing_ones_named() {
         let root = scratch("machines");
-        let report = rusting_engine::determinism::StateHashReport {
-            format_version: rusting_engine::determinism::report::REPORT_FORMAT_VERSION,
+        let report = rusting_engine::record::StateHashReport {
+            format_version: rusting_engine::record::report::REPORT_FORMAT_VERSION,
             ticks: Vec::new(),
             entities: Vec::new(),
             details: Vec::new(),

@@ -22,7 +22,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::collections::BTreeMap;
 
 use rusting_engine::determinism::lockstep::{TICK_LINE, Track};
-use rusting_engine::determinism::{DetailDifference, StateDetail, compare_details};
+use rusting_engine::record::{DetailDifference, StateDetail, compare_details};
 
 use crate::exit::{Failure, Outcome};
 use crate::game_build::{run_failure, take_result};

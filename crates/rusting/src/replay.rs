@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use rusting_engine::determinism::Replay;
 use rusting_engine::determinism::session_replay::SessionReplay;
+use rusting_engine::record::Replay;
 
 use crate::exit::{Failure, Outcome};
 use crate::html_report::{HtmlReport, RecordingView, Verdict};

@@ -14,9 +14,9 @@
 
 use std::path::Path;
 
-use rusting_engine::determinism::Replay;
 use rusting_engine::determinism::session_replay::SessionReplay;
-use rusting_engine::project::Project;
+use rusting_engine::game::project::Project;
+use rusting_engine::record::Replay;
 use rusting_engine::runtime::InputScript;
 
 use crate::exit::{Failure, Outcome};

@@ -13,8 +13,8 @@
 use std::net::{SocketAddr, UdpSocket};
 use std::path::{Path, PathBuf};
 
-use rusting_engine::determinism::{StateHashReport, compare_reports};
-use rusting_engine::project::Project;
+use rusting_engine::game::project::Project;
+use rusting_engine::record::{StateHashReport, compare_reports};
 use rusting_engine::runtime::InputScript;
 
 use crate::exit::{Failure, Outcome};

@@ -27,7 +27,7 @@ mod toolchain;
 
 use std::path::Path;
 
-use rusting_engine::project::Project;
+use rusting_engine::game::project::Project;
 use serde_json::json;
 
 use crate::exit::{Failure, Outcome};

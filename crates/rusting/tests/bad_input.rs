@@ -4,7 +4,7 @@
 
 mod support;
 
-use rusting_engine::determinism::replay_compact::write_varint;
+use rusting_engine::record::replay_compact::write_varint;
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};

@@ -8,8 +8,9 @@ mod starter_game;
 use std::path::PathBuf;
 use std::process::Command;
 
-use rusting_engine::determinism::{StateHashReport, simulate_project_headless};
-use rusting_engine::project::Project;
+use rusting_engine::game::project::Project;
+use rusting_engine::game::simulate_project_headless;
+use rusting_engine::record::{RecordingAppExt, StateHashReport};
 
 use support::{
     DEBUG_ONLY_NUDGE, determinism_in_shared_target, project_with, rusting, shared_target, starter,
@@ -130,9 +131,7 @@ fn detailed_report(nudge: Option<u64>, path: &std::path::Path) {
             if (35..=45).contains(&tick) || (85..=95).contains(&tick) {
                 kept.lock()
                     .unwrap()
-                    .push(rusting_engine::determinism::StateDetail::capture(
-                        world, tick,
-                    ));
+                    .push(rusting_engine::record::StateDetail::capture(world, tick));
             }
         });
     })
@@ -605,7 +604,7 @@ fn determinism_refuses_a_replay_of_another_scene() {
         "{}",
         String::from_utf8_lossy(&recorded.stderr)
     );
-    let replay = rusting_engine::determinism::Replay::load(&session).unwrap();
+    let replay = rusting_engine::record::Replay::load(&session).unwrap();
 
     let mut other_scene = replay.clone();
     other_scene.scene.as_mut().unwrap().cooked_hash = "0123456789abcdef".into();
@@ -701,7 +700,7 @@ fn run_records_and_replay_plays_back_and_determinism_takes_a_replay() {
         String::from_utf8_lossy(&played.stderr)
     );
 
-    let mut replay = rusting_engine::determinism::Replay::load(&session).unwrap();
+    let mut replay = rusting_engine::record::Replay::load(&session).unwrap();
     replay.hashes[40].1 = "00000000deadbeef".into();
     let tampered = root.join("tampered.replay.json");
     replay.write(&tampered).unwrap();

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use bevy::prelude::{ResMut, Startup};
+use rusting_engine::game::project::Project;
 use rusting_engine::physics::plugin::CPU_SOLVER_PART;
-use rusting_engine::project::Project;
 use rusting_engine::runtime::{DeterminismMode, DeterminismSupport};
 use rusting_engine::scene::{LocatedScene, parts};
 use serde_json::Value;
@@ -438,7 +438,8 @@ fn the_startup_check_and_validate_give_the_same_message() {
     });
     let startup = app.setup().unwrap_err().to_string();
 
-    let mut support = rusting_engine::app::engine_determinism_support(project.runtime_settings());
+    let mut support =
+        rusting_engine::engine::engine_determinism_support(project.runtime_settings());
     assert_eq!(
         support.supported(CPU_SOLVER_PART),
         Some(DeterminismMode::CrossPlatform)

@@ -7,8 +7,8 @@
 //! a `LINT_ALLOW_UNUSED` warning. This module owns the comment syntax; it must never decide what
 //! the rules report.
 
+use crate::finding::Hit;
 use crate::finding::LintCode;
-use crate::report::Hit;
 
 /// The marker that starts an allow comment, after the comment's slashes.
 const MARKER: &str = "rusting:";

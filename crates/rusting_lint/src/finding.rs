@@ -4,6 +4,7 @@
 //! comment and that `rusting validate --json` prints; a code never changes meaning once released.
 //! This module owns the vocabulary only; it must never decide what is a finding.
 
+use proc_macro2::Span;
 use serde::{Deserialize, Serialize};
 
 /// How bad a finding is: an error fails `rusting validate`, a warning does not.
@@ -170,5 +171,31 @@ impl LintReport {
     /// Whether any finding is an error.
     pub fn has_errors(&self) -> bool {
         self.findings.iter().any(|f| f.severity == Severity::Error)
+    }
+}
+
+/// A rule's finding inside one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Hit {
+    /// The rule.
+    pub code: LintCode,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column in characters.
+    pub column: usize,
+    /// What is wrong (the walker appends where the code runs from).
+    pub message: String,
+}
+
+impl Hit {
+    /// A hit at the start of `span`.
+    pub fn at(code: LintCode, span: Span, message: String) -> Hit {
+        let start = span.start();
+        Hit {
+            code,
+            line: start.line,
+            column: start.column + 1,
+            message,
+        }
     }
 }

@@ -1,38 +1,11 @@
-//! [`Hit`]: a finding before it has a file and before allow comments are applied, and the step
-//! that turns a file's hits into sorted [`Finding`]s.
+//! The step that turns a file's [`Hit`]s (findings before they have a file and before allow
+//! comments are applied; see `finding`) into sorted [`Finding`]s.
 //!
 //! This module must never look at syntax; it only places, silences and orders what rules found.
 
-use proc_macro2::Span;
-
 use crate::allow::Allows;
-use crate::finding::{Finding, LintCode};
-
-/// A rule's finding inside one file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Hit {
-    /// The rule.
-    pub code: LintCode,
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column in characters.
-    pub column: usize,
-    /// What is wrong (the walker appends where the code runs from).
-    pub message: String,
-}
-
-impl Hit {
-    /// A hit at the start of `span`.
-    pub fn at(code: LintCode, span: Span, message: String) -> Hit {
-        let start = span.start();
-        Hit {
-            code,
-            line: start.line,
-            column: start.column + 1,
-            message,
-        }
-    }
-}
+use crate::finding::Finding;
+pub(crate) use crate::finding::Hit;
 
 /// Applies `file`'s allow comments to its hits and returns its findings, allow problems included,
 /// sorted and without duplicates.

@@ -1,6 +1,6 @@
 //! `#[derive(SimState)]`: the one declaration that makes a type simulation state.
 //!
-//! The derive writes `rusting_engine::determinism::SimState` for a struct or enum: every field's
+//! The derive writes `rusting_engine::state::SimState` for a struct or enum: every field's
 //! raw bits go into the state hasher in declaration order (an enum's variant index first), each
 //! field is named for comparisons (`Health.value: 3.0 vs 3.0000002`) and non-finite reports, and
 //! the type gets its stable registered name (its identifier, or `#[sim_state(name = "...")]`),
@@ -21,7 +21,7 @@ use syn::{
     Data, DeriveInput, Error, Expr, ExprLit, Fields, Lit, LitStr, Meta, Path, parse_macro_input,
 };
 
-/// Derives `rusting_engine::determinism::SimState`; see the crate docs.
+/// Derives `rusting_engine::state::SimState`; see the crate docs.
 #[proc_macro_derive(SimState, attributes(sim_state))]
 pub fn derive_sim_state(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
@@ -115,12 +115,12 @@ fn fields_code(fields: &Fields, bindings: &[Tokens]) -> Result<(Tokens, Tokens),
                 // No field path on the hot path: a non-finite value is located afterwards, from
                 // `visit_fields`, on the rare tick that has one.
                 hash.extend(quote! {
-                    ::rusting_engine::determinism::SimState::hash_state(#binding, hasher);
+                    ::rusting_engine::state::SimState::hash_state(#binding, hasher);
                 });
                 visit.extend(quote! {
-                    ::rusting_engine::determinism::SimState::visit_fields(
+                    ::rusting_engine::state::SimState::visit_fields(
                         #binding,
-                        &::rusting_engine::determinism::sim_state::join(path, #label),
+                        &::rusting_engine::state::sim_state::join(path, #label),
                         out,
                     );
                 });
@@ -131,7 +131,7 @@ fn fields_code(fields: &Fields, bindings: &[Tokens]) -> Result<(Tokens, Tokens),
                 });
                 visit.extend(quote! {
                     out(
-                        &::rusting_engine::determinism::sim_state::join(path, #label),
+                        &::rusting_engine::state::sim_state::join(path, #label),
                         ::std::format!("{:?}", #binding),
                     );
                 });
@@ -219,18 +219,18 @@ fn expand(input: &DeriveInput) -> Result<Tokens, Error> {
     for param in generics.type_params_mut() {
         param
             .bounds
-            .push(syn::parse_quote!(::rusting_engine::determinism::SimState));
+            .push(syn::parse_quote!(::rusting_engine::state::SimState));
     }
     let (impl_generics, type_generics, where_clause) = generics.split_for_impl();
     Ok(quote! {
-        impl #impl_generics ::rusting_engine::determinism::SimState for #ident #type_generics
+        impl #impl_generics ::rusting_engine::state::SimState for #ident #type_generics
         #where_clause
         {
             const NAME: &'static str = #name;
 
             #[allow(unused_variables, non_shorthand_field_patterns)]
             #[inline]
-            fn hash_state(&self, hasher: &mut ::rusting_engine::determinism::StateHasher) {
+            fn hash_state(&self, hasher: &mut ::rusting_engine::state::StateHasher) {
                 #hash_body
             }
 

@@ -16,7 +16,7 @@
 
 use bevy::math::Vec3;
 
-use super::contacts::{ContactPoint, MAX_POINTS, Manifold, Placed, closest_between_segments};
+use super::manifold::{ContactPoint, MAX_POINTS, Manifold, Placed, closest_between_segments};
 use crate::physics::components::Shape;
 use crate::runtime::sim_math::{cross, dot3};
 

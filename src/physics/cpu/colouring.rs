@@ -21,7 +21,7 @@
 use std::ops::Range;
 
 use super::Motion;
-use super::contacts::{MAX_POINTS, Manifold};
+use super::manifold::{MAX_POINTS, Manifold};
 
 /// How many colours there are (bits of a `u64`).
 pub const COLOURS: usize = 64;
@@ -145,7 +145,7 @@ impl Colouring {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::physics::cpu::contacts::ContactPoint;
+    use crate::physics::cpu::manifold::ContactPoint;
 
     fn manifold(a: u32, b: u32, points: usize) -> Manifold {
         let mut m = Manifold {

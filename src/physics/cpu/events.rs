@@ -11,12 +11,12 @@
 
 use bevy::prelude::Entity;
 
-use super::contacts::Manifold;
+use super::manifold::Manifold;
 use super::solver::PointResult;
 use super::{SolverBody, StepParams};
 use crate::physics::resources::{CollisionEvent, CollisionEventKind, ContactReport};
 use crate::physics::world::{PhysicsWorld, Touching, WarmStart};
-use crate::runtime::SimId;
+use crate::state::SimId;
 
 /// Answers "did the narrow phase look at pair `(a, b)` this tick?" for pairs asked in ascending
 /// order, walking the manifolds (which are in the same order) once.

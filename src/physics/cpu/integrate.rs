@@ -10,7 +10,7 @@
 
 use bevy::math::{Quat, Vec3};
 
-use super::solver::{Displacement, Velocity};
+use super::body_state::{Displacement, Velocity};
 use super::{SolverBody, StepParams, math};
 use crate::physics::components::BodyKind;
 use crate::runtime::sim_math;

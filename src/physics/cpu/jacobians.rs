@@ -11,9 +11,9 @@ use std::ops::Range;
 
 use bevy::math::Vec3;
 
-use super::batches::{Batch, WidePoint, WideRow};
-use super::contacts::{ContactPoint, Manifold};
 use super::lanes::{LANES, LaneVec3, Lanes, Mask};
+use super::manifold::{ContactPoint, Manifold};
+use super::rows::{Batch, WidePoint, WideRow};
 use super::{Motion, SolverBody};
 use crate::physics::world::WarmStart;
 

@@ -29,6 +29,7 @@
 //! never fused.
 
 pub mod batches;
+pub mod body_state;
 pub mod box_box;
 pub mod broad_phase;
 pub mod colouring;
@@ -37,8 +38,10 @@ pub mod events;
 pub mod integrate;
 pub mod jacobians;
 pub mod lanes;
+pub mod manifold;
 pub mod math;
 pub mod overlap;
+pub mod rows;
 pub mod sleep;
 pub mod solver;
 
@@ -48,7 +51,8 @@ use bevy::prelude::Entity;
 use super::components::{BodyKind, Collider, CollisionLayers, PhysicsId, Shape};
 use super::resources::{CollisionEvent, ContactReport, PhysicsSettings};
 use super::world::PhysicsWorld;
-use crate::runtime::{SimId, sim_math};
+use crate::runtime::sim_math;
+use crate::state::SimId;
 
 /// One body as the solver sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -127,7 +131,7 @@ pub struct StepScratch {
     /// Broad-phase buffers and the pairs it found.
     pub broad: broad_phase::BroadPhase,
     /// One manifold per narrow-phase pair (empty when the shapes are apart).
-    pub manifolds: Vec<contacts::Manifold>,
+    pub manifolds: Vec<manifold::Manifold>,
     /// What the solve left at every contact point, in manifold and point order.
     pub points: Vec<solver::PointResult>,
     /// Velocities and displacements during the solve, one per body.

@@ -10,11 +10,13 @@
 use bevy::math::{Quat, Vec3};
 use bevy::prelude::Entity;
 
-use super::contacts::{self, Manifold, Placed};
+use super::contacts;
+use super::manifold::{Manifold, Placed};
 use super::{SolverBody, StepParams, broad_phase};
 use crate::physics::components::{BodyKind, Collider, CollisionLayers, PhysicsId, RigidBody};
 use crate::physics::resources::PhysicsSettings;
-use crate::runtime::{SimId, sim_math};
+use crate::runtime::sim_math;
+use crate::state::SimId;
 
 /// A body as a scene places it, before any tick.
 #[derive(Clone, Copy, Debug, PartialEq)]

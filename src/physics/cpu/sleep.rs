@@ -16,8 +16,8 @@ use super::{SolverBody, StepParams};
 use crate::physics::components::BodyKind;
 use crate::physics::resources::SLEEP_STEPS;
 use crate::physics::world::PhysicsWorld;
-use crate::runtime::SimId;
 use crate::runtime::sim_math::dot3;
+use crate::state::SimId;
 
 fn find(parent: &mut [u32], mut i: u32) -> u32 {
     while parent[i as usize] != i {

@@ -28,13 +28,12 @@
 use std::f32::consts::TAU;
 use std::ops::Range;
 
-use bevy::math::{Quat, Vec3};
-
 use super::batches::{Batches, Pass, PassParams, WideSoftness};
+pub use super::body_state::{Displacement, PointResult, Velocity};
 use super::colouring::Colouring;
-use super::contacts::Manifold;
 use super::jacobians::Sources;
 use super::lanes::Lanes;
+use super::manifold::Manifold;
 use super::{Motion, SolverBody, StepParams, integrate};
 use crate::physics::resources::{SOLVER_ITERATIONS, SOLVER_SUBSTEPS};
 use crate::physics::world::PhysicsWorld;
@@ -77,36 +76,6 @@ impl Softness {
     }
 }
 
-/// A body's velocity during the solve.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Velocity {
-    /// m/s.
-    pub linear: Vec3,
-    /// rad/s.
-    pub angular: Vec3,
-}
-
-/// How far a body has moved since the start of the tick.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Displacement {
-    /// Translation since the start of the tick.
-    pub position: Vec3,
-    /// Rotation since the start of the tick.
-    pub rotation: Quat,
-    /// The same rotation as a matrix (columns), for moving anchors.
-    pub matrix: [Vec3; 3],
-}
-
-impl Default for Displacement {
-    fn default() -> Self {
-        Displacement {
-            position: Vec3::ZERO,
-            rotation: Quat::IDENTITY,
-            matrix: [Vec3::X, Vec3::Y, Vec3::Z],
-        }
-    }
-}
-
 /// Velocities and displacements of every body during the solve, and the constraints in SIMD
 /// layout (scratch).
 #[derive(Default)]
@@ -121,25 +90,6 @@ pub struct SolveState {
     pub batches: Batches,
     /// Per manifold, its stored warm starts in `PhysicsWorld::warm_starts`.
     pub warm_starts: Vec<Range<usize>>,
-}
-
-/// What the solve left at one contact point, for events and next tick's warm start.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct PointResult {
-    /// First body index.
-    pub a: u32,
-    /// Second body index.
-    pub b: u32,
-    /// Feature id.
-    pub feature: u32,
-    /// Gap at the start of the tick (negative when overlapping).
-    pub separation: f32,
-    /// Accumulated normal impulse.
-    pub normal_impulse: f32,
-    /// Largest normal impulse of any pass this tick.
-    pub max_normal_impulse: f32,
-    /// Accumulated friction impulses.
-    pub tangent_impulse: [f32; 2],
 }
 
 /// Colours the manifolds and builds their constraints in SIMD layout, each warm-started with last

@@ -172,3 +172,10 @@ impl Drop for GpuBuffer<'_> {
 // memory; the Vulkan handles are plain integers. It is deliberately not `Sync`: a shared read on
 // one thread must not overlap a dispatch that writes the buffer on another.
 unsafe impl Send for GpuBuffer<'_> {}
+
+impl GpuContext {
+    /// Creates a host-visible storage buffer of `words` 32-bit words, filled with zeros.
+    pub fn storage_buffer(&self, words: usize) -> Result<GpuBuffer<'_>, GpuError> {
+        GpuBuffer::new(self, words)
+    }
+}

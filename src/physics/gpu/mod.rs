@@ -65,10 +65,11 @@ pub use physics_world::{
 };
 pub use pipeline::ComputePipeline;
 pub use plugin::{
-    GPU_EVENT_LAG, GpuBehaviour, GpuEvents, GpuPhysicsPlugin, GpuPhysicsStatus,
-    MAX_GPU_TICKS_PER_FRAME, complete_gpu_ticks_before, finish_gpu_ticks, gpu_hash_of, gpu_hashes,
+    GPU_EVENT_LAG, GpuBehaviour, GpuEvents, GpuPhysicsPlugin, MAX_GPU_TICKS_PER_FRAME,
+    complete_gpu_ticks_before, finish_gpu_ticks, gpu_hash_of, gpu_hashes,
 };
 pub use reference::GpuReferenceWorld;
+pub use runtime::GpuPhysicsStatus;
 pub use runtime::{GpuRuntime, GpuRuntimeImage, GpuTickInput, shared_context};
 pub use shaders::{SHADER_INCLUDES, SIMULATION_SHADERS, ShaderSource, SpirvVariant};
 pub use spirv::{EMBEDDED_SPIRV, EmbeddedSpirv, embedded_spirv, embedded_spirv_variant};

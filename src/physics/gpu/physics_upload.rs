@@ -10,7 +10,6 @@ use super::error::GpuError;
 use super::physics_bodies::{GpuBodyInit, GpuCollider};
 use super::physics_commands::GpuCommand;
 use super::physics_layout::*;
-use super::physics_world::{GpuPhysicsConfig, GpuStepParams};
 
 /// The buffer sizes `config` needs, in words: bodies, grid, events.
 ///

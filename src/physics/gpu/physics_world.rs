@@ -24,6 +24,9 @@ use super::physics_bodies::{GpuBodyInit, GpuBodyState, GpuCollider};
 use super::physics_commands::GpuCommand;
 use super::physics_events::{GpuTickResult, decode_events};
 use super::physics_layout::*;
+pub use super::physics_layout::{
+    GRID_FIT_FRACTION, GpuPhysicsConfig, GpuStepParams, bounding_diameter,
+};
 use super::physics_upload::{
     GpuWorldImage, body_records, check_slots, checked_image, checked_sizes, collider_words, grown,
     joining_records, tick_words,
@@ -31,73 +34,6 @@ use super::physics_upload::{
 use super::pipeline::ComputePipeline;
 use super::shaders::SpirvVariant;
 use super::spirv::embedded_spirv_variant;
-use bevy::math::Vec3;
-
-/// The sizes of a GPU physics world.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GpuPhysicsConfig {
-    /// Body slots; every body's slot is below it.
-    pub capacity: u32,
-    /// Edge of a hash-grid cell, metres. A body whose bounding sphere is wider than 0.9 of a cell
-    /// goes to the fallback list, which every body scans; size cells to fit most bodies.
-    pub cell_size: f32,
-    /// Hash-grid buckets; 0 gives no hash memory, and every body goes through the fallback list
-    /// (same results, O(n^2) work).
-    pub grid_cells: u32,
-    /// Events one tick can report; more are counted in [`GpuTickResult::lost_events`].
-    pub max_events: u32,
-}
-
-/// The fraction of a grid cell a body's bounding diameter may span and still go into the hash grid
-/// (`OVERSIZED_FRACTION` in `physics_contacts.comp`); wider bodies go to the fallback list, which
-/// every body scans each tick.
-pub const GRID_FIT_FRACTION: f32 = 0.9;
-
-impl GpuPhysicsConfig {
-    /// The widest bounding diameter a body may have and still go into the hash grid.
-    pub fn widest_grid_body(&self) -> f32 {
-        GRID_FIT_FRACTION * self.cell_size
-    }
-}
-
-/// The diameter of the sphere around a shape's centre that holds the whole shape, as the GPU
-/// computes it for the grid (`None` for a half-space, which is not a GPU body).
-pub fn bounding_diameter(shape: &crate::physics::Shape) -> Option<f32> {
-    use crate::physics::Shape;
-    let radius = match *shape {
-        Shape::Sphere { radius } => radius,
-        Shape::Box { half_extents } => half_extents.length(),
-        Shape::Capsule {
-            half_height,
-            radius,
-        } => half_height + radius,
-        Shape::HalfSpace { .. } => return None,
-    };
-    Some(2.0 * radius)
-}
-
-impl Default for GpuPhysicsConfig {
-    fn default() -> Self {
-        GpuPhysicsConfig {
-            capacity: 1024,
-            cell_size: 2.0,
-            grid_cells: 4096,
-            max_events: 1024,
-        }
-    }
-}
-
-/// One tick to simulate.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GpuStepParams {
-    /// The GPU tick being simulated: the ticks completed before it. The GPU clock is
-    /// `tick * fixed_delta` (exactly `(tick as f32) * fixed_delta` below 2^32 ticks).
-    pub tick: u64,
-    /// Seconds per tick.
-    pub fixed_delta: f32,
-    /// m/s^2, scaled by each body's gravity scale.
-    pub gravity: Vec3,
-}
 
 /// GPU bodies in the buffers of one [`GpuContext`], stepped one tick per [`GpuPhysicsWorld::step`].
 pub struct GpuPhysicsWorld<'ctx> {

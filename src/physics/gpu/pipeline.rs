@@ -9,7 +9,7 @@
 use ash::vk;
 
 use super::buffer::GpuBuffer;
-use super::context::GpuContext;
+use super::context::{DISPATCH_TIMEOUT_SECONDS, GpuContext};
 use super::error::GpuError;
 
 const SPIRV_MAGIC: u32 = 0x0723_0203;
@@ -269,6 +269,113 @@ impl Drop for ComputePipeline<'_> {
                 pool: self.pool,
             }
             .destroy(device);
+        }
+    }
+}
+
+impl GpuContext {
+    /// Creates a compute pipeline from SPIR-V whose entry point `main` reads and writes
+    /// `storage_buffers` storage buffers (set 0, bindings 0, 1, ...) and takes
+    /// `push_constant_bytes` bytes of push constants.
+    pub fn compute_pipeline(
+        &self,
+        shader: &str,
+        spirv: &[u32],
+        storage_buffers: u32,
+        push_constant_bytes: u32,
+    ) -> Result<ComputePipeline<'_>, GpuError> {
+        ComputePipeline::new(self, shader, spirv, storage_buffers, push_constant_bytes)
+    }
+
+    /// Runs `pipeline` over `groups` work groups with `buffers` bound in order and the given push
+    /// constants, and waits until it has finished and its writes are visible to the host.
+    pub fn dispatch(
+        &self,
+        pipeline: &ComputePipeline<'_>,
+        buffers: &[&GpuBuffer<'_>],
+        push_constants: &[u8],
+        groups: [u32; 3],
+    ) -> Result<(), GpuError> {
+        let ours =
+            pipeline.context_is(self) && buffers.iter().all(|buffer| buffer.context_is(self));
+        if !ours {
+            return Err(GpuError::ForeignObject);
+        }
+        pipeline.check_dispatch(buffers, push_constants)?;
+        let _guard = self
+            .submit
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        pipeline.bind_buffers(buffers);
+        let device = self.device();
+        let cmd = self.command_buffer;
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: the submit lock makes this the only user of the command buffer and the fence;
+        // the previous submission finished (every dispatch waits for its fence before returning,
+        // and the lock is held until then), so the buffer may be reset and re-recorded. Every
+        // handle recorded belongs to this device and outlives the wait below (the pipeline and
+        // the buffers are borrowed for the whole call).
+        unsafe {
+            device
+                .reset_command_buffer(cmd, vk::CommandBufferResetFlags::empty())
+                .map_err(GpuError::vulkan("vkResetCommandBuffer"))?;
+            device
+                .begin_command_buffer(cmd, &begin)
+                .map_err(GpuError::vulkan("vkBeginCommandBuffer"))?;
+            device.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, pipeline.pipeline());
+            device.cmd_bind_descriptor_sets(
+                cmd,
+                vk::PipelineBindPoint::COMPUTE,
+                pipeline.layout(),
+                0,
+                &[pipeline.descriptor_set()],
+                &[],
+            );
+            if !push_constants.is_empty() {
+                device.cmd_push_constants(
+                    cmd,
+                    pipeline.layout(),
+                    vk::ShaderStageFlags::COMPUTE,
+                    0,
+                    push_constants,
+                );
+            }
+            device.cmd_dispatch(cmd, groups[0], groups[1], groups[2]);
+            let barrier = vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+                .dst_access_mask(vk::AccessFlags::HOST_READ);
+            device.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::COMPUTE_SHADER,
+                vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                &[barrier],
+                &[],
+                &[],
+            );
+            device
+                .end_command_buffer(cmd)
+                .map_err(GpuError::vulkan("vkEndCommandBuffer"))?;
+            device
+                .reset_fences(&[self.fence])
+                .map_err(GpuError::vulkan("vkResetFences"))?;
+            let command_buffers = [cmd];
+            let submit = vk::SubmitInfo::default().command_buffers(&command_buffers);
+            device
+                .queue_submit(self.queue, &[submit], self.fence)
+                .map_err(GpuError::vulkan("vkQueueSubmit"))?;
+            match device.wait_for_fences(
+                &[self.fence],
+                true,
+                DISPATCH_TIMEOUT_SECONDS * 1_000_000_000,
+            ) {
+                Ok(()) => Ok(()),
+                Err(vk::Result::TIMEOUT) => Err(GpuError::Timeout {
+                    seconds: DISPATCH_TIMEOUT_SECONDS,
+                }),
+                Err(result) => Err(GpuError::vulkan("vkWaitForFences")(result)),
+            }
         }
     }
 }

@@ -34,15 +34,17 @@ use bevy::prelude::{
 
 use super::physics_bodies::{GpuBodyInit, GpuCollider, GpuRule};
 use super::physics_events::GpuEvent;
-use super::physics_world::{GpuPhysicsConfig, GpuPhysicsWorld};
-use super::runtime::{GpuRuntime, GpuTickInput, shared_context};
+use super::physics_world::GpuPhysicsConfig;
+use super::runtime::GpuPhysicsStatus;
+use super::runtime::{GpuRuntime, GpuTickInput, open_runtime};
 use super::tick_commands::GpuPhysicsCommands;
-use crate::determinism::{SimStateAppExt, SnapshotAppExt, SnapshotRegistry, StateHashes};
 use crate::physics::components::{
     BodyClass, Collider, CollisionLayers, PhysicsBody, PhysicsId, RigidBody,
 };
 use crate::physics::resources::{PhysicsIdRegistry, PhysicsSettings};
-use crate::runtime::{DeterminismSupport, FrameTime, SimId, SimSet};
+use crate::runtime::{FrameTime, SimSet};
+use crate::state::SimId;
+use crate::state::{SimStateAppExt, SnapshotAppExt, SnapshotRegistry, StateHashes};
 
 /// Fixed ticks between a GPU tick and the CPU tick that receives its events: events of GPU tick
 /// `n` reach CPU systems during fixed tick `n + GPU_EVENT_LAG`. Two ticks leave the GPU a frame
@@ -97,26 +99,11 @@ impl bevy::ecs::entity::MapEntities for GpuEvents {
 }
 
 /// The events without their entities (handles; each event's slot names its body).
-fn hash_gpu_events(events: &[(Entity, GpuEvent)], hasher: &mut crate::determinism::StateHasher) {
+fn hash_gpu_events(events: &[(Entity, GpuEvent)], hasher: &mut crate::state::StateHasher) {
     hasher.u64(events.len() as u64);
     for (_, event) in events {
-        crate::determinism::SimState::hash_state(event, hasher);
+        crate::state::SimState::hash_state(event, hasher);
     }
-}
-
-/// Whether GPU physics runs, and its counters (presentation: not hashed, not in snapshots).
-#[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
-pub struct GpuPhysicsStatus {
-    /// The device GPU bodies run on, when they do.
-    pub device: Option<String>,
-    /// Why GPU bodies cannot run, when the app holds some and no device works.
-    pub unavailable: Option<String>,
-    /// GPU bodies, as of the last GPU tick queued.
-    pub bodies: usize,
-    /// Fixed ticks that had to simulate late GPU ticks themselves to get their events.
-    pub stalls: u64,
-    /// GPU ticks those stalls simulated.
-    pub stalled_ticks: u64,
 }
 
 /// Runs GPU bodies with the engine's ticks (see the module docs).
@@ -179,34 +166,6 @@ fn start(world: &mut World) {
         world.resource_mut::<GpuPhysicsStatus>().unavailable =
             Some(format!("the scene has GPU bodies, but {reason}"));
     }
-}
-
-/// Opens the process's device for this app (declaring its mode) and inserts a [`GpuRuntime`]
-/// over a new world of `config` holding `bodies`, whose entities `slots` names by slot. Returns
-/// why not when no device works or the world cannot be made.
-pub(super) fn open_runtime(
-    world: &mut World,
-    config: GpuPhysicsConfig,
-    bodies: &[GpuBodyInit],
-    slots: Vec<(u32, Entity)>,
-) -> Result<(), String> {
-    let context =
-        shared_context().map_err(|error| format!("GPU physics cannot run here: {error}"))?;
-    context
-        .info()
-        .declare_support(&mut world.resource_mut::<DeterminismSupport>());
-    let gpu = GpuPhysicsWorld::new(context, config)
-        .and_then(|mut gpu| {
-            gpu.set_bodies(bodies)?;
-            Ok(gpu)
-        })
-        .map_err(|error| format!("its GPU bodies cannot be set up: {error}"))?;
-    let fixed_delta = world.resource::<FrameTime>().fixed_delta;
-    let mut status = world.resource_mut::<GpuPhysicsStatus>();
-    status.device = Some(context.info().name.clone());
-    status.bodies = slots.len();
-    world.insert_non_send(GpuRuntime::new(gpu, slots, fixed_delta));
-    Ok(())
 }
 
 /// What a CPU body's collider is read from.

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::OnceLock;
 
 use bevy::math::Vec3;
-use bevy::prelude::Entity;
+use bevy::prelude::{Entity, Resource, World};
 
 use super::context::GpuContext;
 use super::error::GpuError;
@@ -22,7 +22,8 @@ use super::physics_bodies::{GpuBodyInit, GpuBodyState, GpuCollider};
 use super::physics_commands::GpuCommand;
 use super::physics_events::GpuEvent;
 use super::physics_upload::GpuWorldImage;
-use super::physics_world::{GpuPhysicsWorld, GpuStepParams};
+use super::physics_world::{GpuPhysicsConfig, GpuPhysicsWorld, GpuStepParams};
+use crate::runtime::{DeterminismSupport, FrameTime};
 
 /// The process's Vulkan device, opened on first use.
 pub fn shared_context() -> Result<&'static GpuContext, GpuError> {
@@ -304,4 +305,47 @@ impl GpuRuntime {
         self.hashes.retain(|&(tick, _)| tick < image.completed);
         Ok(())
     }
+}
+
+/// Whether GPU physics runs, and its counters (presentation: not hashed, not in snapshots).
+#[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
+pub struct GpuPhysicsStatus {
+    /// The device GPU bodies run on, when they do.
+    pub device: Option<String>,
+    /// Why GPU bodies cannot run, when the app holds some and no device works.
+    pub unavailable: Option<String>,
+    /// GPU bodies, as of the last GPU tick queued.
+    pub bodies: usize,
+    /// Fixed ticks that had to simulate late GPU ticks themselves to get their events.
+    pub stalls: u64,
+    /// GPU ticks those stalls simulated.
+    pub stalled_ticks: u64,
+}
+
+/// Opens the process's device for this app (declaring its mode) and inserts a [`GpuRuntime`]
+/// over a new world of `config` holding `bodies`, whose entities `slots` names by slot. Returns
+/// why not when no device works or the world cannot be made.
+pub(super) fn open_runtime(
+    world: &mut World,
+    config: GpuPhysicsConfig,
+    bodies: &[GpuBodyInit],
+    slots: Vec<(u32, Entity)>,
+) -> Result<(), String> {
+    let context =
+        shared_context().map_err(|error| format!("GPU physics cannot run here: {error}"))?;
+    context
+        .info()
+        .declare_support(&mut world.resource_mut::<DeterminismSupport>());
+    let gpu = GpuPhysicsWorld::new(context, config)
+        .and_then(|mut gpu| {
+            gpu.set_bodies(bodies)?;
+            Ok(gpu)
+        })
+        .map_err(|error| format!("its GPU bodies cannot be set up: {error}"))?;
+    let fixed_delta = world.resource::<FrameTime>().fixed_delta;
+    let mut status = world.resource_mut::<GpuPhysicsStatus>();
+    status.device = Some(context.info().name.clone());
+    status.bodies = slots.len();
+    world.insert_non_send(GpuRuntime::new(gpu, slots, fixed_delta));
+    Ok(())
 }

@@ -18,11 +18,8 @@
 use bevy::prelude::{Mut, World};
 
 use super::error::GpuError;
-use super::plugin::{GpuPhysicsStatus, open_runtime};
-use super::runtime::{GpuRuntime, GpuRuntimeImage};
-use crate::determinism::{
-    ExternalState, ExternalValue, RestoredEntities, SnapshotError, StateHashes,
-};
+use super::runtime::{GpuPhysicsStatus, GpuRuntime, GpuRuntimeImage, open_runtime};
+use crate::state::{ExternalState, ExternalValue, RestoredEntities, SnapshotError, StateHashes};
 
 /// What the state is called in snapshot errors.
 const WHAT: &str = "GPU physics bodies";

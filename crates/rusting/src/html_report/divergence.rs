@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use rusting_engine::determinism::{ComponentDetail, DetailDifference, StateDetail};
+use rusting_engine::record::{ComponentDetail, DetailDifference, StateDetail};
 
 use super::escape;
 
@@ -354,7 +354,7 @@ fn format_value(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rusting_engine::determinism::EntityDetail;
+    use rusting_engine::record::EntityDetail;
 
     fn detail(tick: u64, x: &str) -> StateDetail {
         StateDetail {
@@ -387,7 +387,7 @@ mod tests {
     #[test]
     fn the_blamed_field_is_marked_and_positions_are_read_from_details() {
         let (a, b) = (detail(31, "1.0"), detail(31, "1.0001"));
-        let difference = rusting_engine::determinism::compare_details(&a, &b);
+        let difference = rusting_engine::record::compare_details(&a, &b);
         let track = track_from_details(&[detail(30, "0.5"), a.clone()], 3);
         assert_eq!(track, vec![(30, [0.5, 0.0, 0.0]), (31, [1.0, 0.0, 0.0])]);
         let view = DivergenceView::new(

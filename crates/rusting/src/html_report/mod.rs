@@ -150,7 +150,7 @@ impl HtmlReport {
 
     /// Writes the page to `path` atomically.
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
-        rusting_engine::json_file::write_atomically(path, self.render().as_bytes())
+        rusting_engine::runtime::json_file::write_atomically(path, self.render().as_bytes())
     }
 }
 

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use rusting_engine::determinism::Replay;
+use rusting_engine::record::Replay;
 
 use super::escape;
 

@@ -8,8 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
+use rusting_engine::game::project::{PROJECT_FILE, Project};
 use rusting_engine::physics::PhysicsSettings;
-use rusting_engine::project::{PROJECT_FILE, Project};
 use rusting_engine::runtime::DeterminismError;
 use rusting_engine::scene::{LocatedScene, SceneError, overlap, parts};
 
@@ -117,7 +117,7 @@ pub fn overlaps(scenes: &[LocatedScene], findings: &mut Vec<Finding>) {
 /// is below the project's, at the first entity of the scenes that uses it (or at `rusting.json`
 /// when no scene entity does). The check and its message are the game's startup check's.
 pub fn unsupported_parts(project: &Project, scenes: &[LocatedScene], findings: &mut Vec<Finding>) {
-    let support = rusting_engine::app::engine_determinism_support(project.runtime_settings());
+    let support = rusting_engine::engine::engine_determinism_support(project.runtime_settings());
     let users = parts::first_users(scenes);
     if let Err(error) = support.check_uses(project.manifest.determinism, &users) {
         findings.extend(part_findings(&error));

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::json_file;
+use crate::runtime::json_file;
 use crate::runtime::{DeterminismMode, RuntimeSettings};
 
 /// The project file's name.

@@ -14,14 +14,23 @@ use bevy::ecs::world::EntityRef;
 use bevy::prelude::{Name, Transform, World};
 use serde::{Deserialize, Serialize};
 
-use super::compare::FieldDifference;
-use super::hash::entity_states;
-use super::hasher::StateHasher;
-use super::registry::{SimKind, sim_registry};
-use super::report::hex;
-use super::sim_state::fields_of;
-use crate::json_file;
-use crate::scene::SceneId;
+use crate::runtime::json_file;
+use crate::state::SceneId;
+use crate::state::hash::entity_states;
+use crate::state::hasher::{StateHasher, hex};
+use crate::state::registry::{SimKind, sim_registry};
+use crate::state::sim_state::fields_of;
+
+/// The first differing field of a component.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldDifference {
+    /// The path inside the component, e.g. `linear_velocity.y`.
+    pub path: String,
+    /// The value in the first run.
+    pub first: String,
+    /// The value in the second run.
+    pub second: String,
+}
 
 /// One component or resource: its registered name, hash and fields.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

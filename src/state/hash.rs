@@ -26,8 +26,8 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::hasher::StateHasher;
 use super::registry::{SimEntry, SimKind, TransformIsCopy, sim_registry};
+use super::sim_id::SimId;
 use super::sim_state::SimState;
-use crate::runtime::{DeterminismMode, SimId};
 
 /// How many ticks of hashes [`StateHashes`] keeps.
 pub const STATE_HASH_HISTORY: usize = 1024;
@@ -406,15 +406,14 @@ pub fn combine_states(states: &[EntityState], world: &World) -> u64 {
     combine(&hashes, resources_hash(world).0)
 }
 
-/// Hashes the world after tick `tick`, appends it to [`StateHashes`], and notes the first NaN or
-/// infinity (unless the project's mode is `Off`). Called by `App` after every fixed step.
-pub fn record_state_hash(world: &mut World, tick: u64) -> u64 {
+/// Hashes the world after tick `tick`, appends it to [`StateHashes`], and, with
+/// `check_non_finite` (every determinism mode but `Off`), notes the first NaN or infinity. Called
+/// by the engine's frame stepper after every fixed step.
+pub fn record_state_hash(world: &mut World, tick: u64, check_non_finite: bool) -> u64 {
     let (entities, entity_non_finite) = entity_hashes(world);
     let (resources, resource_non_finite) = resources_hash(world);
     let hash = combine(&entities, resources);
-    let checking = world
-        .get_resource::<DeterminismMode>()
-        .is_some_and(|m| *m != DeterminismMode::Off);
+    let checking = check_non_finite;
     let mut hashes = world.resource_mut::<StateHashes>();
     hashes.push(tick, hash);
     if checking && hashes.first_non_finite.is_none() {

@@ -22,8 +22,8 @@ use bevy::ecs::resource::IsResource;
 use bevy::prelude::{Name, Transform, World};
 
 use super::registry::{SimKind, sim_registry};
+use super::sim_id::SimId;
 use super::snapshot::SnapshotRegistry;
-use crate::runtime::SimId;
 
 /// When the undeclared-state check runs: on in debug builds of the engine, in every
 /// `rusting determinism` configuration and in synctests; off in release games unless

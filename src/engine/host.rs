@@ -1,5 +1,5 @@
-//! [`SimulationHost`]: the running simulation that rollback tools ([`SyncTest`](super::SyncTest)'s
-//! rollbacks, [`ReplaySeeker`](super::ReplaySeeker)'s seeks, replay playback) drive.
+//! [`SimulationHost`]: the running simulation that rollback tools ([`SyncTest`](crate::determinism::SyncTest)'s
+//! rollbacks, [`ReplaySeeker`](crate::determinism::ReplaySeeker)'s seeks, replay playback) drive.
 //!
 //! A headless run owns an engine [`App`], which steps its frames itself. A windowed game owns no
 //! `App` once it runs: bevy's window loop drives the frames, and the engine's frame step runs
@@ -15,11 +15,10 @@ use std::time::Duration;
 
 use bevy::prelude::World;
 
-use super::snapshot::{SnapshotError, WorldSnapshot};
-use super::undeclared::UndeclaredState;
-use crate::app::{App, FrameReport};
-use crate::frame_step::FrameStepper;
+use super::app::App;
+use super::frame_step::{FrameReport, FrameStepper};
 use crate::runtime::{FrameTime, RuntimeInput, TickAccumulator};
+use crate::state::{SnapshotError, UndeclaredState, WorldSnapshot};
 
 /// A running simulation that can step frames, take snapshots and restore them in place.
 pub trait SimulationHost {
@@ -110,7 +109,8 @@ impl SimulationHost for SteppedWorld<'_> {
     }
 
     fn take_snapshot(&mut self) -> Result<WorldSnapshot, SnapshotError> {
-        WorldSnapshot::capture(self.world)
+        let tick = self.world.resource::<FrameTime>().fixed_tick;
+        WorldSnapshot::capture(self.world, tick)
     }
 
     fn restore_snapshot(&mut self, snapshot: &WorldSnapshot) -> Result<(), SnapshotError> {

@@ -184,3 +184,8 @@ impl StateHasher {
 pub fn name_tag(name: &str) -> u32 {
     xxh3_64(name.as_bytes()) as u32
 }
+
+/// A hash as 16 hex digits.
+pub fn hex(hash: u64) -> String {
+    format!("{hash:016x}")
+}

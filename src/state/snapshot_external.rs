@@ -19,7 +19,7 @@ use std::any::Any;
 use bevy::ecs::entity::{Entity, EntityHashMap};
 use bevy::prelude::World;
 
-use super::snapshot::SnapshotError;
+use super::snapshot_error::SnapshotError;
 
 /// What a hook copied out of a world: its own type, which only its `restore` reads.
 pub type ExternalValue = Box<dyn Any + Send + Sync>;

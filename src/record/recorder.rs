@@ -1,17 +1,25 @@
-//! [`Recorder`]: what the engine `App` records as it runs, into memory or into a journal on disk
+//! [`Recorder`]: what an engine `App` records as it runs, into memory or into a journal on disk
 //! (see `replay_journal`): every frame's delta and changed input, every tick's hash, rollbacks,
 //! and the state down to the field at sparse frame ends (about every
-//! [`super::replay::DETAIL_INTERVAL`] ticks) so that a later divergence can be
-//! blamed. This module must never read a clock or change the world.
+//! [`super::replay::DETAIL_INTERVAL`] ticks) so that a later divergence can be blamed.
+//!
+//! The engine knows the recorder only as a [`FrameRecorder`] in its frame stepper;
+//! [`RecordingAppExt`] is how an app is recorded (`app.start_recording()`, in the prelude), and
+//! [`take_recorder`] takes a windowed game's recording back from its stepper. This module must
+//! never read a clock or change the world.
 
+use std::any::Any;
 use std::path::Path;
 use std::time::Duration;
 
+use bevy::prelude::World;
+
 use super::detail::StateDetail;
 use super::replay::{DETAIL_INTERVAL, REPLAY_FORMAT_VERSION, Replay, ReplayError, ReplayFrame};
-use super::report::hex;
-use crate::runtime::RuntimeInput;
+use crate::engine::{App, FrameRecorder, FrameStepper};
+use crate::runtime::{FrameTime, RandomSeed, RuntimeInput};
 use crate::scene::SceneIdentity;
+use crate::state::hasher::hex;
 
 /// Where a recorder puts what it records.
 #[derive(Clone)]
@@ -185,5 +193,131 @@ impl Recorder {
                 Err(poisoned) => poisoned.into_inner().finalize(),
             },
         }
+    }
+}
+
+impl FrameRecorder for Recorder {
+    fn on_frame(&mut self, real_delta: Duration, first_tick: u64, input: &RuntimeInput) {
+        self.frame(real_delta, first_tick, input);
+    }
+
+    fn on_tick(&mut self, tick: u64, hash: u64) {
+        self.tick(tick, hash);
+    }
+
+    fn on_frame_end(&mut self, world: &mut World, tick: u64, ticks: u32) {
+        if ticks > 0 && self.detail_due(tick) {
+            self.detail(StateDetail::capture(world, tick));
+        }
+        self.end_frame();
+    }
+
+    fn on_rewind(&mut self, tick: u64) {
+        self.rewind(tick);
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+}
+
+/// Takes the replay [`Recorder`] out of `stepper`, if it holds one (a windowed game's stepper,
+/// which the window's loop owns). Another kind of recorder stays where it is.
+pub fn take_recorder(stepper: &mut FrameStepper) -> Option<Recorder> {
+    if !stepper.recorder()?.as_any().is::<Recorder>() {
+        return None;
+    }
+    let recorder = stepper.take_recorder()?;
+    recorder.into_any().downcast::<Recorder>().ok().map(|r| *r)
+}
+
+/// Recording an engine [`App`] into a [`Replay`]: the replay tools' part of an app, in the
+/// prelude. The recorder lives in the app's frame stepper, outside the `World`.
+pub trait RecordingAppExt {
+    /// Starts recording every following frame into a `Replay` in memory (replacing any recording
+    /// in progress).
+    ///
+    /// # Panics
+    ///
+    /// If the app's set-up (`App::setup`) fails; call it first to handle its error.
+    fn start_recording(&mut self);
+
+    /// Starts recording every following frame into a journal beside `target`, appended as the
+    /// app runs in constant memory; [`RecordingAppExt::finish_recording`] turns it into the replay
+    /// at `target` (compact when its name ends in `.rply`). A crash leaves the journal, which
+    /// every replay reader accepts. Fails when the journal cannot be created, or one is left from
+    /// an earlier run.
+    ///
+    /// # Panics
+    ///
+    /// If the app's set-up (`App::setup`) fails; call it first to handle its error.
+    fn start_recording_to(&mut self, target: &Path) -> Result<(), ReplayError>;
+
+    /// The recording so far, if one is running into memory.
+    fn recording(&self) -> Option<&Replay>;
+
+    /// Stops recording and returns the replay (a journal's is written to its target first).
+    fn finish_recording(&mut self) -> Result<Option<Replay>, ReplayError>;
+
+    /// Stops recording and returns the replay, or `None` when there was no recording or its
+    /// journal could not be finished (see [`RecordingAppExt::finish_recording`] for the error).
+    fn stop_recording(&mut self) -> Option<Replay>;
+}
+
+/// The seed, tick and scene a recording of `app` starts from.
+fn recording_start(app: &mut App) -> (u64, u64, Option<SceneIdentity>) {
+    if let Err(error) = app.setup() {
+        panic!("the Rusting app cannot start: {error}");
+    }
+    let world = app.world();
+    let seed = world.resource::<RandomSeed>().0;
+    let tick = world.resource::<FrameTime>().fixed_tick;
+    let scene = world.get_resource::<SceneIdentity>().cloned();
+    (seed, tick, scene)
+}
+
+impl RecordingAppExt for App {
+    fn start_recording(&mut self) {
+        let (seed, tick, scene) = recording_start(self);
+        self.set_frame_recorder(Box::new(Recorder::new(seed, tick, scene)));
+    }
+
+    fn start_recording_to(&mut self, target: &Path) -> Result<(), ReplayError> {
+        let (seed, tick, scene) = recording_start(self);
+        let recorder = Recorder::journal(seed, tick, scene, target)?;
+        self.set_frame_recorder(Box::new(recorder));
+        Ok(())
+    }
+
+    fn recording(&self) -> Option<&Replay> {
+        self.frame_recorder()?
+            .as_any()
+            .downcast_ref::<Recorder>()?
+            .replay()
+    }
+
+    fn finish_recording(&mut self) -> Result<Option<Replay>, ReplayError> {
+        // Another kind of recorder stays where it is.
+        if !self
+            .frame_recorder()
+            .is_some_and(|recorder| recorder.as_any().is::<Recorder>())
+        {
+            return Ok(None);
+        }
+        match self
+            .take_frame_recorder()
+            .map(|r| r.into_any().downcast::<Recorder>())
+        {
+            Some(Ok(recorder)) => recorder.finish().map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    fn stop_recording(&mut self) -> Option<Replay> {
+        self.finish_recording().ok().flatten()
     }
 }

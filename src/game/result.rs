@@ -22,9 +22,9 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use crate::determinism::ReplayError;
+use super::error::GameError;
 use crate::determinism::session_replay::SessionReplayError;
-use crate::game::GameError;
+use crate::record::ReplayError;
 
 /// The environment variable naming the result file.
 pub const RESULT_VARIABLE: &str = "RUSTING_RESULT_OUT";
@@ -68,7 +68,7 @@ pub fn system_in_backtrace(text: &str) -> Option<String> {
             "__rustc::",
             "bevy",
             "<",
-            "rusting_engine::game_result::",
+            "rusting_engine::game::result::",
         ]
         .iter()
         .any(|prefix| s.starts_with(prefix))
@@ -157,7 +157,7 @@ impl RunResult {
             GameError::Replay(_) => "REPLAY_INVALID",
             GameError::SyncTest(_) => "SYNCTEST_FAILED",
             GameError::Undeclared(_) => "UNDECLARED_STATE",
-            GameError::App(crate::app::AppError::Scene(_)) => "SCENE_INVALID",
+            GameError::App(crate::engine::AppError::Scene(_)) => "SCENE_INVALID",
             GameError::App(_) => "START_FAILED",
             GameError::Report(_) => "OUTPUT_FAILED",
             GameError::Net { code, .. } => code,
@@ -196,7 +196,7 @@ impl RunResult {
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
         let mut bytes = serde_json::to_vec_pretty(self).expect("a result always serializes");
         bytes.push(b'\n');
-        crate::json_file::write_atomically(path, &bytes)
+        crate::runtime::json_file::write_atomically(path, &bytes)
     }
 
     /// Reads the result at `path`; `None` when it is missing or not a result of this version.
@@ -218,6 +218,12 @@ pub struct ResultChannel {
 }
 
 impl ResultChannel {
+    /// Adds the tick hook to `app` that keeps this channel's tick up to date.
+    pub fn track_ticks(&self, app: &mut crate::engine::App) {
+        let channel = self.clone();
+        app.add_tick_hook(move |_: &mut bevy::prelude::World, tick| channel.completed(tick));
+    }
+
     /// A channel writing to `path` (nothing is written when `None`).
     pub fn new(path: Option<std::path::PathBuf>) -> ResultChannel {
         ResultChannel {
@@ -318,7 +324,7 @@ mod tests {
    3: core::ops::function::FnMut::call_mut
    4: <Func as bevy_ecs::system::function_system::SystemParamFunction<fn(F0) .> Out>>::run
    5: bevy_ecs::system::system::System::run_without_applying_deferred
-   6: rusting_engine::app::App::update";
+   6: rusting_engine::engine::App::update";
         assert_eq!(
             system_in_backtrace(debug).as_deref(),
             Some("panics::extra::topple")
@@ -326,7 +332,7 @@ mod tests {
         let release = "   8: __rustc[b7974e8690430dd9]::rust_begin_unwind
    9: core[c1f1a4ba060b9bfa]::panicking::panic_fmt
   10: bevy_ecs::system::system::System::run_without_applying_deferred::hc8fcd8e4874b69b1
-  11: rusting_engine::app::App::update::h0f50b6743ac9bfe7";
+  11: rusting_engine::engine::App::update::h0f50b6743ac9bfe7";
         assert_eq!(system_in_backtrace(release), None);
         let hashed = "   2: game[0a1b]::hud::draw::{closure#0}::h0123456789abcdef
    3: bevy_ecs::system::system::System::run_without_applying_deferred";

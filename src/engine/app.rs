@@ -5,15 +5,16 @@
 //! caller, and its [`FrameStepper`] asks `TimeControl` and `TickAccumulator` how many ticks that
 //! is, and for each tick sets [`FrameTime::fixed_tick`], runs `FixedMain` (single-threaded, see
 //! [`crate::runtime::schedule`]), counts the tick, appends the world-state hash to `StateHashes`,
-//! feeds the replay recorder if one runs, and runs the [`TickHook`]s. Then it runs bevy's `Main`
+//! tells the frame's [`FrameRecorder`] if one runs, and runs the [`TickHook`]s. Then it runs bevy's `Main`
 //! schedule (`Update` and the rest) once for the frame.
 //!
-//! Hooks and the replay recorder live in the stepper, outside the `World`, while the app steps
-//! its own frames; a windowed game hands the stepper to the world for bevy's window loop.
+//! Hooks and the recorder live in the stepper, outside the `World`, while the app steps its own
+//! frames; a windowed game hands the stepper to the world for bevy's window loop. The app knows a
+//! recorder only as a [`FrameRecorder`]: recording a replay is something the replay tools do to
+//! an app (`record::RecordingAppExt`), not something the app knows.
 //!
 //! This module must never read the wall clock or let the frame delta reach a fixed system.
 
-use std::path::Path;
 use std::time::Duration;
 
 use bevy::app::{App as BevyApp, MainScheduleOrder, Plugins};
@@ -22,33 +23,17 @@ use bevy::ecs::schedule::ScheduleLabel;
 use bevy::ecs::system::ScheduleSystem;
 use bevy::prelude::{IntoScheduleConfigs, World};
 
-use crate::RustingPlugins;
-use crate::determinism::registry::SimStateAppExt;
-use crate::determinism::replay::{Recorder, Replay, ReplayError};
-use crate::determinism::sim_state::SimState;
-use crate::determinism::snapshot::{SnapshotAppExt, SnapshotError, WorldSnapshot};
-use crate::determinism::undeclared::UndeclaredState;
-use crate::frame_step::FrameStepper;
+use super::frame_step::{FrameRecorder, FrameReport, FrameStepper, TickHook};
+use super::plugins::RustingPlugins;
 use crate::runtime::schedule::build_fixed_schedules;
 use crate::runtime::{
     DeterminismError, DeterminismMode, DeterminismSupport, FrameTime, PartUsers, RuntimeInput,
     RuntimeSettings, TickAccumulator,
 };
-
-/// Work that runs after every fixed tick, with the world as the tick left it.
-///
-/// The world-state hash and the replay recorder are hooks. `tick` is the number of ticks completed,
-/// counting the one that just ran.
-pub trait TickHook: Send + 'static {
-    /// Called once after each fixed tick.
-    fn after_tick(&mut self, world: &mut World, tick: u64);
-}
-
-impl<F: FnMut(&mut World, u64) + Send + 'static> TickHook for F {
-    fn after_tick(&mut self, world: &mut World, tick: u64) {
-        self(world, tick)
-    }
-}
+use crate::state::{
+    SimRegistry, SimState, SimStateAppExt, SnapshotAppExt, SnapshotError, UndeclaredState,
+    WorldSnapshot,
+};
 
 /// Why an [`App`] cannot start.
 #[derive(thiserror::Error, Debug, Clone, PartialEq)]
@@ -83,15 +68,6 @@ pub enum AppError {
          `.build().disable::<TimePlugin>()`)"
     )]
     SecondFixedLoop,
-}
-
-/// What one call of [`App::update`] did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FrameReport {
-    /// The fixed tick the frame started on (ticks completed before it).
-    pub first_tick: u64,
-    /// How many fixed ticks the frame ran.
-    pub ticks: u32,
 }
 
 /// A Rusting app: a bevy `App` whose fixed ticks the engine runs itself.
@@ -185,7 +161,7 @@ impl App {
         }
         let world = self.bevy.world_mut();
         if let Some(conflict) = world
-            .get_resource::<crate::determinism::SimRegistry>()
+            .get_resource::<SimRegistry>()
             .and_then(|registry| registry.conflicts().first().cloned())
         {
             return Err(AppError::SimState(conflict));
@@ -241,54 +217,21 @@ impl App {
         self.world().resource::<TickAccumulator>().step()
     }
 
-    /// The seed, tick and scene a recording starts from.
-    fn recording_start(&mut self) -> (u64, u64, Option<crate::scene::SceneIdentity>) {
-        if let Err(error) = self.setup() {
-            panic!("the Rusting app cannot start: {error}");
-        }
-        let world = self.world();
-        let seed = world.resource::<crate::runtime::RandomSeed>().0;
-        let tick = world.resource::<FrameTime>().fixed_tick;
-        let scene = world.get_resource::<crate::scene::SceneIdentity>().cloned();
-        (seed, tick, scene)
+    /// Records the following frames with `recorder`, replacing any recorder running. The
+    /// replay tools start recordings through this (`record::RecordingAppExt`); the recorder
+    /// lives in the app's frame stepper, outside the `World`.
+    pub fn set_frame_recorder(&mut self, recorder: Box<dyn FrameRecorder>) {
+        self.stepper.set_recorder(recorder);
     }
 
-    /// Starts recording every following frame into a `Replay` in memory (replacing any recording
-    /// in progress). The recorder lives here, outside the `World`.
-    pub fn start_recording(&mut self) {
-        let (seed, tick, scene) = self.recording_start();
-        self.stepper.recorder = Some(Recorder::new(seed, tick, scene));
+    /// What records the frames, if anything does.
+    pub fn frame_recorder(&self) -> Option<&dyn FrameRecorder> {
+        self.stepper.recorder()
     }
 
-    /// Starts recording every following frame into a journal beside `target`, appended as the
-    /// app runs in constant memory; [`App::finish_recording`] turns it into the replay at
-    /// `target` (compact when its name ends in `.rply`). A crash leaves the journal, which every
-    /// replay reader accepts. Fails when the journal cannot be created, or one is left from an
-    /// earlier run.
-    pub fn start_recording_to(&mut self, target: &Path) -> Result<(), ReplayError> {
-        let (seed, tick, scene) = self.recording_start();
-        self.stepper.recorder = Some(Recorder::journal(seed, tick, scene, target)?);
-        Ok(())
-    }
-
-    /// The recording so far, if one is running into memory.
-    pub fn recording(&self) -> Option<&Replay> {
-        self.stepper.recorder.as_ref().and_then(Recorder::replay)
-    }
-
-    /// Stops recording and returns the replay (a journal's is written to its target first).
-    pub fn finish_recording(&mut self) -> Result<Option<Replay>, ReplayError> {
-        self.stepper
-            .recorder
-            .take()
-            .map(Recorder::finish)
-            .transpose()
-    }
-
-    /// Stops recording and returns the replay, or `None` when there was no recording or its
-    /// journal could not be finished (see [`App::finish_recording`] for the error).
-    pub fn stop_recording(&mut self) -> Option<Replay> {
-        self.finish_recording().ok().flatten()
+    /// Stops recording and hands the recorder back.
+    pub fn take_frame_recorder(&mut self) -> Option<Box<dyn FrameRecorder>> {
+        self.stepper.take_recorder()
     }
 
     /// `T` (a component or resource) is simulation state: hashed, copied by snapshots, compared
@@ -352,7 +295,8 @@ impl App {
         if let Err(error) = self.setup() {
             panic!("the Rusting app cannot start: {error}");
         }
-        WorldSnapshot::capture(self.world_mut())
+        let tick = self.ticks();
+        WorldSnapshot::capture(self.world_mut(), tick)
     }
 
     /// Puts `snapshot` back: the same simulation entities with the same `SimId`s and values, and
@@ -370,9 +314,7 @@ impl App {
             panic!("the Rusting app cannot start: {error}");
         }
         snapshot.restore(self.world_mut())?;
-        if let Some(recorder) = &mut self.stepper.recorder {
-            recorder.rewind(snapshot.tick());
-        }
+        self.stepper.rewind_recording(snapshot.tick());
         Ok(())
     }
 

@@ -15,9 +15,10 @@ use bevy::prelude::{Name, World};
 use serde::{Deserialize, Serialize};
 
 use super::detail::{DetailDifference, StateDetail, compare_details};
-use super::hash::{EntityState, entity_states};
-use crate::json_file;
+use crate::runtime::json_file;
 use crate::scene::SceneId;
+use crate::state::hash::{EntityState, entity_states};
+use crate::state::hasher::hex;
 
 /// The report format version this engine writes and reads. Version 2 names entities by their
 /// `SimId` (version 1 held `Entity` bits, which presentation could shift).
@@ -108,11 +109,6 @@ pub enum ReportError {
         /// What this engine reads.
         supported: u32,
     },
-}
-
-/// A hash as 16 hex digits.
-pub fn hex(hash: u64) -> String {
-    format!("{hash:016x}")
 }
 
 fn entity_report(world: &World, state: &EntityState) -> EntityReport {

@@ -15,19 +15,22 @@
 //! (`SimState::NAME`), and a second type under a name already taken is refused when the app
 //! starts ([`SimRegistry::conflicts`]), as is a name whose 32-bit hash tag another name shares.
 //!
+//! [`SimStateAppExt::register_sim_component`]: super::SimStateAppExt::register_sim_component
+//! [`SimStateAppExt::register_sim_resource`]: super::SimStateAppExt::register_sim_resource
+//! [`SimStateAppExt::register_presentation_component`]: super::SimStateAppExt::register_presentation_component
+//!
 //! This module must never hash or copy anything itself: it holds the declarations and the
 //! functions the other modules call.
 
 use std::any::TypeId;
 use std::sync::Arc;
 
-use bevy::ecs::component::{Component, ComponentId, Mutable};
+use bevy::ecs::component::{Component, ComponentId};
 use bevy::prelude::{Resource, World};
 use bevy::ptr::Ptr;
 
 use super::hasher::{StateHasher, name_tag};
 use super::sim_state::SimState;
-use super::snapshot::{SnapshotAppExt, registry_mut, require_sim_id};
 
 /// What a registered type is to the simulation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -230,57 +233,10 @@ pub fn sim_registry(world: &World) -> SimRegistry {
         .unwrap_or_default()
 }
 
-/// Declaring simulation state from `Plugin::build`, on bevy's `App` (the engine `App` has the
-/// same methods).
-pub trait SimStateAppExt {
-    /// `T` is simulation state on entities: hashed after every tick, copied by snapshots, compared
-    /// down to the field, listed in reports; every entity holding it gets a `SimId`.
-    fn register_sim_component<T: Component<Mutability = Mutable> + Clone + SimState>(
-        &mut self,
-    ) -> &mut Self;
-    /// `T` is a simulation resource: hashed after every tick, copied by snapshots, compared.
-    fn register_sim_resource<T: Resource<Mutability = Mutable> + Clone + SimState>(
-        &mut self,
-    ) -> &mut Self;
-    /// `T` is presentation that snapshots copy and the hash never sees; every entity holding it
-    /// gets a `SimId`, so a rollback finds it again.
-    fn register_presentation_component<T: Component<Mutability = Mutable> + Clone>(
-        &mut self,
-        name: &'static str,
-    ) -> &mut Self;
-}
-
-impl SimStateAppExt for bevy::app::App {
-    fn register_sim_component<T: Component<Mutability = Mutable> + Clone + SimState>(
-        &mut self,
-    ) -> &mut Self {
-        self.register_snapshot_component::<T>()
-    }
-
-    fn register_sim_resource<T: Resource<Mutability = Mutable> + Clone + SimState>(
-        &mut self,
-    ) -> &mut Self {
-        self.register_snapshot_component::<T>()
-    }
-
-    fn register_presentation_component<T: Component<Mutability = Mutable> + Clone>(
-        &mut self,
-        name: &'static str,
-    ) -> &mut Self {
-        let world = self.world_mut();
-        world
-            .get_resource_or_init::<SimRegistry>()
-            .register_presentation::<T>(name);
-        registry_mut(world).register::<T>();
-        require_sim_id::<T>(world);
-        self
-    }
-}
-
 /// Marks a game entity whose only simulation state is its `Transform` (moved by a fixed system):
 /// its `Transform` is then hashed, compared and copied like a body's.
 #[derive(
     bevy::prelude::Component, Clone, Copy, Debug, Default, PartialEq, Eq, rusting_macros::SimState,
 )]
-#[require(crate::runtime::SimId)]
+#[require(super::sim_id::SimId)]
 pub struct Simulated;

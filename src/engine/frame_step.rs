@@ -1,30 +1,76 @@
-//! [`FrameStepper`]: what one frame does before bevy's `Main` schedule: record the frame, latch
-//! its input for the next tick, turn its real delta into fixed ticks and run each of them with
-//! the world-state hash, the recorder and the [`TickHook`]s after it.
+//! [`FrameStepper`]: what one frame does before bevy's `Main` schedule: tell the frame to its
+//! recorder, latch its input for the next tick, turn its real delta into fixed ticks and run each
+//! of them with the world-state hash, the recorder and the [`TickHook`]s after it.
 //!
-//! The engine [`App`](crate::App) holds one and calls it from `App::update` (headless runs,
+//! The engine [`App`](crate::engine::App) holds one and calls it from `App::update` (headless runs,
 //! tests); a windowed game moves it into the world, where a system runs it inside each frame
 //! bevy's window loop drives. So both step frames with the same code. The stepper is not
 //! simulation state: it is never hashed, snapshotted or restored.
 //!
+//! The stepper knows a recorder only as a [`FrameRecorder`]: the replay recorder lives with the
+//! replay formats above the engine (`record`), which put it here; the engine never names it.
+//!
 //! This module must never read the wall clock or let the frame delta reach a fixed system.
 
+use std::any::Any;
 use std::time::Duration;
 
 use bevy::app::FixedMain;
 use bevy::prelude::World;
 
-use crate::app::{FrameReport, TickHook};
-use crate::determinism::replay::Recorder;
-use crate::determinism::undeclared::{UndeclaredCheck, UndeclaredState, find_undeclared};
+use crate::runtime::DeterminismMode;
 use crate::runtime::{FrameTime, RuntimeInput, TickAccumulator, TimeControl};
+use crate::state::undeclared::{UndeclaredCheck, UndeclaredState, find_undeclared};
+
+/// Work that runs after every fixed tick, with the world as the tick left it.
+///
+/// The world-state hash and the replay recorder are hooks. `tick` is the number of ticks completed,
+/// counting the one that just ran.
+pub trait TickHook: Send + 'static {
+    /// Called once after each fixed tick.
+    fn after_tick(&mut self, world: &mut World, tick: u64);
+}
+
+impl<F: FnMut(&mut World, u64) + Send + 'static> TickHook for F {
+    fn after_tick(&mut self, world: &mut World, tick: u64) {
+        self(world, tick)
+    }
+}
+
+/// What one frame did (what [`App::update`](super::App::update) returns).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameReport {
+    /// The fixed tick the frame started on (ticks completed before it).
+    pub first_tick: u64,
+    /// How many fixed ticks the frame ran.
+    pub ticks: u32,
+}
+
+/// What records the frames a [`FrameStepper`] runs (the replay recorder, `record::Recorder`):
+/// told of each frame before it runs, of each tick's hash, and of each frame's end; rewound when
+/// the app is rolled back. It must never change the world.
+pub trait FrameRecorder: Send + 'static {
+    /// A frame that took `real_delta` is about to run, from `first_tick` ticks completed, with
+    /// `input` as the frame's input.
+    fn on_frame(&mut self, real_delta: Duration, first_tick: u64, input: &RuntimeInput);
+    /// Tick `tick` ran and the world hashed to `hash` (before the tick hooks run).
+    fn on_tick(&mut self, tick: u64, hash: u64);
+    /// The frame's `ticks` ticks ran, leaving `tick` ticks completed and `world` as they left it.
+    fn on_frame_end(&mut self, world: &mut World, tick: u64, ticks: u32);
+    /// The app was rolled back to a snapshot of `tick`: what it runs next replaces what followed.
+    fn on_rewind(&mut self, tick: u64);
+    /// The recorder, to be downcast to its own type.
+    fn as_any(&self) -> &dyn Any;
+    /// The recorder, owned, to be downcast to its own type.
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+}
 
 /// Runs frames' fixed ticks and what follows each tick (see the module docs).
 pub struct FrameStepper {
     /// Work after every tick, in the order it was added.
     pub(crate) hooks: Vec<Box<dyn TickHook>>,
-    /// The replay being recorded, if any.
-    pub(crate) recorder: Option<Recorder>,
+    /// What records the frames, if anything does.
+    recorder: Option<Box<dyn FrameRecorder>>,
     /// Whether ticks are checked for state nobody declared.
     pub(crate) undeclared: UndeclaredCheck,
     /// The first undeclared state found.
@@ -55,7 +101,7 @@ impl FrameStepper {
         let control = world.resource::<TimeControl>().clone();
         let first_tick = world.resource::<FrameTime>().fixed_tick;
         if let Some(recorder) = &mut self.recorder {
-            recorder.frame(real_delta, first_tick, world.resource::<RuntimeInput>());
+            recorder.on_frame(real_delta, first_tick, world.resource::<RuntimeInput>());
         }
         // The frame's input, latched for the next tick whether this frame runs one or not.
         let frame_input = world.resource::<RuntimeInput>().clone();
@@ -77,10 +123,7 @@ impl FrameStepper {
         }
         if let Some(recorder) = &mut self.recorder {
             let tick = world.resource::<FrameTime>().fixed_tick;
-            if ticks > 0 && recorder.detail_due(tick) {
-                recorder.detail(crate::determinism::StateDetail::capture(world, tick));
-            }
-            recorder.end_frame();
+            recorder.on_frame_end(world, tick, ticks);
         }
         FrameReport { first_tick, ticks }
     }
@@ -93,9 +136,9 @@ impl FrameStepper {
             let again = running <= resimulation.newest_tick;
             resimulation.active = again;
             resimulation.newest_tick = resimulation.newest_tick.max(running);
-            crate::logging::LOG_RESIMULATING.store(again, std::sync::atomic::Ordering::Relaxed);
+            super::logging::LOG_RESIMULATING.store(again, std::sync::atomic::Ordering::Relaxed);
         }
-        crate::logging::LOG_TICK.store(running, std::sync::atomic::Ordering::Relaxed);
+        super::logging::LOG_TICK.store(running, std::sync::atomic::Ordering::Relaxed);
         let start = world.change_tick();
         world.increment_change_tick();
         world.run_schedule(FixedMain);
@@ -112,10 +155,13 @@ impl FrameStepper {
             bevy::log::error!("{found}");
             self.first_undeclared = Some(found);
         }
-        let hash = crate::determinism::hash::record_state_hash(world, tick);
+        let check_non_finite = world
+            .get_resource::<DeterminismMode>()
+            .is_some_and(|mode| *mode != DeterminismMode::Off);
+        let hash = crate::state::hash::record_state_hash(world, tick, check_non_finite);
         crate::gameplay::queue_sound_cues(world, tick);
         if let Some(recorder) = &mut self.recorder {
-            recorder.tick(tick, hash);
+            recorder.on_tick(tick, hash);
         }
         for hook in &mut self.hooks {
             hook.after_tick(world, tick);
@@ -130,7 +176,22 @@ impl FrameStepper {
     /// Rewinds a running recording to `tick` (after a snapshot of that tick is restored).
     pub fn rewind_recording(&mut self, tick: u64) {
         if let Some(recorder) = &mut self.recorder {
-            recorder.rewind(tick);
+            recorder.on_rewind(tick);
         }
+    }
+
+    /// Records the following frames with `recorder`, replacing any recorder it had.
+    pub fn set_recorder(&mut self, recorder: Box<dyn FrameRecorder>) {
+        self.recorder = Some(recorder);
+    }
+
+    /// What records the frames, if anything does.
+    pub fn recorder(&self) -> Option<&dyn FrameRecorder> {
+        self.recorder.as_deref()
+    }
+
+    /// Stops recording and hands the recorder back.
+    pub fn take_recorder(&mut self) -> Option<Box<dyn FrameRecorder>> {
+        self.recorder.take()
     }
 }

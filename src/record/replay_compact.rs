@@ -304,7 +304,7 @@ mod tests {
     use std::path::Path;
 
     use super::{COMPACT_MAGIC, from_compact, write_varint};
-    use crate::determinism::replay::{REPLAY_FORMAT_VERSION, ReplayError};
+    use crate::record::replay::{REPLAY_FORMAT_VERSION, ReplayError};
 
     /// A compact replay's header (no engine version, no scene) followed by `groups` and `hashes`.
     fn crafted(start_tick: u64, groups: &[(u64, u64, u64)], hashes: u64) -> Vec<u8> {

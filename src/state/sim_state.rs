@@ -18,7 +18,7 @@ use bevy::math::{IVec2, IVec3, Quat, UVec2, UVec3, Vec2, Vec3, Vec4};
 use bevy::prelude::Transform;
 
 use super::hasher::StateHasher;
-use crate::runtime::SimId;
+use super::sim_id::SimId;
 
 /// A value that is part of the simulation state.
 ///

@@ -18,11 +18,12 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::{NetEvent, NetSession, SessionSettings, bind_udp, prepare_app};
-use crate::App;
-use crate::determinism::{SimulationHost, StateHashReport};
-use crate::game::GameError;
-use crate::project::Project;
+use super::error::GameError;
+use super::project::Project;
+use crate::engine::App;
+use crate::engine::SimulationHost;
+use crate::net::{NetEvent, NetSession, SessionSettings, bind_udp, prepare_app};
+use crate::record::StateHashReport;
 use crate::runtime::{InputBindings, InputScript, PlayerTickInput, RuntimeInput, TickInput};
 
 /// Every player's address, in handle order.
@@ -216,7 +217,7 @@ impl NetRun {
                 // A desync still being named is waited for, as long as an exchange may take.
                 let waited = at.elapsed();
                 if waited >= LINGER
-                    && (!session.investigating() || waited >= LINGER + super::GIVE_UP_AFTER)
+                    && (!session.investigating() || waited >= LINGER + crate::net::GIVE_UP_AFTER)
                 {
                     break;
                 }

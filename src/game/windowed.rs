@@ -9,12 +9,13 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use crate::App;
-use crate::determinism::StateDetail;
-use crate::determinism::{Replay, SeekState, SyncTestRun};
-use crate::game::{GameError, RunRecord};
-use crate::game_result::ResultChannel;
-use crate::project::Project;
+use super::error::GameError;
+use super::finish::RunRecord;
+use super::project::Project;
+use super::result::ResultChannel;
+use crate::determinism::{SeekState, SyncTestRun};
+use crate::engine::App;
+use crate::record::{RecordingAppExt, Replay, StateDetail};
 use crate::runtime::InputScript;
 use crate::window::{FrameFeed, ModeEnd, WindowSettings, WindowedEnd, WindowedMode, WindowedRun};
 
@@ -137,10 +138,12 @@ pub(crate) fn play_windowed(
         let project = project.clone();
         Box::new(
             move |world: &mut bevy::prelude::World,
-                  stepper: &mut crate::frame_step::FrameStepper,
+                  stepper: &mut crate::engine::frame_step::FrameStepper,
                   mode_end: ModeEnd| {
                 crate::physics::gpu::finish_gpu_ticks(world);
-                let recorded = stepper.recorder.take().map(|r| r.finish()).transpose();
+                let recorded = crate::record::recorder::take_recorder(stepper)
+                    .map(|r| r.finish())
+                    .transpose();
                 let undeclared = stepper.undeclared_state().cloned();
                 let finished = |world: &mut bevy::prelude::World| match recorded {
                     Err(error) => Err(error.into()),

@@ -1,28 +1,22 @@
-//! [`Replay`]: a recorded session, and playing one back.
+//! [`Replay`]: a recorded session, its checks, and its JSON and compact files.
 //!
-//! `App::start_recording` keeps a [`Recorder`] in the engine `App` (never in the `World`: a new
-//! resource would be a new entity and shift every later id). For every following frame it records
-//! the real delta, the tick the frame started on, and the frame's `RuntimeInput` when it changed;
-//! after every tick, the world-state hash. Recording the frames rather than one input per tick also
-//! covers systems that read input in `Update` (a jump pressed during a frame first counts on the
-//! next frame's first tick). [`play_replay`] sets the seed and feeds the same deltas and input into
-//! an app holding the same scene, in place, checking every hash. This module must never read a
-//! clock or a device.
+//! `RecordingAppExt::start_recording` puts a `Recorder` in the engine `App`'s frame stepper
+//! (never in the `World`: a new resource would be a new entity and shift every later id). For
+//! every following frame it records the real delta, the tick the frame started on, and the
+//! frame's `RuntimeInput` when it changed; after every tick, the world-state hash. Recording the
+//! frames rather than one input per tick also covers systems that read input in `Update` (a jump
+//! pressed during a frame first counts on the next frame's first tick). Playing a replay back
+//! drives an app, so it lives a layer up, in `determinism::playback`. This module must never read
+//! a clock or a device, or drive an app.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::detail::{DetailDifference, StateDetail, compare_details};
-use super::hash::StateHashes;
-use super::report::hex;
+use super::detail::{DetailDifference, StateDetail};
 
-use super::host::SimulationHost;
-pub use super::recorder::Recorder;
-use crate::json_file;
 use crate::runtime::input_script::{INPUT_SCRIPT_VERSION, ScriptFrames};
-use crate::runtime::{InputScript, RandomSeed, RuntimeInput, TickAccumulator, TimeControl};
+use crate::runtime::{InputScript, RuntimeInput};
 use crate::scene::SceneIdentity;
 
 /// The replay format version this engine writes and reads.
@@ -184,7 +178,7 @@ pub enum ReplayError {
     },
     /// A snapshot taken or restored while seeking failed.
     #[error(transparent)]
-    Snapshot(#[from] super::snapshot::SnapshotError),
+    Snapshot(#[from] crate::state::SnapshotError),
     /// Playback ran a different number of ticks than the recording.
     #[error("the replay recorded {recorded} ticks but playback ran {played}")]
     Length {
@@ -196,71 +190,10 @@ pub enum ReplayError {
 }
 
 impl Replay {
-    /// The replay as JSON.
-    pub fn to_json(&self) -> Vec<u8> {
-        serde_json::to_vec(self).expect("a replay always serializes")
-    }
-
-    /// Parses a replay from JSON; `file` names it in errors.
-    pub fn from_json(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
-        let replay: Replay = serde_json::from_slice(bytes).map_err(|e| ReplayError::Corrupt {
-            file: file.to_owned(),
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })?;
-        replay.check(file)?;
-        Ok(replay)
-    }
-
-    /// The compact binary form (about eight bytes a tick), or `None` when the hashes do not follow
-    /// on tick by tick (see `replay_compact`).
-    pub fn to_compact(&self) -> Option<Vec<u8>> {
-        super::replay_compact::to_compact(self)
-    }
-
-    /// Reads a replay from `bytes` in any form (compact, a recording journal, or JSON) and checks
-    /// it; `file` names it in errors.
-    pub fn load_bytes(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
-        let replay = if bytes.starts_with(super::replay_compact::COMPACT_MAGIC) {
-            super::replay_compact::from_compact(bytes, file)?
-        } else if super::replay_journal::is_journal(bytes) {
-            super::replay_journal::from_journal(bytes, file)?
-        } else {
-            return Replay::from_json(bytes, file);
-        };
-        replay.check(file)?;
-        Ok(replay)
-    }
-
-    /// Reads the replay at `path`, in either form, or a recording journal (see
-    /// `replay_journal`) up to its last complete record.
-    pub fn load(path: &Path) -> Result<Replay, ReplayError> {
-        let bytes = std::fs::read(path).map_err(|e| ReplayError::Io {
-            file: path.to_owned(),
-            message: e.to_string(),
-        })?;
-        Replay::load_bytes(&bytes, path)
-    }
-
-    /// Writes the replay to `path` atomically: compact when the file name ends in `.rply`, else
-    /// JSON.
-    pub fn write(&self, path: &Path) -> Result<(), ReplayError> {
-        let compact = path.extension().is_some_and(|e| e == "rply");
-        let bytes = match compact.then(|| self.to_compact()).flatten() {
-            Some(bytes) => bytes,
-            None => self.to_json(),
-        };
-        json_file::write_atomically(path, &bytes).map_err(|e| ReplayError::Io {
-            file: path.to_owned(),
-            message: e.to_string(),
-        })
-    }
-
     /// Checks that the replay can be played: its version, hashes for every tick from its start on
     /// (no gaps), frames that start at its start tick and never go back or past its last hash, no
     /// more frames than [`max_frames`] allows, and input a game can use.
-    fn check(&self, file: &Path) -> Result<(), ReplayError> {
+    pub(crate) fn check(&self, file: &Path) -> Result<(), ReplayError> {
         let invalid = |place: String, message: String| ReplayError::Invalid {
             file: file.to_owned(),
             place,
@@ -341,15 +274,6 @@ impl Replay {
     }
 }
 
-/// How far playback of a replay has got.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PlaybackCursor {
-    /// The next frame to play.
-    pub frame: usize,
-    /// How many recorded hashes have been checked.
-    pub checked: usize,
-}
-
 impl Replay {
     /// The tick the recording ended on.
     pub fn end_tick(&self) -> u64 {
@@ -384,175 +308,4 @@ impl Replay {
             frames,
         }
     }
-
-    /// Checks that `app` (set up, at the replay's start tick) holds the recorded scene, and writes
-    /// the recorded seed in place.
-    pub fn prepare(&self, app: &mut impl SimulationHost) -> Result<(), ReplayError> {
-        self.check(Path::new("(replay in memory)"))?;
-        if app.ticks_done() != self.start_tick {
-            return Err(ReplayError::StartTick {
-                expected: self.start_tick,
-                found: app.ticks_done(),
-            });
-        }
-        if let (Some(recorded), Some(loaded)) =
-            (&self.scene, app.world().get_resource::<SceneIdentity>())
-            && recorded != loaded
-        {
-            return Err(ReplayError::Scene {
-                recorded: recorded.clone(),
-                loaded: loaded.clone(),
-            });
-        }
-        app.world_mut().resource_mut::<RandomSeed>().0 = self.seed;
-        Ok(())
-    }
-
-    /// Plays the frame at `cursor` into `app` and checks the hashes of its ticks. The frame runs
-    /// exactly the ticks it ran when recorded, whatever pause, time scale or cap decided them then
-    /// (the recording holds the real delta, not the speed). Leaves `TimeControl`'s cap at the
-    /// frame's tick count, and its pause and time scale as they were.
-    pub fn play_frame(
-        &self,
-        app: &mut impl SimulationHost,
-        cursor: &mut PlaybackCursor,
-    ) -> Result<(), ReplayError> {
-        self.play_frame_checked(app, cursor, true)
-    }
-
-    /// [`Replay::play_frame`], checking the hashes only when `check`.
-    fn play_frame_checked(
-        &self,
-        app: &mut impl SimulationHost,
-        cursor: &mut PlaybackCursor,
-        check: bool,
-    ) -> Result<(), ReplayError> {
-        let Some(frame) = self.frames.get(cursor.frame) else {
-            return Ok(());
-        };
-        if let Some(input) = &frame.input {
-            app.set_frame_input(input.clone());
-        }
-        let next = self
-            .frames
-            .get(cursor.frame + 1)
-            .map_or(self.end_tick(), |f| f.start_tick);
-        let recorded_ticks = next.saturating_sub(frame.start_tick).min(u32::MAX as u64) as u32;
-        let delta = Duration::from_nanos(frame.real_delta_ns);
-        // The recorded session may have been paused or running at another speed; playback runs
-        // at normal speed and owes the accumulator what the frame's ticks need, so the frame runs
-        // exactly its recorded ticks (the cap stops it running more).
-        let (paused, time_scale) = {
-            let world = app.world_mut();
-            let step = world.resource::<TickAccumulator>().step();
-            let mut control = world.resource_mut::<TimeControl>();
-            let kept = (control.paused, control.time_scale);
-            control.max_ticks_per_frame = recorded_ticks;
-            control.paused = false;
-            control.time_scale = 1.0;
-            let adds = control.scaled(delta);
-            let needed = step.saturating_mul(recorded_ticks);
-            let mut accumulator = world.resource_mut::<TickAccumulator>();
-            if accumulator.pending.saturating_add(adds) < needed {
-                accumulator.pending = needed - adds;
-            }
-            kept
-        };
-        let before = app.ticks_done();
-        app.step_frame(delta);
-        {
-            let mut control = app.world_mut().resource_mut::<TimeControl>();
-            control.paused = paused;
-            control.time_scale = time_scale;
-        }
-        cursor.frame += 1;
-        if !check {
-            return Ok(());
-        }
-        let hashes = app.world().resource::<StateHashes>();
-        for tick in before + 1..=app.ticks_done() {
-            let computed = hashes.get(tick).map(hex).unwrap_or_default();
-            match self.hashes.get(cursor.checked) {
-                Some((recorded_tick, recorded))
-                    if *recorded_tick == tick && *recorded == computed => {}
-                Some((_, recorded)) => {
-                    return Err(ReplayError::Diverged {
-                        tick,
-                        recorded: recorded.clone(),
-                        computed,
-                        blame: None,
-                    });
-                }
-                None => {
-                    return Err(ReplayError::Length {
-                        recorded: self.hashes.len(),
-                        played: cursor.checked + 1,
-                    });
-                }
-            }
-            cursor.checked += 1;
-        }
-        Ok(())
-    }
-}
-
-impl Replay {
-    /// After a divergence at `tick`, plays on (without checking hashes) to the recording's first
-    /// state detail at or after it, and compares playback's state there with it. `None` when the
-    /// recording holds no such detail, or playback's frames do not end on its tick.
-    fn blame(
-        &self,
-        app: &mut impl SimulationHost,
-        cursor: &mut PlaybackCursor,
-        tick: u64,
-    ) -> Option<ReplayBlame> {
-        let recorded = self.details.iter().find(|d| d.tick >= tick)?;
-        while app.ticks_done() < recorded.tick && cursor.frame < self.frames.len() {
-            self.play_frame_checked(app, cursor, false).ok()?;
-        }
-        if app.ticks_done() != recorded.tick {
-            return None;
-        }
-        let played = StateDetail::capture(app.world_mut(), recorded.tick);
-        Some(ReplayBlame {
-            tick: recorded.tick,
-            difference: compare_details(recorded, &played),
-        })
-    }
-}
-
-/// Plays `replay` into `app` (built with the same scene and set up, at the replay's start tick):
-/// writes the seed in place, feeds every frame's delta and input, and checks every tick's hash.
-pub fn play_replay(replay: &Replay, app: &mut impl SimulationHost) -> Result<(), ReplayError> {
-    replay.prepare(app)?;
-    let cap = app.world().resource::<TimeControl>().max_ticks_per_frame;
-    let mut cursor = PlaybackCursor::default();
-    while cursor.frame < replay.frames.len() {
-        if let Err(error) = replay.play_frame(app, &mut cursor) {
-            return Err(match error {
-                ReplayError::Diverged {
-                    tick,
-                    recorded,
-                    computed,
-                    ..
-                } => ReplayError::Diverged {
-                    blame: replay.blame(app, &mut cursor, tick).map(Box::new),
-                    tick,
-                    recorded,
-                    computed,
-                },
-                other => other,
-            });
-        }
-    }
-    app.world_mut()
-        .resource_mut::<TimeControl>()
-        .max_ticks_per_frame = cap;
-    if cursor.checked != replay.hashes.len() {
-        return Err(ReplayError::Length {
-            recorded: replay.hashes.len(),
-            played: cursor.checked,
-        });
-    }
-    Ok(())
 }

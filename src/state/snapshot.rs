@@ -42,8 +42,8 @@ use bevy::ecs::resource::IsResource;
 use bevy::ecs::world::EntityRef;
 use bevy::prelude::{Resource, World};
 
-use super::registry::{SimKind, SimRegistry};
-use super::sim_state::SimState;
+use super::sim_id::SimId;
+use super::snapshot_error::SnapshotError;
 use super::snapshot_external::{
     ExternalState, ExternalValues, RestoredEntities, capture_all, match_hooks, restore_all,
 };
@@ -54,56 +54,6 @@ use super::snapshot_store::{
 /// The column index [`WorldSnapshot::group_ids`] gives the entity's `SimId`, which is the key of
 /// its record rather than a stored value.
 const SIM_ID_SLOT: usize = usize::MAX;
-use crate::runtime::{FrameTime, SimId};
-
-/// Why a snapshot cannot be taken or restored.
-#[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SnapshotError {
-    /// A simulation entity holds a component type that is neither registered nor ignored.
-    #[error(
-        "`{type_name}` on simulation entity {entity} is not registered for snapshots: call \
-         `register_snapshot_component` (copied with Clone) or `ignore_in_snapshots` for it"
-    )]
-    Unregistered {
-        /// The type's name.
-        type_name: String,
-        /// The entity holding it.
-        entity: SimId,
-    },
-    /// Two entities hold the same `SimId` (one was copied or given an id by hand).
-    #[error(
-        "entities {first} and {second} both hold simulation id {id}: a `SimId` must never be \
-         copied or written by hand"
-    )]
-    DuplicateSimId {
-        /// The id.
-        id: SimId,
-        /// One entity holding it.
-        first: Entity,
-        /// The other.
-        second: Entity,
-    },
-    /// Simulation state outside the ECS (see [`SnapshotRegistry::hold_external`]) could not be
-    /// copied out or put back.
-    #[error("the {what} could not be {action}: {reason}")]
-    External {
-        /// What the state is.
-        what: &'static str,
-        /// "captured" or "restored".
-        action: &'static str,
-        /// Why (a device error, for GPU bodies).
-        reason: String,
-    },
-    /// The app to restore into was not built the same way.
-    #[error("cannot restore the snapshot of tick {tick} into this app: {reason}")]
-    Incompatible {
-        /// The snapshot's tick.
-        tick: u64,
-        /// What does not match.
-        reason: String,
-    },
-}
 
 /// Copies one value out of an entity (a resource's), if it has the type.
 type Capture = fn(&EntityRef) -> Option<Box<dyn StoredValue>>;
@@ -323,10 +273,11 @@ fn simulation_entities(world: &World) -> Result<BTreeMap<SimId, Entity>, Snapsho
 }
 
 impl WorldSnapshot {
-    /// Copies the simulation state of `world`. Nothing simulated changes; external-state hooks may
-    /// finish pending work first (the GPU hook simulates the queued GPU ticks and records their
-    /// hashes, as the frame would have).
-    pub fn capture(world: &mut World) -> Result<WorldSnapshot, SnapshotError> {
+    /// Copies the simulation state of `world` after `tick` fixed ticks (the snapshot's
+    /// [`tick`](Self::tick), which the caller reads from its clock). Nothing simulated changes;
+    /// external-state hooks may finish pending work first (the GPU hook simulates the queued GPU
+    /// ticks and records their hashes, as the frame would have).
+    pub fn capture(world: &mut World, tick: u64) -> Result<WorldSnapshot, SnapshotError> {
         let registry = registry_of(world);
         // First: a hook may finish pending work that writes ECS state (GPU ticks record hashes).
         let external = capture_all(&registry.external, world)?;
@@ -398,9 +349,7 @@ impl WorldSnapshot {
             });
         }
         Ok(WorldSnapshot {
-            tick: world
-                .get_resource::<FrameTime>()
-                .map_or(0, |t| t.fixed_tick),
+            tick,
             entities,
             groups,
             resources,
@@ -640,93 +589,4 @@ impl WorldSnapshot {
             reason,
         }
     }
-}
-
-/// Registration from `Plugin::build`, where only bevy's `App` is at hand.
-pub trait SnapshotAppExt {
-    /// `T` is simulation state: the same registration as `register_sim_component` (for a
-    /// component: hashed, copied, compared, and every entity holding it gets a [`SimId`]) or
-    /// `register_sim_resource` (for a resource type). A type rolled back with the world is
-    /// simulation state, so this is the specification's name for that one declaration.
-    fn register_snapshot_component<T: Component<Mutability = Mutable> + Clone + SimState>(
-        &mut self,
-    ) -> &mut Self;
-    /// Snapshots copy `T` with `Clone` where it sits on a simulation entity, without making the
-    /// entities that hold it simulation entities: for types that presentation shares (`Transform`,
-    /// `Name`) and presentation that must roll back with its entity.
-    fn copy_in_snapshots<T: Component<Mutability = Mutable> + Clone>(&mut self) -> &mut Self;
-    /// Snapshots leave `T` as the restored app has it.
-    fn ignore_in_snapshots<T: Component>(&mut self) -> &mut Self;
-}
-
-impl SnapshotAppExt for bevy::app::App {
-    fn register_snapshot_component<T: Component<Mutability = Mutable> + Clone + SimState>(
-        &mut self,
-    ) -> &mut Self {
-        let world = self.world_mut();
-        let kind = if is_resource::<T>(world) {
-            SimKind::Resource
-        } else {
-            SimKind::Component
-        };
-        world
-            .get_resource_or_init::<SimRegistry>()
-            .register::<T>(kind);
-        registry_mut(world).register::<T>();
-        if kind == SimKind::Component {
-            require_sim_id::<T>(world);
-        }
-        self
-    }
-
-    fn copy_in_snapshots<T: Component<Mutability = Mutable> + Clone>(&mut self) -> &mut Self {
-        registry_mut(self.world_mut()).register::<T>();
-        self
-    }
-
-    fn ignore_in_snapshots<T: Component>(&mut self) -> &mut Self {
-        registry_mut(self.world_mut()).ignore::<T>();
-        self
-    }
-}
-
-/// Whether `T` is a resource type (resources require bevy's `IsResource` marker).
-fn is_resource<T: Component>(world: &mut World) -> bool {
-    let id = world.register_component::<T>();
-    let is_resource = world.register_component::<IsResource>();
-    world.components().get_info(id).is_some_and(|info| {
-        info.required_components()
-            .iter_ids()
-            .any(|r| r == is_resource)
-    })
-}
-
-/// Makes `SimId` a required component of `T`, unless `T` is a resource or requires it already.
-///
-/// # Panics
-///
-/// If entities holding `T` were spawned before the registration: they would have no `SimId`.
-pub(crate) fn require_sim_id<T: Component>(world: &mut World) {
-    let id = world.register_component::<T>();
-    let sim_id = world.register_component::<SimId>();
-    let requires = world
-        .components()
-        .get_info(id)
-        .is_some_and(|info| info.required_components().iter_ids().any(|r| r == sim_id));
-    if requires || is_resource::<T>(world) {
-        return;
-    }
-    if let Err(error) = world.try_register_required_components::<T, SimId>() {
-        panic!(
-            "`{}` cannot be registered for snapshots: {error} (register simulation types when the \
-             app is built, before anything holding them is spawned)",
-            std::any::type_name::<T>()
-        );
-    }
-}
-
-/// The registry, inserted the first time a plugin registers something (while the app is built,
-/// before any entity the simulation spawns).
-pub(crate) fn registry_mut(world: &mut World) -> bevy::prelude::Mut<'_, SnapshotRegistry> {
-    world.get_resource_or_init::<SnapshotRegistry>()
 }

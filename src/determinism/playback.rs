@@ -1,0 +1,199 @@
+//! Playing a [`Replay`] back into an app: [`play_replay`], frame by frame with a
+//! [`PlaybackCursor`], and the blame at the recording's next state detail when a hash differs.
+//!
+//! [`play_replay`] sets the seed and feeds the recorded deltas and input into an app holding the
+//! same scene, in place, checking every hash. The replay's format and its checks are `record`'s;
+//! this module drives a [`SimulationHost`] with them. It must never read a clock or a device.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::engine::SimulationHost;
+use crate::record::detail::{StateDetail, compare_details};
+use crate::record::replay::{Replay, ReplayBlame, ReplayError};
+use crate::runtime::{RandomSeed, TickAccumulator, TimeControl};
+use crate::scene::SceneIdentity;
+use crate::state::StateHashes;
+use crate::state::hasher::hex;
+
+/// How far playback of a replay has got.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlaybackCursor {
+    /// The next frame to play.
+    pub frame: usize,
+    /// How many recorded hashes have been checked.
+    pub checked: usize,
+}
+
+impl Replay {
+    /// Checks that `app` (set up, at the replay's start tick) holds the recorded scene, and writes
+    /// the recorded seed in place.
+    pub fn prepare(&self, app: &mut impl SimulationHost) -> Result<(), ReplayError> {
+        self.check(Path::new("(replay in memory)"))?;
+        if app.ticks_done() != self.start_tick {
+            return Err(ReplayError::StartTick {
+                expected: self.start_tick,
+                found: app.ticks_done(),
+            });
+        }
+        if let (Some(recorded), Some(loaded)) =
+            (&self.scene, app.world().get_resource::<SceneIdentity>())
+            && recorded != loaded
+        {
+            return Err(ReplayError::Scene {
+                recorded: recorded.clone(),
+                loaded: loaded.clone(),
+            });
+        }
+        app.world_mut().resource_mut::<RandomSeed>().0 = self.seed;
+        Ok(())
+    }
+
+    /// Plays the frame at `cursor` into `app` and checks the hashes of its ticks. The frame runs
+    /// exactly the ticks it ran when recorded, whatever pause, time scale or cap decided them then
+    /// (the recording holds the real delta, not the speed). Leaves `TimeControl`'s cap at the
+    /// frame's tick count, and its pause and time scale as they were.
+    pub fn play_frame(
+        &self,
+        app: &mut impl SimulationHost,
+        cursor: &mut PlaybackCursor,
+    ) -> Result<(), ReplayError> {
+        self.play_frame_checked(app, cursor, true)
+    }
+
+    /// [`Replay::play_frame`], checking the hashes only when `check`.
+    fn play_frame_checked(
+        &self,
+        app: &mut impl SimulationHost,
+        cursor: &mut PlaybackCursor,
+        check: bool,
+    ) -> Result<(), ReplayError> {
+        let Some(frame) = self.frames.get(cursor.frame) else {
+            return Ok(());
+        };
+        if let Some(input) = &frame.input {
+            app.set_frame_input(input.clone());
+        }
+        let next = self
+            .frames
+            .get(cursor.frame + 1)
+            .map_or(self.end_tick(), |f| f.start_tick);
+        let recorded_ticks = next.saturating_sub(frame.start_tick).min(u32::MAX as u64) as u32;
+        let delta = Duration::from_nanos(frame.real_delta_ns);
+        // The recorded session may have been paused or running at another speed; playback runs
+        // at normal speed and owes the accumulator what the frame's ticks need, so the frame runs
+        // exactly its recorded ticks (the cap stops it running more).
+        let (paused, time_scale) = {
+            let world = app.world_mut();
+            let step = world.resource::<TickAccumulator>().step();
+            let mut control = world.resource_mut::<TimeControl>();
+            let kept = (control.paused, control.time_scale);
+            control.max_ticks_per_frame = recorded_ticks;
+            control.paused = false;
+            control.time_scale = 1.0;
+            let adds = control.scaled(delta);
+            let needed = step.saturating_mul(recorded_ticks);
+            let mut accumulator = world.resource_mut::<TickAccumulator>();
+            if accumulator.pending.saturating_add(adds) < needed {
+                accumulator.pending = needed - adds;
+            }
+            kept
+        };
+        let before = app.ticks_done();
+        app.step_frame(delta);
+        {
+            let mut control = app.world_mut().resource_mut::<TimeControl>();
+            control.paused = paused;
+            control.time_scale = time_scale;
+        }
+        cursor.frame += 1;
+        if !check {
+            return Ok(());
+        }
+        let hashes = app.world().resource::<StateHashes>();
+        for tick in before + 1..=app.ticks_done() {
+            let computed = hashes.get(tick).map(hex).unwrap_or_default();
+            match self.hashes.get(cursor.checked) {
+                Some((recorded_tick, recorded))
+                    if *recorded_tick == tick && *recorded == computed => {}
+                Some((_, recorded)) => {
+                    return Err(ReplayError::Diverged {
+                        tick,
+                        recorded: recorded.clone(),
+                        computed,
+                        blame: None,
+                    });
+                }
+                None => {
+                    return Err(ReplayError::Length {
+                        recorded: self.hashes.len(),
+                        played: cursor.checked + 1,
+                    });
+                }
+            }
+            cursor.checked += 1;
+        }
+        Ok(())
+    }
+}
+
+impl Replay {
+    /// After a divergence at `tick`, plays on (without checking hashes) to the recording's first
+    /// state detail at or after it, and compares playback's state there with it. `None` when the
+    /// recording holds no such detail, or playback's frames do not end on its tick.
+    fn blame(
+        &self,
+        app: &mut impl SimulationHost,
+        cursor: &mut PlaybackCursor,
+        tick: u64,
+    ) -> Option<ReplayBlame> {
+        let recorded = self.details.iter().find(|d| d.tick >= tick)?;
+        while app.ticks_done() < recorded.tick && cursor.frame < self.frames.len() {
+            self.play_frame_checked(app, cursor, false).ok()?;
+        }
+        if app.ticks_done() != recorded.tick {
+            return None;
+        }
+        let played = StateDetail::capture(app.world_mut(), recorded.tick);
+        Some(ReplayBlame {
+            tick: recorded.tick,
+            difference: compare_details(recorded, &played),
+        })
+    }
+}
+
+/// Plays `replay` into `app` (built with the same scene and set up, at the replay's start tick):
+/// writes the seed in place, feeds every frame's delta and input, and checks every tick's hash.
+pub fn play_replay(replay: &Replay, app: &mut impl SimulationHost) -> Result<(), ReplayError> {
+    replay.prepare(app)?;
+    let cap = app.world().resource::<TimeControl>().max_ticks_per_frame;
+    let mut cursor = PlaybackCursor::default();
+    while cursor.frame < replay.frames.len() {
+        if let Err(error) = replay.play_frame(app, &mut cursor) {
+            return Err(match error {
+                ReplayError::Diverged {
+                    tick,
+                    recorded,
+                    computed,
+                    ..
+                } => ReplayError::Diverged {
+                    blame: replay.blame(app, &mut cursor, tick).map(Box::new),
+                    tick,
+                    recorded,
+                    computed,
+                },
+                other => other,
+            });
+        }
+    }
+    app.world_mut()
+        .resource_mut::<TimeControl>()
+        .max_ticks_per_frame = cap;
+    if cursor.checked != replay.hashes.len() {
+        return Err(ReplayError::Length {
+            recorded: replay.hashes.len(),
+            played: cursor.checked,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,71 @@
+//! The end of a run, in every mode: the undeclared-state verdict, the state-hash report and the
+//! one-line summary.
+//!
+//! This module must never run a tick.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::error::GameError;
+use super::project::Project;
+use crate::engine::App;
+
+/// Writes the state-hash report if asked and sums the run up.
+pub(crate) fn finish_run(
+    project: &Project,
+    app: &mut App,
+    run: &RunRecord<'_>,
+) -> Result<Option<String>, GameError> {
+    let undeclared = app.undeclared_state().cloned();
+    run.finish(project, app.world_mut(), undeclared, "headless")
+}
+
+/// What a run collected for its end: where the state-hash report goes, the tick hashes and the
+/// detailed ticks.
+pub(crate) struct RunRecord<'a> {
+    /// `RUSTING_STATE_HASH_OUT`.
+    pub report_path: Option<&'a Path>,
+    /// Every tick's hash.
+    pub hashes: &'a std::sync::Mutex<Vec<(u64, u64)>>,
+    /// `RUSTING_DETAIL_TICKS`' details.
+    pub details: &'a std::sync::Mutex<Vec<crate::record::StateDetail>>,
+}
+
+impl RunRecord<'_> {
+    /// Fails on undeclared state, writes the state-hash report if asked, and sums the run up:
+    /// `<game>: ran <n> ticks <how> (<k> colliders); world-state hash <hash>`.
+    pub(crate) fn finish(
+        &self,
+        project: &Project,
+        world: &mut bevy::prelude::World,
+        undeclared: Option<crate::state::UndeclaredState>,
+        how: &str,
+    ) -> Result<Option<String>, GameError> {
+        if let Some(found) = undeclared {
+            return Err(found.into());
+        }
+        if let Some(path) = self.report_path {
+            let hashes = self.hashes.lock().map(|h| h.clone()).unwrap_or_default();
+            let mut report = crate::record::StateHashReport::capture(world, &hashes);
+            report.details = self.details.lock().map(|d| d.clone()).unwrap_or_default();
+            report.write(path)?;
+        }
+        let mut summary = String::new();
+        let bodies = world
+            .query::<&crate::physics::Collider>()
+            .iter(world)
+            .count();
+        let hash = world
+            .resource::<crate::state::StateHashes>()
+            .cpu
+            .back()
+            .map_or(0, |&(_, hash)| hash);
+        let ticks = world.resource::<crate::runtime::FrameTime>().fixed_tick;
+        let _ = write!(
+            summary,
+            "{}: ran {ticks} ticks {how} ({bodies} colliders); world-state hash {hash:016x}",
+            project.manifest.name,
+        );
+        Ok(Some(summary))
+    }
+}

@@ -1,0 +1,164 @@
+//! What the environment asks a game's run for: the `RUSTING_*` variables read and checked once,
+//! before anything is built, so a bad value fails with its name before a tick runs.
+//!
+//! This module must never build an app or run anything.
+
+use std::path::{Path, PathBuf};
+
+use super::error::GameError;
+use super::headless::uneven_frames;
+use crate::record::Replay;
+use crate::runtime::InputScript;
+
+/// The session replay a game plays headless, without the network (`rusting replay play` sets it
+/// for a session replay).
+pub const SESSION_REPLAY_VARIABLE: &str = "RUSTING_SESSION_REPLAY_PLAY";
+
+/// The environment variable asking a run to detail some ticks in its report, `<from>-<to>`.
+pub const DETAIL_TICKS_VARIABLE: &str = "RUSTING_DETAIL_TICKS";
+
+/// The most ticks one run details (each detail holds every simulation entity's fields).
+pub const MAX_DETAIL_TICKS: u64 = 600;
+
+/// `<from>-<to>` as an inclusive range of ticks, from 1, at most [`MAX_DETAIL_TICKS`] long.
+pub fn parse_tick_range(text: &str) -> Option<(u64, u64)> {
+    let (from, to) = text.split_once('-')?;
+    let (from, to): (u64, u64) = (from.trim().parse().ok()?, to.trim().parse().ok()?);
+    (from >= 1 && to >= from && to - from < MAX_DETAIL_TICKS).then_some((from, to))
+}
+
+/// The environment variable that shows the replay `RUSTING_REPLAY_PLAY` names in the window's
+/// replay viewer instead of playing it back headless (`1`; a build with the `window` feature).
+pub const REPLAY_VIEW_VARIABLE: &str = "RUSTING_REPLAY_VIEW";
+
+/// A variable's value, when it is set and not empty.
+pub(crate) fn environment(name: &'static str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// Why `path` cannot be written as an output: its directory is missing, or it exists and is not
+/// a regular file.
+fn output_problem(path: &Path) -> Result<(), &'static str> {
+    let directory = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    if !directory.is_dir() {
+        return Err("the output's directory does not exist");
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.file_type().is_file() => {
+            Err("the output exists and is not a regular file; writing would replace it")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The project's directory: `RUSTING_PROJECT_DIR`, or the crate that was built.
+pub(crate) fn project_root(crate_dir: &Path) -> PathBuf {
+    environment("RUSTING_PROJECT_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| crate_dir.to_owned())
+}
+
+/// The run's options that every mode reads, checked before any mode is chosen.
+pub(crate) struct RunOptions {
+    /// `RUSTING_HEADLESS_TICKS`.
+    pub ticks: Option<u64>,
+    /// `RUSTING_INPUT_SCRIPT`, or the uneven pacing's frames (`RUSTING_HEADLESS_PACING`).
+    pub script: Option<InputScript>,
+    /// `RUSTING_STATE_HASH_OUT`.
+    pub report_path: Option<PathBuf>,
+    /// `RUSTING_DETAIL_TICKS`.
+    pub detail_ticks: Option<(u64, u64)>,
+    /// `RUSTING_REPLAY_OUT`.
+    pub replay_out: Option<PathBuf>,
+}
+
+impl RunOptions {
+    /// Reads and checks the options; outputs are checked now, not found unwritable at the end.
+    pub(crate) fn from_environment() -> Result<RunOptions, GameError> {
+        let ticks = match environment("RUSTING_HEADLESS_TICKS") {
+            Some(value) => Some(value.parse::<u64>().map_err(|_| GameError::Environment {
+                name: "RUSTING_HEADLESS_TICKS",
+                value: value.clone(),
+                reason: "expected a whole number of ticks",
+            })?),
+            None => None,
+        };
+        let mut script = environment("RUSTING_INPUT_SCRIPT")
+            .map(|path| InputScript::load(Path::new(&path)))
+            .transpose()?;
+        match environment("RUSTING_HEADLESS_PACING").as_deref() {
+            None | Some("steady") => {}
+            Some("uneven") if script.is_none() => {
+                script = Some(uneven_frames(ticks.unwrap_or(0)));
+            }
+            Some(value) => {
+                return Err(GameError::Environment {
+                    name: "RUSTING_HEADLESS_PACING",
+                    value: value.to_owned(),
+                    reason: "expected `steady`, or `uneven` without an input script",
+                });
+            }
+        }
+        let report_path = environment("RUSTING_STATE_HASH_OUT").map(PathBuf::from);
+        let detail_ticks = environment(DETAIL_TICKS_VARIABLE)
+            .map(|value| {
+                parse_tick_range(&value).ok_or(GameError::Environment {
+                    name: DETAIL_TICKS_VARIABLE,
+                    value,
+                    reason: "expected ticks `<from>-<to>` (from 1, at most 600 of them)",
+                })
+            })
+            .transpose()?;
+        let replay_out = environment("RUSTING_REPLAY_OUT").map(PathBuf::from);
+        for (name, path) in [
+            ("RUSTING_STATE_HASH_OUT", &report_path),
+            ("RUSTING_REPLAY_OUT", &replay_out),
+        ] {
+            if let Some(path) = path
+                && let Err(reason) = output_problem(path)
+            {
+                return Err(GameError::Environment {
+                    name,
+                    value: path.display().to_string(),
+                    reason,
+                });
+            }
+        }
+        Ok(RunOptions {
+            ticks,
+            script,
+            report_path,
+            detail_ticks,
+            replay_out,
+        })
+    }
+}
+
+/// The replay `RUSTING_REPLAY_PLAY` names, read.
+pub(crate) fn replay_in() -> Result<Option<(PathBuf, Replay)>, GameError> {
+    environment("RUSTING_REPLAY_PLAY")
+        .map(|path| {
+            let file = PathBuf::from(path);
+            Replay::load(&file)
+                .map(|replay| (file.clone(), replay))
+                .map_err(|error| GameError::ReplayIn { file, error })
+        })
+        .transpose()
+}
+
+/// How many ticks `RUSTING_SYNCTEST` rolls back.
+pub(crate) fn synctest_distance() -> Result<Option<usize>, GameError> {
+    environment("RUSTING_SYNCTEST")
+        .map(|value| match value.parse::<usize>() {
+            Ok(distance) if distance > 0 => Ok(distance),
+            _ => Err(GameError::Environment {
+                name: "RUSTING_SYNCTEST",
+                value,
+                reason: "expected how many ticks to roll back, at least 1",
+            }),
+        })
+        .transpose()
+}
