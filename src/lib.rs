@@ -7,6 +7,15 @@
 //! stream, and does its math through [`runtime::sim_math`] or plain IEEE `+ - * /`. See
 //! `docs/determinism.md` for the rules.
 //!
+//! The modules are the engine's layers, bottom up; each imports only from those below it (see
+//! `docs/architecture.md`): [`state`] (what simulation state is: [`SimState`](state::SimState),
+//! [`SimId`](state::SimId), the registry, the world-state hash, snapshots), [`runtime`] (math,
+//! time, randomness, input, the fixed schedules), the domains [`physics`], [`gameplay`] and
+//! [`scene`], [`engine`] (the [`App`] and its frame stepper), [`record`] (replays, the recorder,
+//! state details, reports), [`determinism`] (the tools that drive an app: playback, seeking,
+//! synctest, comparisons), `net` and `window` (features), and [`game`] (the entry point and one
+//! file per mode). The [`prelude`] gathers what game code needs from all of them.
+//!
 //! ```
 //! use bevy::prelude::*;
 //! use rusting_engine::prelude::*;

@@ -188,7 +188,7 @@ fn non_finite_simulation_values_are_reported_where_they_are() {
 
 /// The per-tick pass (one sweep over the archetypes) and the per-entity states that reports and
 /// `compare_runs` use feed the same bytes, so their world hashes agree. Fails if a component is
-/// added to one of the two lists in `determinism::hash` and not the other, or fed in another order.
+/// added to one of the two lists in `state::hash` and not the other, or fed in another order.
 #[test]
 fn the_tick_hash_and_the_report_states_agree() {
     use rusting_engine::state::{entity_states, world_state_hash};
