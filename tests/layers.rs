@@ -139,7 +139,7 @@ fn the_import_reader_reads_use_trees_paths_and_re_exports() {
     .unwrap();
     let graph = read_crate(&src, "demo", &[]);
     let of = |m: &str| -> Module { m.split('/').map(str::to_owned).collect() };
-    let edges = |m: &str| -> Vec<String> { graph.edges[&of(m)].iter().map(|m| name(m)).collect() };
+    let edges = |m: &str| -> Vec<String> { graph.edges[&of(m)].iter().map(name).collect() };
     assert_eq!(
         edges("b"),
         ["a", "a/x"],

@@ -264,13 +264,19 @@ pub(crate) fn run_ticks(
     finish_run(project, app, run)
 }
 
+/// Every tick's `(tick, hash)`, shared with the tick hook that collects them.
+pub(crate) type SharedHashes = Arc<Mutex<Vec<(u64, u64)>>>;
+
+/// The ticks detailed down to the field, shared with the tick hook that captures them.
+pub(crate) type SharedDetails = Arc<Mutex<Vec<StateDetail>>>;
+
 /// The tick hooks of a run that every mode keeps: every tick's hash, the `RUSTING_DETAIL_TICKS`
 /// details, and the lockstep protocol when `rusting determinism` asks for it.
 pub(crate) fn add_run_hooks(
     app: &mut App,
     detail_ticks: Option<(u64, u64)>,
     lockstep: bool,
-) -> (Arc<Mutex<Vec<(u64, u64)>>>, Arc<Mutex<Vec<StateDetail>>>) {
+) -> (SharedHashes, SharedDetails) {
     let hashes = collect_hashes(app);
     let details = Arc::new(Mutex::new(Vec::new()));
     if let Some((from, to)) = detail_ticks {
