@@ -288,9 +288,8 @@ impl Cli {
                 debug: *debug,
                 target_dir: target_dir.as_deref(),
             }),
-            Some(Command::Run { .. }) => Err(crate::exit::Failure::new(
+            Some(Command::Run { .. }) => Err(crate::exit::Failure::bad_input(
                 "NET_INVALID",
-                Outcome::BadInput,
                 "--session-out writes a multiplayer session's replay: use it with --net or \
                  --net-peers",
             )),
@@ -305,9 +304,8 @@ impl Cli {
                 _ if reports.iter().any(|r| r.is_dir()) => {
                     // A path that does not exist is a machine that uploaded nothing.
                     if report.is_some() || reports.iter().any(|r| r.exists() && !r.is_dir()) {
-                        Err(crate::exit::Failure::new(
+                        Err(crate::exit::Failure::bad_input(
                             "REPORT_INVALID",
-                            Outcome::BadInput,
                             "give report files, or directories of reports (one a machine), not \
                              both; --report draws two report files",
                         ))
@@ -320,9 +318,8 @@ impl Cli {
                     }
                 }
                 ([a, b], None) => hashes::diff(a, b, self.json, report.as_deref()),
-                _ if report.is_some() => Err(crate::exit::Failure::new(
+                _ if report.is_some() => Err(crate::exit::Failure::bad_input(
                     "OUTPUT_INVALID",
-                    Outcome::BadInput,
                     "--report draws two reports: leave it out to compare more, or a reference",
                 )),
                 _ => hashes::diff_many(reports, reference.as_deref(), self.json),

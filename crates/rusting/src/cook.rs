@@ -17,12 +17,11 @@ use crate::exit::{Failure, Outcome};
 /// Cooks every scene; returns one line per scene with the hash of its cooked bytes.
 pub fn cook(project_dir: &Path, json: bool) -> Result<String, Failure> {
     let project = Project::open(project_dir)
-        .map_err(|e| Failure::new("PROJECT_INVALID", Outcome::BadInput, e.to_string()))?;
+        .map_err(|e| Failure::bad_input("PROJECT_INVALID", e.to_string()))?;
     let main_scene = project.root.join(&project.manifest.main_scene);
     if !main_scene.is_file() {
-        return Err(Failure::new(
+        return Err(Failure::bad_input(
             "SCENE_INVALID",
-            Outcome::BadInput,
             format!(
                 "{}: the main scene named in rusting.json does not exist",
                 main_scene.display()
@@ -32,11 +31,7 @@ pub fn cook(project_dir: &Path, json: bool) -> Result<String, Failure> {
     let scenes_dir = project_dir.join("scenes");
     let mut sources: Vec<_> = std::fs::read_dir(&scenes_dir)
         .map_err(|e| {
-            Failure::new(
-                "PROJECT_INVALID",
-                Outcome::BadInput,
-                format!("{}: {e}", scenes_dir.display()),
-            )
+            Failure::bad_input("PROJECT_INVALID", format!("{}: {e}", scenes_dir.display()))
         })?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|path| path.to_string_lossy().ends_with(".scene.json"))
@@ -53,8 +48,7 @@ pub fn cook(project_dir: &Path, json: bool) -> Result<String, Failure> {
     let cooked = sources
         .iter()
         .map(|source| {
-            scene::cook_file(source)
-                .map_err(|e| Failure::new("SCENE_INVALID", Outcome::BadInput, e.to_string()))
+            scene::cook_file(source).map_err(|e| Failure::bad_input("SCENE_INVALID", e.to_string()))
         })
         .collect::<Result<Vec<_>, _>>()?;
     let failed = |path: &Path, e: std::io::Error| {

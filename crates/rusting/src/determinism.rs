@@ -224,7 +224,7 @@ struct Input {
 
 /// The input every run gets, checked: a replay must be of this project's seed and main scene.
 fn input(request: &Request, project: &Project, work: &Path) -> Result<Input, Failure> {
-    let bad = |code: &'static str, message: String| Failure::new(code, Outcome::BadInput, message);
+    let bad = |code: &'static str, message: String| Failure::bad_input(code, message);
     if let Some(script) = request.script {
         // Checked here, before anything builds: a broken script is bad input, not a failed run.
         InputScript::load(script).map_err(|e| bad("SCRIPT_INVALID", e.to_string()))?;
@@ -309,7 +309,7 @@ const DEFAULT_TICKS: u64 = 120;
 /// Runs the check; `Ok` with a summary when every configuration agrees.
 pub fn check(request: &Request) -> Result<String, Failure> {
     let project = Project::open(request.project)
-        .map_err(|e| Failure::new("PROJECT_INVALID", Outcome::BadInput, e.to_string()))?;
+        .map_err(|e| Failure::bad_input("PROJECT_INVALID", e.to_string()))?;
     let mut inputs = Vec::new();
     inputs.extend(request.script.map(|p| ("--script", p)));
     inputs.extend(request.replay.map(|p| ("--replay", p)));

@@ -39,6 +39,12 @@ pub struct Failure {
 }
 
 impl Failure {
+    /// Bad input (`Outcome::BadInput`) with a code and message: what a command refuses before it
+    /// builds or runs anything.
+    pub fn bad_input(code: &'static str, message: impl Into<String>) -> Self {
+        Failure::new(code, Outcome::BadInput, message)
+    }
+
     /// A failure with a code, message and outcome.
     pub fn new(code: &'static str, outcome: Outcome, message: impl Into<String>) -> Self {
         Failure {

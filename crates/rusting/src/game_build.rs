@@ -13,7 +13,9 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use rusting_engine::game::project::Project;
 use rusting_engine::game::result::RunResult;
+use rusting_engine::runtime::InputScript;
 
 use crate::exit::{Failure, Outcome};
 
@@ -27,12 +29,40 @@ pub enum Profile {
 }
 
 impl Profile {
+    /// `Debug` when `debug`, else `Release` (what `--debug` asks for).
+    pub fn of(debug: bool) -> Profile {
+        if debug {
+            Profile::Debug
+        } else {
+            Profile::Release
+        }
+    }
+
     /// The profile's name as cargo prints it.
     pub fn name(self) -> &'static str {
         match self {
             Profile::Debug => "debug",
             Profile::Release => "release",
         }
+    }
+}
+
+/// Opens the project at `project`, as a command does before it builds anything: a broken project
+/// is bad input (`PROJECT_INVALID`), not a failed build.
+pub fn check_project(project: &Path) -> Result<(), Failure> {
+    Project::open(project)
+        .map(drop)
+        .map_err(|e| Failure::bad_input("PROJECT_INVALID", e.to_string()))
+}
+
+/// Loads the input script at `script`, if one is given, before anything builds: a broken script
+/// is bad input (`SCRIPT_INVALID`), not a failed run.
+pub fn check_script(script: Option<&Path>) -> Result<(), Failure> {
+    match script {
+        Some(script) => InputScript::load(script)
+            .map(drop)
+            .map_err(|e| Failure::bad_input("SCRIPT_INVALID", e.to_string())),
+        None => Ok(()),
     }
 }
 

@@ -145,8 +145,7 @@ pub struct Compared {
 
 /// Reads the report at `path` (`REPORT_INVALID` when it cannot).
 pub fn load(path: &Path) -> Result<StateHashReport, Failure> {
-    StateHashReport::load(path)
-        .map_err(|e| Failure::new("REPORT_INVALID", Outcome::BadInput, e.to_string()))
+    StateHashReport::load(path).map_err(|e| Failure::bad_input("REPORT_INVALID", e.to_string()))
 }
 
 /// Compares each of `others` with `base` (read from the reference).

@@ -18,9 +18,8 @@ use crate::hashes::{Compared, compare_with, load};
 /// The names of the `*.json` files in `directory`.
 fn report_names(directory: &Path) -> Result<BTreeSet<String>, Failure> {
     let entries = std::fs::read_dir(directory).map_err(|e| {
-        Failure::new(
+        Failure::bad_input(
             "REPORT_INVALID",
-            Outcome::BadInput,
             format!("{}: cannot list the reports: {e}", directory.display()),
         )
     })?;
@@ -44,7 +43,7 @@ pub fn diff_machines(
     reference: Option<&Path>,
     json: bool,
 ) -> Result<String, Failure> {
-    let bad = |message: String| Failure::new("REPORT_INVALID", Outcome::BadInput, message);
+    let bad = |message: String| Failure::bad_input("REPORT_INVALID", message);
     // One machine per directory, however often or however spelt it is given.
     let mut machines: Vec<(&PathBuf, PathBuf)> = Vec::new();
     for directory in directories {

@@ -231,9 +231,8 @@ pub fn new_project(dir: &Path, engine: &Engine) -> Result<String, Failure> {
             .map(|mut entries| entries.next().is_none())
             .unwrap_or(false);
         if !empty {
-            return Err(Failure::new(
+            return Err(Failure::bad_input(
                 "DIRECTORY_NOT_EMPTY",
-                Outcome::BadInput,
                 format!(
                     "{}: exists and is not empty; choose a new directory",
                     dir.display()
@@ -246,16 +245,14 @@ pub fn new_project(dir: &Path, engine: &Engine) -> Result<String, Failure> {
         Engine::Version(version) => format!("rusting_engine = {version:?}"),
         Engine::Path(path) => {
             let path = std::fs::canonicalize(path).map_err(|e| {
-                Failure::new(
+                Failure::bad_input(
                     "PROJECT_INVALID",
-                    Outcome::BadInput,
                     format!("--engine-path {}: {e}", path.display()),
                 )
             })?;
             if !path.join("Cargo.toml").is_file() {
-                return Err(Failure::new(
+                return Err(Failure::bad_input(
                     "PROJECT_INVALID",
-                    Outcome::BadInput,
                     format!(
                         "--engine-path {}: not an engine checkout (no Cargo.toml)",
                         path.display()

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::exit::{Failure, Outcome};
+use crate::exit::Failure;
 
 /// `path` made absolute through its directory (which must exist), so two spellings of one file
 /// compare equal; `None` when the directory does not exist.
@@ -29,9 +29,8 @@ fn identity(path: &Path) -> Option<PathBuf> {
 /// Checks `outputs` (`(option, path)`) against each other and against `inputs` (`(option, path)`).
 pub fn check(inputs: &[(&str, &Path)], outputs: &[(&str, &Path)]) -> Result<(), Failure> {
     let refuse = |option: &str, path: &Path, why: String| {
-        Failure::new(
+        Failure::bad_input(
             "OUTPUT_INVALID",
-            Outcome::BadInput,
             format!("{option} {}: {why}", path.display()),
         )
     };

@@ -6,11 +6,11 @@ use std::path::Path;
 use rusting_engine::determinism::session_replay::SessionReplay;
 use rusting_engine::record::Replay;
 
-use crate::exit::{Failure, Outcome};
+use crate::exit::Failure;
 use crate::html_report::{HtmlReport, RecordingView, Verdict};
 
 fn load(file: &Path) -> Result<Replay, Failure> {
-    Replay::load(file).map_err(|e| Failure::new("REPLAY_INVALID", Outcome::BadInput, e.to_string()))
+    Replay::load(file).map_err(|e| Failure::bad_input("REPLAY_INVALID", e.to_string()))
 }
 
 /// What a replay holds; with `report`, also an HTML page of its recording (hashes, snapshot
@@ -25,9 +25,8 @@ pub fn info(
     crate::outputs::check(&[("FILE", file)], &outputs)?;
     if is_session_replay(file) {
         if report.is_some() {
-            return Err(Failure::new(
+            return Err(Failure::bad_input(
                 "REPLAY_INVALID",
-                Outcome::BadInput,
                 format!(
                     "{}: --report draws a single-player recording; this is a multiplayer \
                      session's replay",
@@ -89,7 +88,7 @@ fn is_session_replay(file: &Path) -> bool {
 /// What a session replay holds.
 fn session_info(file: &Path, json: bool) -> Result<String, Failure> {
     let replay = SessionReplay::read(file)
-        .map_err(|e| Failure::new("REPLAY_INVALID", Outcome::BadInput, e.to_string()))?;
+        .map_err(|e| Failure::bad_input("REPLAY_INVALID", e.to_string()))?;
     let last = replay
         .ticks
         .last()
@@ -174,9 +173,8 @@ pub fn play(
 ) -> Result<String, Failure> {
     if is_session_replay(file) {
         if window {
-            return Err(Failure::new(
+            return Err(Failure::bad_input(
                 "REPLAY_INVALID",
-                Outcome::BadInput,
                 format!(
                     "{}: a multiplayer session's replay plays headless only (leave out --window)",
                     file.display()

@@ -15,12 +15,10 @@
 use std::path::Path;
 
 use rusting_engine::determinism::session_replay::SessionReplay;
-use rusting_engine::game::project::Project;
 use rusting_engine::record::Replay;
-use rusting_engine::runtime::InputScript;
 
-use crate::exit::{Failure, Outcome};
-use crate::game_build::{Build, Profile, run_for_summary};
+use crate::exit::Failure;
+use crate::game_build::{Build, Profile, check_project, check_script, run_for_summary};
 
 /// One `rusting run`.
 pub struct Request<'a> {
@@ -52,32 +50,30 @@ pub struct Request<'a> {
     pub target_dir: Option<&'a Path>,
 }
 
-fn bad(code: &'static str, message: impl Into<String>) -> Failure {
-    Failure::new(code, Outcome::BadInput, message)
-}
-
 /// Checks the request, builds the game and runs it; `Ok` with the game's summary.
 pub fn run(request: &Request) -> Result<String, Failure> {
-    Project::open(request.project).map_err(|e| bad("PROJECT_INVALID", e.to_string()))?;
+    check_project(request.project)?;
     if let Some(range) = request.detail_ticks
         && rusting_engine::game::parse_tick_range(range).is_none()
     {
-        return Err(bad(
+        return Err(Failure::bad_input(
             "TICKS_INVALID",
             format!("--detail-ticks {range}: expected `<from>-<to>`, from 1, at most 600 ticks"),
         ));
     }
     if let Some(path) = request.replay {
-        Replay::load(path).map_err(|e| bad("REPLAY_INVALID", e.to_string()))?;
+        Replay::load(path).map_err(|e| Failure::bad_input("REPLAY_INVALID", e.to_string()))?;
     } else if let Some(path) = request.session_replay {
-        SessionReplay::read(path).map_err(|e| bad("REPLAY_INVALID", e.to_string()))?;
+        SessionReplay::read(path)
+            .map_err(|e| Failure::bad_input("REPLAY_INVALID", e.to_string()))?;
     } else if request.headless && request.ticks.is_none() {
-        return Err(bad("TICKS_REQUIRED", "a headless run needs --ticks <n>"));
+        return Err(Failure::bad_input(
+            "TICKS_REQUIRED",
+            "a headless run needs --ticks <n>",
+        ));
     }
     // Checked before anything builds: a broken script is bad input, not a failed run.
-    if let Some(script) = request.script {
-        InputScript::load(script).map_err(|e| bad("SCRIPT_INVALID", e.to_string()))?;
-    }
+    check_script(request.script)?;
     let mut inputs = Vec::new();
     inputs.extend(request.script.map(|p| ("--script", p)));
     inputs.extend(request.replay.map(|p| ("--replay", p)));
@@ -86,11 +82,7 @@ pub fn run(request: &Request) -> Result<String, Failure> {
     outputs.extend(request.record.map(|p| ("--record", p)));
     outputs.extend(request.hashes_out.map(|p| ("--hashes-out", p)));
     crate::outputs::check(&inputs, &outputs)?;
-    let profile = if request.debug {
-        Profile::Debug
-    } else {
-        Profile::Release
-    };
+    let profile = Profile::of(request.debug);
     let window = !request.headless
         && request.session_replay.is_none()
         && (request.replay.is_none() || request.view);

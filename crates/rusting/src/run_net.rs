@@ -13,12 +13,12 @@
 use std::net::{SocketAddr, UdpSocket};
 use std::path::{Path, PathBuf};
 
-use rusting_engine::game::project::Project;
 use rusting_engine::record::{StateHashReport, compare_reports};
-use rusting_engine::runtime::InputScript;
 
 use crate::exit::{Failure, Outcome};
-use crate::game_build::{Build, Profile, result_path, run_for_summary};
+use crate::game_build::{
+    Build, Profile, check_project, check_script, result_path, run_for_summary,
+};
 
 /// Who plays the session.
 pub enum Peers<'a> {
@@ -51,25 +51,19 @@ pub struct Request<'a> {
     pub target_dir: Option<&'a Path>,
 }
 
-fn bad(code: &'static str, message: impl Into<String>) -> Failure {
-    Failure::new(code, Outcome::BadInput, message)
-}
-
 /// Checks the request, builds the game and runs the session; `Ok` with what each peer said.
 pub fn run(request: &Request) -> Result<String, Failure> {
-    Project::open(request.project).map_err(|e| bad("PROJECT_INVALID", e.to_string()))?;
+    check_project(request.project)?;
     let Some(ticks) = request.ticks else {
-        return Err(bad(
+        return Err(Failure::bad_input(
             "TICKS_REQUIRED",
             "a multiplayer run is headless and needs --ticks <n> (the confirmed ticks to play)",
         ));
     };
-    if let Some(script) = request.script {
-        InputScript::load(script).map_err(|e| bad("SCRIPT_INVALID", e.to_string()))?;
-    }
+    check_script(request.script)?;
     match request.peers {
         Peers::Local(n) if !(2..=8).contains(&n) => {
-            return Err(bad(
+            return Err(Failure::bad_input(
                 "NET_INVALID",
                 format!("--net {n}: a session on this machine has 2 to 8 peers"),
             ));
@@ -82,7 +76,7 @@ pub fn run(request: &Request) -> Result<String, Failure> {
             match addresses {
                 Some(addresses) if (2..=8).contains(&addresses.len()) => {
                     if player >= addresses.len() {
-                        return Err(bad(
+                        return Err(Failure::bad_input(
                             "NET_INVALID",
                             format!(
                                 "--net-player {player}: the session's {} players have handles 0 \
@@ -94,7 +88,7 @@ pub fn run(request: &Request) -> Result<String, Failure> {
                     }
                 }
                 _ => {
-                    return Err(bad(
+                    return Err(Failure::bad_input(
                         "NET_INVALID",
                         format!(
                             "--net-peers {peers}: expected 2 to 8 addresses `ip:port`, \
@@ -112,11 +106,7 @@ pub fn run(request: &Request) -> Result<String, Failure> {
         window: false,
         net: true,
     }
-    .build(if request.debug {
-        Profile::Debug
-    } else {
-        Profile::Release
-    })?;
+    .build(Profile::of(request.debug))?;
     let peer = |peers: String, player: usize, report: Option<PathBuf>| PeerRun {
         executable: executable.clone(),
         project: request.project.to_owned(),

@@ -36,7 +36,7 @@ use finding::{Finding, Place, Severity};
 /// Runs every check on the project in `project_dir`.
 pub fn validate(project_dir: &Path, json: bool) -> Result<String, Failure> {
     let project = Project::open(project_dir)
-        .map_err(|e| Failure::new("PROJECT_INVALID", Outcome::BadInput, e.to_string()))?;
+        .map_err(|e| Failure::bad_input("PROJECT_INVALID", e.to_string()))?;
     let findings = run_checks(&project);
     let errors = findings
         .iter()

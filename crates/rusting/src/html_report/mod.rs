@@ -19,7 +19,7 @@ mod timeline;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::exit::{Failure, Outcome};
+use crate::exit::Failure;
 
 pub use divergence::{DivergenceView, track_from_details};
 pub use timeline::{Lane, RecordingView};
@@ -90,9 +90,8 @@ pub(crate) fn escape(text: &str) -> String {
 /// Writes `report` to `path` atomically; `OUTPUT_INVALID` when it cannot.
 pub fn write(report: &HtmlReport, path: &Path) -> Result<(), Failure> {
     report.write(path).map_err(|e| {
-        Failure::new(
+        Failure::bad_input(
             "OUTPUT_INVALID",
-            Outcome::BadInput,
             format!("{}: cannot write the report: {e}", path.display()),
         )
     })
