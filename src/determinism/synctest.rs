@@ -18,13 +18,10 @@
 
 use std::collections::VecDeque;
 
-use crate::engine::App;
-use crate::engine::host::SimulationHost;
+use crate::engine::{App, SimulationHost};
 use crate::runtime::RuntimeInput;
-use crate::state::SimId;
 use crate::state::hash::{StateHashes, entity_states, resources_hash};
-use crate::state::undeclared::UndeclaredState;
-use crate::state::{SnapshotError, WorldSnapshot};
+use crate::state::{SimId, SnapshotError, UndeclaredState, WorldSnapshot};
 
 /// Why a synctest failed.
 #[derive(thiserror::Error, Debug, Clone, PartialEq)]

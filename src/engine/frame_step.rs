@@ -18,14 +18,13 @@ use std::time::Duration;
 use bevy::app::FixedMain;
 use bevy::prelude::World;
 
-use crate::runtime::DeterminismMode;
-use crate::runtime::{FrameTime, RuntimeInput, TickAccumulator, TimeControl};
+use crate::runtime::{DeterminismMode, FrameTime, RuntimeInput, TickAccumulator, TimeControl};
 use crate::state::undeclared::{UndeclaredCheck, UndeclaredState, find_undeclared};
 
 /// Work that runs after every fixed tick, with the world as the tick left it.
 ///
-/// The world-state hash and the replay recorder are hooks. `tick` is the number of ticks completed,
-/// counting the one that just ran.
+/// They run after the world-state hash is recorded and the recorder is told of it, in the order
+/// they were added. `tick` is the number of ticks completed, counting the one that just ran.
 pub trait TickHook: Send + 'static {
     /// Called once after each fixed tick.
     fn after_tick(&mut self, world: &mut World, tick: u64);
@@ -48,7 +47,8 @@ pub struct FrameReport {
 
 /// What records the frames a [`FrameStepper`] runs (the replay recorder, `record::Recorder`):
 /// told of each frame before it runs, of each tick's hash, and of each frame's end; rewound when
-/// the app is rolled back. It must never change the world.
+/// the app is rolled back. It must never change simulation state (it may read the world, which
+/// capturing a state detail needs mutably).
 pub trait FrameRecorder: Send + 'static {
     /// A frame that took `real_delta` is about to run, from `first_tick` ticks completed, with
     /// `input` as the frame's input.

@@ -20,8 +20,7 @@ use std::time::{Duration, Instant};
 
 use super::error::GameError;
 use super::project::Project;
-use crate::engine::App;
-use crate::engine::SimulationHost;
+use crate::engine::{App, SimulationHost};
 use crate::net::{NetEvent, NetSession, SessionSettings, bind_udp, prepare_app};
 use crate::record::StateHashReport;
 use crate::runtime::{InputBindings, InputScript, PlayerTickInput, RuntimeInput, TickInput};

@@ -14,8 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::runtime::json_file;
-use crate::runtime::{DeterminismMode, RuntimeSettings};
+use crate::runtime::{DeterminismMode, RuntimeSettings, json_file};
 
 /// The project file's name.
 pub const PROJECT_FILE: &str = "rusting.json";

@@ -11,8 +11,7 @@ use bevy::prelude::{Component, Query, Res, Transform};
 use serde::{Deserialize, Serialize};
 
 use crate::physics::{BodyKind, RigidBody};
-use crate::runtime::FrameTime;
-use crate::runtime::sim_math;
+use crate::runtime::{FrameTime, sim_math};
 
 /// How the eased fraction follows the played fraction.
 #[derive(

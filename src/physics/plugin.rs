@@ -21,8 +21,7 @@ use super::cpu::{self, SolverBody, StepParams, StepScratch};
 use super::resources::{CollisionEvents, PhysicsIdRegistry, PhysicsSettings};
 use super::world::PhysicsWorld;
 use crate::runtime::{DeterminismMode, DeterminismSupport, FrameTime, SimSet};
-use crate::state::SimId;
-use crate::state::{SimRegistry, SimStateAppExt};
+use crate::state::{SimId, SimRegistry, SimStateAppExt};
 
 /// The name the CPU solver declares its determinism under.
 pub const CPU_SOLVER_PART: &str = "physics.cpu";

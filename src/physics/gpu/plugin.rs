@@ -43,8 +43,7 @@ use crate::physics::components::{
 };
 use crate::physics::resources::{PhysicsIdRegistry, PhysicsSettings};
 use crate::runtime::{FrameTime, SimSet};
-use crate::state::SimId;
-use crate::state::{SimStateAppExt, SnapshotAppExt, SnapshotRegistry, StateHashes};
+use crate::state::{SimId, SimStateAppExt, SnapshotAppExt, SnapshotRegistry, StateHashes};
 
 /// Fixed ticks between a GPU tick and the CPU tick that receives its events: events of GPU tick
 /// `n` reach CPU systems during fixed tick `n + GPU_EVENT_LAG`. Two ticks leave the GPU a frame
