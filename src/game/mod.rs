@@ -37,7 +37,7 @@
 //! `headless`, `windowed` (feature `window`), `net_run` (feature `net`). This file only
 //! dispatches. Nothing here may read a clock.
 
-pub mod build_app;
+mod build_app;
 pub mod error;
 mod finish;
 pub mod headless;
