@@ -224,14 +224,14 @@ impl App {
         self.stepper.set_recorder(recorder);
     }
 
-    /// What records the frames, if anything does.
-    pub fn frame_recorder(&self) -> Option<&dyn FrameRecorder> {
-        self.stepper.recorder()
+    /// The recorder, if one of type `T` records the frames.
+    pub fn frame_recorder<T: FrameRecorder>(&self) -> Option<&T> {
+        self.stepper.recorder::<T>()
     }
 
-    /// Stops recording and hands the recorder back.
-    pub fn take_frame_recorder(&mut self) -> Option<Box<dyn FrameRecorder>> {
-        self.stepper.take_recorder()
+    /// Stops a recorder of type `T` and hands it back (see [`FrameStepper::take_recorder`]).
+    pub fn take_frame_recorder<T: FrameRecorder>(&mut self) -> Option<T> {
+        self.stepper.take_recorder::<T>()
     }
 
     /// `T` (a component or resource) is simulation state: hashed, copied by snapshots, compared

@@ -185,13 +185,16 @@ impl FrameStepper {
         self.recorder = Some(recorder);
     }
 
-    /// What records the frames, if anything does.
-    pub fn recorder(&self) -> Option<&dyn FrameRecorder> {
-        self.recorder.as_deref()
+    /// The recorder, if one of type `T` records the frames.
+    pub fn recorder<T: FrameRecorder>(&self) -> Option<&T> {
+        self.recorder.as_deref()?.as_any().downcast_ref::<T>()
     }
 
-    /// Stops recording and hands the recorder back.
-    pub fn take_recorder(&mut self) -> Option<Box<dyn FrameRecorder>> {
-        self.recorder.take()
+    /// Stops a recorder of type `T` and hands it back; a recorder of another type keeps
+    /// recording.
+    pub fn take_recorder<T: FrameRecorder>(&mut self) -> Option<T> {
+        self.recorder::<T>()?;
+        let recorder = self.recorder.take()?.into_any().downcast::<T>().ok()?;
+        Some(*recorder)
     }
 }

@@ -5,10 +5,22 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use super::error::GameError;
 use super::project::Project;
 use crate::engine::App;
+
+/// Every tick's `(tick, hash)`, shared with the tick hook that collects them.
+pub type SharedHashes = Arc<Mutex<Vec<(u64, u64)>>>;
+
+/// The ticks detailed down to the field, shared with the tick hook that captures them.
+pub type SharedDetails = Arc<Mutex<Vec<crate::record::StateDetail>>>;
+
+/// A copy of what a tick hook collected so far (nothing, if the hook panicked while holding it).
+pub(crate) fn taken<T: Clone>(shared: &Mutex<Vec<T>>) -> Vec<T> {
+    shared.lock().map(|v| v.clone()).unwrap_or_default()
+}
 
 /// Writes the state-hash report if asked and sums the run up.
 pub(crate) fn finish_run(
@@ -26,9 +38,9 @@ pub(crate) struct RunRecord<'a> {
     /// `RUSTING_STATE_HASH_OUT`.
     pub report_path: Option<&'a Path>,
     /// Every tick's hash.
-    pub hashes: &'a std::sync::Mutex<Vec<(u64, u64)>>,
+    pub hashes: &'a Mutex<Vec<(u64, u64)>>,
     /// `RUSTING_DETAIL_TICKS`' details.
-    pub details: &'a std::sync::Mutex<Vec<crate::record::StateDetail>>,
+    pub details: &'a Mutex<Vec<crate::record::StateDetail>>,
 }
 
 impl RunRecord<'_> {
@@ -45,9 +57,8 @@ impl RunRecord<'_> {
             return Err(found.into());
         }
         if let Some(path) = self.report_path {
-            let hashes = self.hashes.lock().map(|h| h.clone()).unwrap_or_default();
-            let mut report = crate::record::StateHashReport::capture(world, &hashes);
-            report.details = self.details.lock().map(|d| d.clone()).unwrap_or_default();
+            let mut report = crate::record::StateHashReport::capture(world, &taken(self.hashes));
+            report.details = taken(self.details);
             report.write(path)?;
         }
         let mut summary = String::new();

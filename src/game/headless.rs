@@ -5,13 +5,13 @@
 //! This module must never open a window or read a clock.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use bevy::prelude::World;
 
 use super::build_app::build_app;
 use super::error::GameError;
-use super::finish::{RunRecord, finish_run};
+use super::finish::{RunRecord, SharedDetails, SharedHashes, finish_run, taken};
 use super::project::Project;
 use super::result::ResultChannel;
 use crate::determinism::session_replay::{SessionReplay, prepare_players};
@@ -35,20 +35,19 @@ pub fn simulate_project_headless(
     let hashes = collect_hashes(&mut app);
     app.setup()?;
     run_headless(&mut app, ticks, script);
-    let hashes = hashes.lock().map(|h| h.clone()).unwrap_or_default();
-    Ok((app, hashes))
+    Ok((app, taken(&hashes)))
 }
 
 /// Adds a tick hook that keeps every tick's hash (`StateHashes` keeps only the latest 1024).
-pub fn collect_hashes(app: &mut App) -> Arc<Mutex<Vec<(u64, u64)>>> {
-    let hashes = Arc::new(Mutex::new(Vec::new()));
+pub fn collect_hashes(app: &mut App) -> SharedHashes {
+    let hashes = SharedHashes::default();
     collect_hashes_into(app, hashes.clone());
     hashes
 }
 
 /// [`collect_hashes`] into `sink`. A tick run again after a rollback replaces the hashes from
 /// that tick on, so the list always holds the ticks as finally simulated.
-pub fn collect_hashes_into(app: &mut App, sink: Arc<Mutex<Vec<(u64, u64)>>>) {
+pub fn collect_hashes_into(app: &mut App, sink: SharedHashes) {
     app.add_tick_hook(move |world: &mut World, _tick: u64| {
         if let Some(&last) = world.resource::<StateHashes>().cpu.back()
             && let Ok(mut all) = sink.lock()
@@ -127,32 +126,6 @@ pub fn uneven_frames(ticks: u64) -> InputScript {
     }
 }
 
-/// Runs `ticks` ticks one a frame under a [`SyncTest`](crate::determinism::SyncTest) that rolls
-/// back `distance` ticks after every frame, feeding the script's inputs one frame each.
-fn run_synctest(
-    project: &Project,
-    make_app: impl FnMut() -> App,
-    distance: usize,
-    ticks: u64,
-    script: Option<&InputScript>,
-    report: impl FnOnce(&mut App) -> Result<(), crate::record::ReportError>,
-) -> Result<Option<String>, GameError> {
-    let mut synctest = SyncTest::new(make_app, distance);
-    let mut inputs = script.into_iter().flat_map(|s| s.frames());
-    let mut input = RuntimeInput::default();
-    while synctest.app().ticks() < ticks {
-        if let Some((_, next)) = inputs.next() {
-            input = next;
-        }
-        synctest.advance(input.clone())?;
-    }
-    report(synctest.app_mut())?;
-    Ok(Some(format!(
-        "{}: synctest passed: {ticks} ticks, each re-simulated {distance} ticks back from a snapshot",
-        project.manifest.name
-    )))
-}
-
 /// Plays the session replay in `file` headless, without the network
 /// (`RUSTING_SESSION_REPLAY_PLAY`).
 pub(crate) fn play_session_replay(
@@ -175,8 +148,9 @@ pub(crate) fn play_session_replay(
     )))
 }
 
-/// Runs `ticks` ticks headless under a synctest rolling back `distance` ticks
-/// (`RUSTING_SYNCTEST`), writing the state-hash report to `report_path` when asked.
+/// Runs `ticks` ticks headless, one a frame, under a [`SyncTest`] that rolls back `distance` ticks
+/// after every frame (`RUSTING_SYNCTEST`), feeding the script's inputs one frame each, and writes
+/// the state-hash report to `report_path` when asked.
 pub(crate) fn run_synctest_mode(
     project: &Project,
     add_game: &dyn Fn(&mut App),
@@ -185,12 +159,12 @@ pub(crate) fn run_synctest_mode(
     script: Option<&InputScript>,
     report_path: Option<&Path>,
 ) -> Result<Option<String>, GameError> {
-    let synctest_hashes = Arc::new(Mutex::new(Vec::new()));
+    let hashes: SharedHashes = Arc::default();
     let make_app = || {
         let mut app = build_app(project).expect("the project built once already");
         add_game(&mut app);
         channel.track_ticks(&mut app);
-        collect_hashes_into(&mut app, synctest_hashes.clone());
+        collect_hashes_into(&mut app, hashes.clone());
         app
     };
     // Check the app builds and starts before the synctest builds more of them.
@@ -198,23 +172,22 @@ pub(crate) fn run_synctest_mode(
     add_game(&mut first);
     first.setup()?;
     channel.started();
-    run_synctest(
-        project,
-        make_app,
-        distance,
-        ticks,
-        script,
-        |app| match report_path {
-            Some(path) => {
-                let hashes = synctest_hashes
-                    .lock()
-                    .map(|h| h.clone())
-                    .unwrap_or_default();
-                StateHashReport::capture(app.world_mut(), &hashes).write(path)
-            }
-            None => Ok(()),
-        },
-    )
+    let mut synctest = SyncTest::new(make_app, distance);
+    let mut inputs = script.into_iter().flat_map(|s| s.frames());
+    let mut input = RuntimeInput::default();
+    while synctest.app().ticks() < ticks {
+        if let Some((_, next)) = inputs.next() {
+            input = next;
+        }
+        synctest.advance(input.clone())?;
+    }
+    if let Some(path) = report_path {
+        StateHashReport::capture(synctest.app_mut().world_mut(), &taken(&hashes)).write(path)?;
+    }
+    Ok(Some(format!(
+        "{}: synctest passed: {ticks} ticks, each re-simulated {distance} ticks back from a snapshot",
+        project.manifest.name
+    )))
 }
 
 /// Plays the replay `RUSTING_REPLAY_PLAY` named into `app` (set up) headless, writing the
@@ -227,8 +200,7 @@ pub(crate) fn play_replay_file(
 ) -> Result<Option<String>, GameError> {
     play_replay(&replay, app).map_err(|error| GameError::ReplayIn { file, error })?;
     if let Some(path) = run.report_path {
-        let hashes = run.hashes.lock().map(|h| h.clone()).unwrap_or_default();
-        StateHashReport::capture(app.world_mut(), &hashes).write(path)?;
+        StateHashReport::capture(app.world_mut(), &taken(run.hashes)).write(path)?;
     }
     Ok(Some(format!(
         "{}: replay matched all {} recorded ticks",
@@ -264,12 +236,6 @@ pub(crate) fn run_ticks(
     finish_run(project, app, run)
 }
 
-/// Every tick's `(tick, hash)`, shared with the tick hook that collects them.
-pub(crate) type SharedHashes = Arc<Mutex<Vec<(u64, u64)>>>;
-
-/// The ticks detailed down to the field, shared with the tick hook that captures them.
-pub(crate) type SharedDetails = Arc<Mutex<Vec<StateDetail>>>;
-
 /// The tick hooks of a run that every mode keeps: every tick's hash, the `RUSTING_DETAIL_TICKS`
 /// details, and the lockstep protocol when `rusting determinism` asks for it.
 pub(crate) fn add_run_hooks(
@@ -278,7 +244,7 @@ pub(crate) fn add_run_hooks(
     lockstep: bool,
 ) -> (SharedHashes, SharedDetails) {
     let hashes = collect_hashes(app);
-    let details = Arc::new(Mutex::new(Vec::new()));
+    let details = SharedDetails::default();
     if let Some((from, to)) = detail_ticks {
         let details = details.clone();
         app.add_tick_hook(move |world: &mut World, tick| {

@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::error::GameError;
+use super::options::environment;
 use super::project::Project;
 use crate::engine::{App, SimulationHost};
 use crate::net::{NetEvent, NetSession, SessionSettings, bind_udp, prepare_app};
@@ -48,10 +49,6 @@ pub struct NetRun {
     pub player: usize,
     /// Where to write the session replay.
     pub session_out: Option<PathBuf>,
-}
-
-fn environment(name: &'static str) -> Option<String> {
-    std::env::var(name).ok().filter(|value| !value.is_empty())
 }
 
 impl NetRun {

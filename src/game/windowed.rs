@@ -10,12 +10,12 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::error::GameError;
-use super::finish::RunRecord;
+use super::finish::{RunRecord, SharedDetails, SharedHashes};
 use super::project::Project;
 use super::result::ResultChannel;
 use crate::determinism::{SeekState, SyncTestRun};
 use crate::engine::App;
-use crate::record::{RecordingAppExt, Replay, StateDetail};
+use crate::record::{RecordingAppExt, Replay};
 use crate::runtime::InputScript;
 use crate::window::{FrameFeed, ModeEnd, WindowSettings, WindowedEnd, WindowedMode, WindowedRun};
 
@@ -60,9 +60,9 @@ pub(crate) struct WindowedPlay {
     /// Write the state-hash report here.
     pub report_path: Option<PathBuf>,
     /// Every tick's hash, from the app's hook.
-    pub hashes: Arc<Mutex<Vec<(u64, u64)>>>,
+    pub hashes: SharedHashes,
     /// Detailed ticks, from the app's hook.
-    pub details: Arc<Mutex<Vec<StateDetail>>>,
+    pub details: SharedDetails,
     /// Save a screenshot here when the ticks are done.
     pub screenshot: Option<PathBuf>,
 }
@@ -141,7 +141,8 @@ pub(crate) fn play_windowed(
                   stepper: &mut crate::engine::frame_step::FrameStepper,
                   mode_end: ModeEnd| {
                 crate::physics::gpu::finish_gpu_ticks(world);
-                let recorded = crate::record::recorder::take_recorder(stepper)
+                let recorded = stepper
+                    .take_recorder::<crate::record::Recorder>()
                     .map(|r| r.finish())
                     .transpose();
                 let undeclared = stepper.undeclared_state().cloned();

@@ -4,8 +4,8 @@
 //! [`super::replay::DETAIL_INTERVAL`] ticks) so that a later divergence can be blamed.
 //!
 //! The engine knows the recorder only as a [`FrameRecorder`] in its frame stepper;
-//! [`RecordingAppExt`] is how an app is recorded (`app.start_recording()`, in the prelude), and
-//! [`take_recorder`] takes a windowed game's recording back from its stepper. This module must
+//! [`RecordingAppExt`] is how an app is recorded (`app.start_recording()`, in the prelude); a
+//! windowed game takes its recording back with `FrameStepper::take_recorder::<Recorder>()`. This module must
 //! never read a clock or change the world.
 
 use std::any::Any;
@@ -16,7 +16,7 @@ use bevy::prelude::World;
 
 use super::detail::StateDetail;
 use super::replay::{DETAIL_INTERVAL, REPLAY_FORMAT_VERSION, Replay, ReplayError, ReplayFrame};
-use crate::engine::{App, FrameRecorder, FrameStepper};
+use crate::engine::{App, FrameRecorder};
 use crate::runtime::{FrameTime, RandomSeed, RuntimeInput};
 use crate::scene::SceneIdentity;
 use crate::state::hasher::hex;
@@ -225,16 +225,6 @@ impl FrameRecorder for Recorder {
     }
 }
 
-/// Takes the replay [`Recorder`] out of `stepper`, if it holds one (a windowed game's stepper,
-/// which the window's loop owns). Another kind of recorder stays where it is.
-pub fn take_recorder(stepper: &mut FrameStepper) -> Option<Recorder> {
-    if !stepper.recorder()?.as_any().is::<Recorder>() {
-        return None;
-    }
-    let recorder = stepper.take_recorder()?;
-    recorder.into_any().downcast::<Recorder>().ok().map(|r| *r)
-}
-
 /// Recording an engine [`App`] into a [`Replay`]: the replay tools' part of an app, in the
 /// prelude. The recorder lives in the app's frame stepper, outside the `World`.
 pub trait RecordingAppExt {
@@ -294,27 +284,13 @@ impl RecordingAppExt for App {
     }
 
     fn recording(&self) -> Option<&Replay> {
-        self.frame_recorder()?
-            .as_any()
-            .downcast_ref::<Recorder>()?
-            .replay()
+        self.frame_recorder::<Recorder>()?.replay()
     }
 
     fn finish_recording(&mut self) -> Result<Option<Replay>, ReplayError> {
-        // Another kind of recorder stays where it is.
-        if !self
-            .frame_recorder()
-            .is_some_and(|recorder| recorder.as_any().is::<Recorder>())
-        {
-            return Ok(None);
-        }
-        match self
-            .take_frame_recorder()
-            .map(|r| r.into_any().downcast::<Recorder>())
-        {
-            Some(Ok(recorder)) => recorder.finish().map(Some),
-            _ => Ok(None),
-        }
+        self.take_frame_recorder::<Recorder>()
+            .map(Recorder::finish)
+            .transpose()
     }
 
     fn stop_recording(&mut self) -> Option<Replay> {

@@ -413,10 +413,9 @@ pub fn record_state_hash(world: &mut World, tick: u64, check_non_finite: bool) -
     let (entities, entity_non_finite) = entity_hashes(world);
     let (resources, resource_non_finite) = resources_hash(world);
     let hash = combine(&entities, resources);
-    let checking = check_non_finite;
     let mut hashes = world.resource_mut::<StateHashes>();
     hashes.push(tick, hash);
-    if checking && hashes.first_non_finite.is_none() {
+    if check_non_finite && hashes.first_non_finite.is_none() {
         let found = entity_non_finite
             .map(|(entity, c, f)| (Some(entity), c, f))
             .or(resource_non_finite.map(|(c, f)| (None, c, f)));
