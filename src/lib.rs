@@ -10,7 +10,8 @@
 //! The modules are the engine's layers, bottom up; each imports only from those below it (see
 //! `docs/architecture.md`): [`state`] (what simulation state is: [`SimState`](state::SimState),
 //! [`SimId`](state::SimId), the registry, the world-state hash, snapshots), [`runtime`] (math,
-//! time, randomness, input, the fixed schedules), the domains [`physics`], [`gameplay`] and
+//! time, randomness, input, the fixed schedules), [`jobs`] (deadline jobs, sliced tasks, parallel
+//! work in job order, outside results), the domains [`physics`], [`gameplay`] and
 //! [`scene`], [`engine`] (the [`App`] and its frame stepper), [`record`] (replays, the recorder,
 //! state details, reports), [`determinism`] (the tools that drive an app: playback, seeking,
 //! synctest, comparisons), `net` and `window` (features), and [`game`] (the entry point and one
@@ -48,6 +49,7 @@ pub mod determinism;
 pub mod engine;
 pub mod game;
 pub mod gameplay;
+pub mod jobs;
 #[cfg(feature = "net")]
 pub mod net;
 pub mod physics;
@@ -66,6 +68,10 @@ pub mod prelude {
     pub use crate::gameplay::{
         BurstEmitter, BurstParticle, Counter, Easing, HudElement, Pickup, PlatformerController,
         PlayerController, SoundEvents, SoundQueue, Tween, TweenMode,
+    };
+    pub use crate::jobs::{
+        JobId, JobKind, Jobs, JobsAppExt, OutsideInputs, OutsideQueue, Progress, Sliced,
+        SlicedTask, parallel_chunks, parallel_jobs, parallel_reduce,
     };
     pub use crate::physics::{
         BodyKind, Collider, CollisionEvents, CollisionLayers, PhysicsBody, PhysicsSettings,

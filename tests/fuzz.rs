@@ -15,6 +15,7 @@
 //! target again with the printed seed; `RUSTING_FUZZ_SAVE=1` writes every input to
 //! `target/fuzz/<target>.current` before it is parsed, which names the input that aborted.
 
+use rusting_engine::jobs::{OutsideEntry, OutsideTick};
 use rusting_engine::record::replay_compact::write_varint;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
@@ -299,14 +300,52 @@ fn generate_compact(rng: &mut Rng) -> Vec<u8> {
     for _ in 0..hashes {
         out.extend_from_slice(&rng.next().to_le_bytes());
     }
+    if rng.chance(3) {
+        // No details, then outside ticks.
+        write_varint(&mut out, 0);
+        let ticks = rng.below(3);
+        write_varint(
+            &mut out,
+            if rng.chance(8) {
+                some_number(rng)
+            } else {
+                ticks as u64
+            },
+        );
+        for _ in 0..ticks {
+            write_varint(&mut out, some_number(rng));
+            generate_outside_entries(rng, &mut out);
+        }
+    }
     out
+}
+
+/// One tick's outside entries as the compact replay and the journal hold them: a count, then per
+/// entry a channel and its bytes, with counts and lengths at the edges of their limits.
+fn generate_outside_entries(rng: &mut Rng, out: &mut Vec<u8>) {
+    let entries = rng.below(3);
+    write_varint(
+        out,
+        if rng.chance(4) {
+            some_number(rng)
+        } else {
+            entries as u64
+        },
+    );
+    for _ in 0..entries {
+        let channel = [0u64, 1, 64, 65][rng.below(4)];
+        write_varint(out, channel);
+        out.extend(std::iter::repeat_n(b'c', channel.min(8) as usize));
+        write_varint(out, if rng.chance(3) { some_number(rng) } else { 3 });
+        out.extend_from_slice(b"abc");
+    }
 }
 
 /// A recording journal generated from its structure.
 fn generate_journal(rng: &mut Rng, header: &[u8]) -> Vec<u8> {
     let mut out = header.to_vec();
     for _ in 0..rng.below(40) {
-        match rng.below(6) {
+        match rng.below(7) {
             0 => {
                 out.push(1);
                 write_varint(&mut out, some_number(rng));
@@ -326,6 +365,13 @@ fn generate_journal(rng: &mut Rng, header: &[u8]) -> Vec<u8> {
                 out.push(5);
                 write_varint(&mut out, some_number(rng));
                 out.extend_from_slice(&rng.next().to_le_bytes());
+            }
+            5 => {
+                // Outside entries: a tick, a count, then per entry a channel and its bytes, with
+                // lengths at the edges of their limits.
+                out.push(7);
+                write_varint(&mut out, some_number(rng));
+                generate_outside_entries(rng, &mut out);
             }
             _ => out.push(rng.next() as u8),
         }
@@ -439,7 +485,22 @@ fn recorded() -> (Replay, Vec<u8>, StateHashReport) {
             let mut app = support::starter_app();
             app.start_recording();
             rusting_engine::game::run_headless(&mut app, 120, Some(&script));
-            let replay = app.stop_recording().unwrap();
+            let mut replay = app.stop_recording().unwrap();
+            // Outside results at two ticks, so every replay target's seeds hold them.
+            let entry = |channel: &str, bytes: &[u8]| OutsideEntry {
+                channel: channel.to_owned(),
+                bytes: bytes.to_vec(),
+            };
+            replay.outside = vec![
+                OutsideTick {
+                    tick: 10,
+                    entries: vec![entry("leaderboard", b"rank 1")],
+                },
+                OutsideTick {
+                    tick: 50,
+                    entries: vec![entry("asset:level-2", &[0, 1, 2]), entry("login", b"ok")],
+                },
+            ];
             let dir =
                 std::env::temp_dir().join(format!("rusting-fuzz-seed-{}", std::process::id()));
             std::fs::create_dir_all(&dir).unwrap();
@@ -458,6 +519,9 @@ fn recorded() -> (Replay, Vec<u8>, StateHashReport) {
                     &input,
                 );
                 for tick in frame.start_tick + 1..=next {
+                    if let Some(entered) = replay.outside.iter().find(|o| o.tick == tick) {
+                        recorder.outside(tick, &entered.entries);
+                    }
                     recorder.tick(tick, tick);
                 }
                 recorder.end_frame();

@@ -14,6 +14,7 @@ use imports::{ImportGraph, Module, read_crate};
 const LAYERS: &[&[&str]] = &[
     &["state"],
     &["runtime"],
+    &["jobs"],
     &["physics"],
     &["gameplay"],
     &["scene"],

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::engine::SimulationHost;
+use crate::jobs::OutsideQueue;
 use crate::record::detail::{StateDetail, compare_details};
 use crate::record::replay::{Replay, ReplayBlame, ReplayError};
 use crate::runtime::{RandomSeed, TickAccumulator, TimeControl};
@@ -26,8 +27,8 @@ pub struct PlaybackCursor {
 }
 
 impl Replay {
-    /// Checks that `app` (set up, at the replay's start tick) holds the recorded scene, and writes
-    /// the recorded seed in place.
+    /// Checks that `app` (set up, at the replay's start tick) holds the recorded scene, writes
+    /// the recorded seed in place, and feeds the recorded outside results from now on.
     pub fn prepare(&self, app: &mut impl SimulationHost) -> Result<(), ReplayError> {
         self.check(Path::new("(replay in memory)"))?;
         if app.ticks_done() != self.start_tick {
@@ -46,6 +47,11 @@ impl Replay {
             });
         }
         app.world_mut().resource_mut::<RandomSeed>().0 = self.seed;
+        // From now on every tick's outside results come from the recording: playback never
+        // calls out, and what the game pushes meanwhile never enters.
+        if let Some(queue) = app.world().get_resource::<OutsideQueue>() {
+            queue.play_recorded(&self.outside);
+        }
         Ok(())
     }
 

@@ -285,6 +285,23 @@ impl App {
         self
     }
 
+    /// Registers deadline-job kind `K` with `latency` ticks from a request to its result (see
+    /// [`JobsAppExt::add_job_kind`](crate::jobs::JobsAppExt::add_job_kind)).
+    pub fn add_job_kind<K: crate::jobs::JobKind>(&mut self, latency: u64) -> &mut Self {
+        crate::jobs::JobsAppExt::add_job_kind::<K>(&mut self.bevy, latency);
+        self
+    }
+
+    /// Registers sliced task `T`, advanced `units_per_tick` units a tick (see
+    /// [`JobsAppExt::add_sliced_task`](crate::jobs::JobsAppExt::add_sliced_task)).
+    pub fn add_sliced_task<T: crate::jobs::SlicedTask>(
+        &mut self,
+        units_per_tick: u32,
+    ) -> &mut Self {
+        crate::jobs::JobsAppExt::add_sliced_task::<T>(&mut self.bevy, units_per_tick);
+        self
+    }
+
     /// Copies the simulation state: every simulation entity (by `SimId`) and every registered
     /// resource (see [`WorldSnapshot`]). The app is left as it was.
     ///

@@ -1,6 +1,6 @@
 //! [`FrameStepper`]: what one frame does before bevy's `Main` schedule: tell the frame to its
 //! recorder, latch its input for the next tick, turn its real delta into fixed ticks and run each
-//! of them with the world-state hash, the recorder and the [`TickHook`]s after it.
+//! of them (after letting in the outside results that waited for it) with the world-state hash, the recorder and the [`TickHook`]s after it.
 //!
 //! The engine [`App`](crate::engine::App) holds one and calls it from `App::update` (headless runs,
 //! tests); a windowed game moves it into the world, where a system runs it inside each frame
@@ -18,6 +18,7 @@ use std::time::Duration;
 use bevy::app::FixedMain;
 use bevy::prelude::World;
 
+use crate::jobs::OutsideEntry;
 use crate::runtime::{DeterminismMode, FrameTime, RuntimeInput, TickAccumulator, TimeControl};
 use crate::state::undeclared::{UndeclaredCheck, UndeclaredState, find_undeclared};
 
@@ -53,6 +54,9 @@ pub trait FrameRecorder: Send + 'static {
     /// A frame that took `real_delta` is about to run, from `first_tick` ticks completed, with
     /// `input` as the frame's input.
     fn on_frame(&mut self, real_delta: Duration, first_tick: u64, input: &RuntimeInput);
+    /// Outside results entered tick `tick` (ticks completed, counting it) before it ran, in
+    /// arrival order (only called for a tick that some entered).
+    fn on_outside(&mut self, tick: u64, entries: &[OutsideEntry]);
     /// Tick `tick` ran and the world hashed to `hash` (before the tick hooks run).
     fn on_tick(&mut self, tick: u64, hash: u64);
     /// The frame's `ticks` ticks ran, leaving `tick` ticks completed and `world` as they left it.
@@ -141,6 +145,12 @@ impl FrameStepper {
         super::logging::LOG_TICK.store(running, std::sync::atomic::Ordering::Relaxed);
         let start = world.change_tick();
         world.increment_change_tick();
+        let outside = crate::jobs::enter_tick(world, running);
+        if !outside.is_empty()
+            && let Some(recorder) = &mut self.recorder
+        {
+            recorder.on_outside(running, &outside);
+        }
         world.run_schedule(FixedMain);
         let end = world.change_tick();
         let tick = {

@@ -7,7 +7,7 @@ use bevy::app::{PluginGroup, PluginGroupBuilder, TaskPoolPlugin};
 use bevy::transform::TransformPlugin;
 
 /// The engine's plugins: bevy's task pools and transform propagation, the state layer, the
-/// runtime, physics, gameplay and scenes.
+/// runtime, jobs, physics, gameplay and scenes.
 ///
 /// `TimePlugin` is left out on purpose: the engine runs fixed ticks itself, from the deltas passed
 /// to [`App::update`](super::App::update). The task pools start with one thread per CPU unless
@@ -27,6 +27,7 @@ impl PluginGroup for RustingPlugins {
             .add(crate::runtime::RuntimePlugin {
                 settings: self.settings,
             })
+            .add(crate::jobs::JobsPlugin)
             .add(crate::physics::PhysicsPlugin::default())
             .add(crate::physics::gpu::GpuPhysicsPlugin)
             .add(crate::gameplay::GameplayPlugin)

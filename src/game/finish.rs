@@ -45,7 +45,8 @@ pub(crate) struct RunRecord<'a> {
 
 impl RunRecord<'_> {
     /// Fails on undeclared state, writes the state-hash report if asked, and sums the run up:
-    /// `<game>: ran <n> ticks <how> (<k> colliders); world-state hash <hash>`.
+    /// `<game>: ran <n> ticks <how> (<k> colliders); world-state hash <hash>`, and a line of
+    /// deadline-job counts when the game requested any.
     pub(crate) fn finish(
         &self,
         project: &Project,
@@ -77,6 +78,9 @@ impl RunRecord<'_> {
             "{}: ran {ticks} ticks {how} ({bodies} colliders); world-state hash {hash:016x}",
             project.manifest.name,
         );
+        if let Some(jobs) = crate::jobs::JobStats::of(world) {
+            let _ = write!(summary, "\n{}: {jobs}", project.manifest.name);
+        }
         Ok(Some(summary))
     }
 }

@@ -12,7 +12,7 @@
 //! | 2 | `NOTHING_TO_RUN` | no headless ticks were asked for and the build has no window |
 //! | 3 | `PROJECT_INVALID`, `SCENE_INVALID`, `SCRIPT_INVALID`, `REPLAY_INVALID`, `ENVIRONMENT_INVALID` | bad input |
 //! | 4 | `START_FAILED`, `OUTPUT_FAILED` | the app does not start (its schedules, the determinism check, GPU), or an output cannot be written |
-//! | 101 | `PANIC` | the game panicked (Rust's own exit code for a panic) |
+//! | 101 | `PANIC`, `JOB_PANICKED` | the game panicked (Rust's own exit code for a panic); `JOB_PANICKED`: a deadline job's function did, and the message names the job kind, its `JobId` and the tick that requested it |
 //!
 //! This module owns the format and the mapping from errors; it must never print.
 
@@ -116,6 +116,9 @@ pub struct RunResult {
     /// The panic, for `PANIC`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub panic: Option<PanicReport>,
+    /// How the machine kept up with the game's deadline jobs, when it requested any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<crate::jobs::JobStats>,
 }
 
 impl RunResult {
@@ -127,6 +130,7 @@ impl RunResult {
             message: message.into(),
             tick: None,
             panic: None,
+            jobs: None,
         }
     }
 
@@ -187,7 +191,7 @@ impl RunResult {
             | "SCRIPT_INVALID"
             | "REPLAY_INVALID"
             | "ENVIRONMENT_INVALID" => 3,
-            "PANIC" => 101,
+            "PANIC" | "JOB_PANICKED" => 101,
             _ => 4,
         }
     }
@@ -215,13 +219,27 @@ pub struct ResultChannel {
     tick: Arc<AtomicU64>,
     /// Whether the app has started (set up) and ticks may be running.
     started: Arc<std::sync::atomic::AtomicBool>,
+    /// The app's job workers, once a tick ran (for the result's job counts).
+    workers: Arc<Mutex<Option<crate::jobs::JobWorkers>>>,
 }
 
 impl ResultChannel {
     /// Adds the tick hook to `app` that keeps this channel's tick up to date.
     pub fn track_ticks(&self, app: &mut crate::engine::App) {
         let channel = self.clone();
+        if let (Ok(mut slot), Some(workers)) = (
+            self.workers.lock(),
+            app.world().get_resource::<crate::jobs::JobWorkers>(),
+        ) {
+            *slot = Some(workers.clone());
+        }
         app.add_tick_hook(move |_: &mut bevy::prelude::World, tick| channel.completed(tick));
+    }
+
+    /// How the tracked app kept up with its deadline jobs, when it requested any.
+    pub fn jobs(&self) -> Option<crate::jobs::JobStats> {
+        let stats = self.workers.lock().ok()?.as_ref()?.stats();
+        (stats.requested > 0).then_some(stats)
     }
 
     /// A channel writing to `path` (nothing is written when `None`).
@@ -230,6 +248,7 @@ impl ResultChannel {
             path: Arc::new(Mutex::new(path)),
             tick: Arc::default(),
             started: Arc::default(),
+            workers: Arc::default(),
         }
     }
 
@@ -250,6 +269,9 @@ impl ResultChannel {
 
     /// Writes `result` once: later results (a panic after an error was written) are dropped.
     pub fn finish(&self, result: &RunResult) {
+        let mut result = result.clone();
+        result.jobs = result.jobs.or_else(|| self.jobs());
+        let result = &result;
         let path = self.path.lock().map(|mut p| p.take()).unwrap_or(None);
         if let Some(path) = path
             && let Err(error) = result.write(&path)
@@ -269,7 +291,17 @@ impl ResultChannel {
                 .downcast_ref::<&str>()
                 .map(|s| (*s).to_owned())
                 .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                .or_else(|| {
+                    let job = info.payload().downcast_ref::<crate::jobs::JobPanicked>()?;
+                    Some(job.message.clone())
+                })
                 .unwrap_or_else(|| "(a panic without a message)".to_owned());
+            // A deadline job's function (on a worker, or on the simulation thread helping), or the
+            // simulation thread stopping the run at that job's due tick.
+            let job = crate::jobs::running_job().or_else(|| {
+                let panicked = info.payload().downcast_ref::<crate::jobs::JobPanicked>()?;
+                Some(panicked.job.clone())
+            });
             let location = info
                 .location()
                 .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
@@ -292,10 +324,15 @@ impl ResultChannel {
                 .as_deref()
                 .map(|s| format!(" in system `{s}`"))
                 .unwrap_or_default();
-            let mut result = RunResult::new(
-                "PANIC",
-                format!("the game panicked {when}{in_system}{place}: {message}"),
-            );
+            let mut result = match &job {
+                Some(job) => {
+                    RunResult::new("JOB_PANICKED", format!("{job} panicked{place}: {message}"))
+                }
+                None => RunResult::new(
+                    "PANIC",
+                    format!("the game panicked {when}{in_system}{place}: {message}"),
+                ),
+            };
             result.tick = tick;
             result.panic = Some(PanicReport {
                 message,

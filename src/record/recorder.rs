@@ -17,6 +17,7 @@ use bevy::prelude::World;
 use super::detail::StateDetail;
 use super::replay::{DETAIL_INTERVAL, REPLAY_FORMAT_VERSION, Replay, ReplayError, ReplayFrame};
 use crate::engine::{App, FrameRecorder};
+use crate::jobs::{OutsideEntry, OutsideTick};
 use crate::runtime::{FrameTime, RandomSeed, RuntimeInput};
 use crate::scene::SceneIdentity;
 use crate::state::hasher::hex;
@@ -59,6 +60,7 @@ fn empty_replay(seed: u64, start_tick: u64, scene: Option<SceneIdentity>) -> Rep
         frames: Vec::new(),
         hashes: Vec::new(),
         details: Vec::new(),
+        outside: Vec::new(),
     }
 }
 
@@ -138,6 +140,22 @@ impl Recorder {
         }
     }
 
+    /// Records the outside entries that entered `tick`.
+    pub fn outside(&mut self, tick: u64, entries: &[OutsideEntry]) {
+        let entered = OutsideTick {
+            tick,
+            entries: entries.to_vec(),
+        };
+        match &mut self.sink {
+            Sink::Memory(replay) => replay.outside.push(entered),
+            Sink::Journal(journal) => {
+                if let Ok(mut journal) = journal.lock() {
+                    journal.outside(&entered);
+                }
+            }
+        }
+    }
+
     /// Records a tick's hash.
     pub fn tick(&mut self, tick: u64, hash: u64) {
         match &mut self.sink {
@@ -159,6 +177,7 @@ impl Recorder {
                 replay.frames.retain(|frame| frame.start_tick < tick);
                 replay.hashes.retain(|&(t, _)| t <= tick);
                 replay.details.retain(|d| d.tick <= tick);
+                replay.outside.retain(|o| o.tick <= tick);
                 self.last_input = replay
                     .frames
                     .iter()
@@ -199,6 +218,10 @@ impl Recorder {
 impl FrameRecorder for Recorder {
     fn on_frame(&mut self, real_delta: Duration, first_tick: u64, input: &RuntimeInput) {
         self.frame(real_delta, first_tick, input);
+    }
+
+    fn on_outside(&mut self, tick: u64, entries: &[OutsideEntry]) {
+        self.outside(tick, entries);
     }
 
     fn on_tick(&mut self, tick: u64, hash: u64) {

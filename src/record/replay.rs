@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::detail::{DetailDifference, StateDetail};
 
+use crate::jobs::{MAX_OUTSIDE_PER_TICK, OutsideTick};
 use crate::runtime::input_script::{INPUT_SCRIPT_VERSION, ScriptFrames};
 use crate::runtime::{InputScript, RuntimeInput};
 use crate::scene::SceneIdentity;
@@ -69,6 +70,10 @@ pub struct Replay {
     /// component and field.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub details: Vec<StateDetail>,
+    /// The results from outside the simulation that entered ticks (`jobs::OutsideQueue`), by
+    /// tick, in arrival order: playback feeds these and never calls out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outside: Vec<OutsideTick>,
 }
 
 /// Ticks between two recorded [`StateDetail`]s: one every two minutes at 60 Hz (the starter's is
@@ -269,6 +274,47 @@ impl Replay {
                 ));
             }
             after = detail.tick;
+        }
+        self.check_outside(end, &invalid)
+    }
+
+    /// Outside entries: ticks that follow one another within the recording, each holding 1 to
+    /// `MAX_OUTSIDE_PER_TICK` entries within the entry limits.
+    fn check_outside(
+        &self,
+        end: u64,
+        invalid: &dyn Fn(String, String) -> ReplayError,
+    ) -> Result<(), ReplayError> {
+        let mut after = self.start_tick;
+        for (k, tick) in self.outside.iter().enumerate() {
+            if tick.tick <= after || tick.tick > end {
+                return Err(invalid(
+                    format!("outside[{k}].tick"),
+                    format!(
+                        "{}, but outside ticks follow one another after the start tick {} and \
+                         end by the last hashed tick {end}",
+                        tick.tick, self.start_tick
+                    ),
+                ));
+            }
+            after = tick.tick;
+            if tick.entries.is_empty() || tick.entries.len() > MAX_OUTSIDE_PER_TICK {
+                return Err(invalid(
+                    format!("outside[{k}].entries"),
+                    format!(
+                        "{} entries; a tick takes 1 to {MAX_OUTSIDE_PER_TICK}",
+                        tick.entries.len()
+                    ),
+                ));
+            }
+            for (e, entry) in tick.entries.iter().enumerate() {
+                if let Err(error) = entry.check() {
+                    return Err(invalid(
+                        format!("outside[{k}].entries[{e}]"),
+                        error.to_string(),
+                    ));
+                }
+            }
         }
         Ok(())
     }

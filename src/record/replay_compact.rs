@@ -9,8 +9,10 @@
 //!   varint repeat, varint real delta (ns), varint ticks each frame ran,
 //!   u8 has_input, [varint length + RuntimeInput JSON] (only on the group's first frame)
 //! then varint hash count and one u64 per tick (ticks follow on from the start tick),
-//! then, when the replay holds state details, varint detail count and per detail varint length +
-//! the StateDetail as JSON.
+//! then, when the replay holds state details or outside entries, varint detail count and per
+//! detail varint length + the StateDetail as JSON,
+//! then, when it holds outside entries, varint outside tick count and per tick varint tick,
+//! varint entry count, per entry varint length + channel bytes, varint length + entry bytes.
 //! ```
 //!
 //! Frames that repeat (same delta, same tick count, no new input) collapse into one group, and the
@@ -20,6 +22,9 @@
 use std::path::Path;
 
 use super::replay::{REPLAY_FORMAT_VERSION, Replay, ReplayError, ReplayFrame};
+use crate::jobs::{
+    MAX_CHANNEL_BYTES, MAX_OUTSIDE_BYTES, MAX_OUTSIDE_PER_TICK, OutsideEntry, OutsideTick,
+};
 use crate::runtime::RuntimeInput;
 use crate::scene::SceneIdentity;
 
@@ -109,7 +114,7 @@ pub fn to_compact(replay: &Replay) -> Option<Vec<u8>> {
         let value = u64::from_str_radix(hash, 16).ok()?;
         out.extend_from_slice(&value.to_le_bytes());
     }
-    if !replay.details.is_empty() {
+    if !replay.details.is_empty() || !replay.outside.is_empty() {
         write_varint(&mut out, replay.details.len() as u64);
         for detail in &replay.details {
             let json = serde_json::to_vec(detail).expect("a detail serializes");
@@ -117,7 +122,52 @@ pub fn to_compact(replay: &Replay) -> Option<Vec<u8>> {
             out.extend_from_slice(&json);
         }
     }
+    if !replay.outside.is_empty() {
+        write_varint(&mut out, replay.outside.len() as u64);
+        for entered in &replay.outside {
+            write_varint(&mut out, entered.tick);
+            write_outside_entries(&mut out, &entered.entries);
+        }
+    }
     Some(out)
+}
+
+/// Appends `entries` as the compact replay and the journal hold them: varint count, then per
+/// entry varint length + channel bytes, varint length + bytes.
+pub(crate) fn write_outside_entries(out: &mut Vec<u8>, entries: &[OutsideEntry]) {
+    write_varint(out, entries.len() as u64);
+    for entry in entries {
+        write_varint(out, entry.channel.len() as u64);
+        out.extend_from_slice(entry.channel.as_bytes());
+        write_varint(out, entry.bytes.len() as u64);
+        out.extend_from_slice(&entry.bytes);
+    }
+}
+
+/// Reads one outside entry from `bytes` at `*at`, moving past it: `None` when the bytes end
+/// first, `Some(Err)` when a length is over its limit (checked before anything is taken) or the
+/// channel is not UTF-8.
+pub(crate) fn read_outside_entry(
+    bytes: &[u8],
+    at: &mut usize,
+) -> Option<Result<OutsideEntry, String>> {
+    let length = varint_at(bytes, at)?;
+    if length == 0 || length > MAX_CHANNEL_BYTES as u64 {
+        return Some(Err(format!(
+            "an outside channel name of {length} bytes (1 to {MAX_CHANNEL_BYTES})"
+        )));
+    }
+    let Ok(channel) = String::from_utf8(take_at(bytes, at, length as usize)?.to_vec()) else {
+        return Some(Err("an outside channel name that is not UTF-8".to_owned()));
+    };
+    let length = varint_at(bytes, at)?;
+    if length > MAX_OUTSIDE_BYTES as u64 {
+        return Some(Err(format!(
+            "an outside entry of {length} bytes (at most {MAX_OUTSIDE_BYTES})"
+        )));
+    }
+    let bytes = take_at(bytes, at, length as usize)?.to_vec();
+    Some(Ok(OutsideEntry { channel, bytes }))
 }
 
 /// A checked reader over the bytes.
@@ -284,6 +334,35 @@ pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
             );
         }
     }
+    let mut outside = Vec::new();
+    if r.at < bytes.len() {
+        let count = r.varint()?;
+        // Each outside tick takes at least four bytes: never allocate past what the file holds.
+        if count > ((bytes.len() - r.at) / 4) as u64 {
+            return Err(r.corrupt("more outside ticks than bytes"));
+        }
+        for _ in 0..count {
+            let tick = r.varint()?;
+            let entries = r.varint()?;
+            if entries == 0 || entries > MAX_OUTSIDE_PER_TICK as u64 {
+                return Err(r.corrupt(&format!(
+                    "an outside tick with {entries} entries (1 to {MAX_OUTSIDE_PER_TICK})"
+                )));
+            }
+            let mut read = Vec::new();
+            for _ in 0..entries {
+                match read_outside_entry(r.bytes, &mut r.at) {
+                    Some(Ok(entry)) => read.push(entry),
+                    Some(Err(message)) => return Err(r.corrupt(&message)),
+                    None => return Err(r.corrupt("a cut outside entry")),
+                }
+            }
+            outside.push(OutsideTick {
+                tick,
+                entries: read,
+            });
+        }
+    }
     if r.at != bytes.len() {
         return Err(r.corrupt("trailing bytes"));
     }
@@ -296,7 +375,30 @@ pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
         frames,
         hashes,
         details,
+        outside,
     })
+}
+
+/// A LEB128 varint at `*at`, moving past it; `None` past the end or over 64 bits.
+fn varint_at(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut value = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = *bytes.get(*at)?;
+        *at += 1;
+        value |= u64::from(byte & 0x7f).checked_shl(shift)?;
+        if byte & 0x80 == 0 {
+            return Some(value);
+        }
+    }
+    None
+}
+
+/// `n` bytes at `*at`, moving past them; `None` past the end.
+fn take_at<'a>(bytes: &'a [u8], at: &mut usize, n: usize) -> Option<&'a [u8]> {
+    let end = at.checked_add(n)?;
+    let taken = bytes.get(*at..end)?;
+    *at = end;
+    Some(taken)
 }
 
 #[cfg(test)]

@@ -28,6 +28,8 @@
 //! 0x04 rewind       varint tick: frames that started at or after it, and hashes after it, are void
 //! 0x05 hash at      varint tick, u64 hash (a hash that does not follow on)
 //! 0x06 detail       varint length + the StateDetail as JSON
+//! 0x07 outside      varint tick, varint entry count, per entry varint length + channel bytes,
+//!                   varint length + entry bytes
 //! ```
 //!
 //! This module must never hold more than one frame in memory while recording.
@@ -38,7 +40,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::replay::{Replay, ReplayError, ReplayFrame};
-use super::replay_compact::write_varint;
+use super::replay_compact::{read_outside_entry, write_outside_entries, write_varint};
+use crate::jobs::{MAX_OUTSIDE_PER_TICK, OutsideTick};
 use crate::runtime::RuntimeInput;
 
 /// The journal format version.
@@ -53,6 +56,7 @@ const HASH: u8 = 3;
 const REWIND: u8 = 4;
 const HASH_AT: u8 = 5;
 const DETAIL: u8 = 6;
+const OUTSIDE: u8 = 7;
 
 /// The journal beside a recording's target: the target's name with `.journal` added.
 pub fn journal_path(target: &Path) -> PathBuf {
@@ -206,6 +210,14 @@ impl Journal {
         self.append();
     }
 
+    /// Appends the outside entries that entered a tick.
+    pub fn outside(&mut self, entered: &OutsideTick) {
+        self.record.push(OUTSIDE);
+        write_varint(&mut self.record, entered.tick);
+        write_outside_entries(&mut self.record, &entered.entries);
+        self.append();
+    }
+
     /// Appends a rollback to `tick`.
     pub fn rewind(&mut self, tick: u64) {
         self.record.push(REWIND);
@@ -321,6 +333,7 @@ pub fn from_journal(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
     replay.frames.clear();
     replay.hashes.clear();
     replay.details.clear();
+    replay.outside.clear();
     let mut tick = replay.start_tick;
     let mut last_delta: Option<u64> = None;
     while r.at < bytes.len() {
@@ -396,11 +409,32 @@ pub fn from_journal(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
                         Err(_) => Err(corrupt(start, "a state detail that does not parse")),
                     }
                 }
+                OUTSIDE => {
+                    let at = r.varint()?;
+                    let count = r.varint()?;
+                    if count == 0 || count > MAX_OUTSIDE_PER_TICK as u64 {
+                        return Some(Err(corrupt(
+                            start,
+                            "an outside tick with a bad entry count",
+                        )));
+                    }
+                    let mut entries = Vec::new();
+                    for _ in 0..count {
+                        match read_outside_entry(r.bytes, &mut r.at) {
+                            Some(Ok(entry)) => entries.push(entry),
+                            Some(Err(message)) => return Some(Err(corrupt(start, &message))),
+                            None => return None,
+                        }
+                    }
+                    replay.outside.push(OutsideTick { tick: at, entries });
+                    Ok(())
+                }
                 REWIND => {
                     let to = r.varint()?;
                     replay.frames.retain(|frame| frame.start_tick < to);
                     replay.hashes.retain(|&(t, _)| t <= to);
                     replay.details.retain(|d| d.tick <= to);
+                    replay.outside.retain(|o| o.tick <= to);
                     tick = to;
                     last_delta = None;
                     Ok(())
@@ -471,6 +505,7 @@ mod tests {
             frames: Vec::new(),
             hashes: Vec::new(),
             details: Vec::new(),
+            outside: Vec::new(),
         };
         let journal = Journal::create(&target, &header).unwrap();
         {

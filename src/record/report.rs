@@ -73,6 +73,10 @@ pub struct StateHashReport {
     /// field, so that comparing two reports names the field that differs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub details: Vec<StateDetail>,
+    /// How this run's machine kept up with its deadline jobs (never part of any comparison: a
+    /// slower machine stalls more and computes the same bits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<crate::jobs::JobStats>,
 }
 
 /// Why a report cannot be read or written.
@@ -148,6 +152,7 @@ impl StateHashReport {
                 .collect(),
             entities: states.iter().map(|s| entity_report(world, s)).collect(),
             details: Vec::new(),
+            jobs: crate::jobs::JobStats::of(world),
         }
     }
 

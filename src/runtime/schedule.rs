@@ -18,6 +18,9 @@ use bevy::prelude::{FixedUpdate, IntoScheduleConfigs, World};
 /// The engine's stages of one fixed tick, in the order they run.
 #[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SimSet {
+    /// Deadline-job results due this tick, then sliced tasks' units (`jobs`): first, so every
+    /// later system of the tick sees them.
+    Jobs,
     /// The tick's input: presses and releases since the tick before (`TickInput`).
     Input,
     /// CPU rigid-body physics: broad phase, contacts, solver, integration, sleep, events.
@@ -42,7 +45,8 @@ pub enum SimSet {
 
 impl SimSet {
     /// Every set, in chain order.
-    pub const ALL: [SimSet; 10] = [
+    pub const ALL: [SimSet; 11] = [
+        SimSet::Jobs,
         SimSet::Input,
         SimSet::Physics,
         SimSet::Player,

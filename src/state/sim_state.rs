@@ -3,7 +3,7 @@
 //! `#[derive(SimState)]` (from `rusting_macros`, re-exported by the prelude) writes it for a game's
 //! structs and enums; this module writes it for the building blocks: `bool`, integers (`usize` and
 //! `isize` as 64-bit, so widths never differ by platform), `f32` and `f64` (as raw bits), `String`,
-//! `SimId`, glam's vectors and quaternions, bevy's `Transform`, `Option`, `Vec`, `VecDeque`, arrays,
+//! `SimId`, glam's vectors and quaternions, bevy's `Transform`, `Arc`, `Option`, `Vec`, `VecDeque`, arrays,
 //! `BTreeSet`, `BTreeMap` and tuples.
 //!
 //! `Entity` is deliberately not `SimState`: its bits are a handle that presentation shifts and a
@@ -179,6 +179,19 @@ impl SimState for Transform {
             .visit_fields(&join(path, "translation"), out);
         self.rotation.visit_fields(&join(path, "rotation"), out);
         self.scale.visit_fields(&join(path, "scale"), out);
+    }
+}
+
+/// A shared immutable value (a level map in a job's input) is its value: hashed and compared
+/// through the `Arc`.
+impl<T: SimState> SimState for std::sync::Arc<T> {
+    const NAME: &'static str = T::NAME;
+    #[inline]
+    fn hash_state(&self, hasher: &mut StateHasher) {
+        T::hash_state(self, hasher);
+    }
+    fn visit_fields(&self, path: &str, out: &mut dyn FnMut(&str, String)) {
+        T::visit_fields(self, path, out);
     }
 }
 

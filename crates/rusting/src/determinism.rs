@@ -124,6 +124,8 @@ struct Findings {
     recording: Option<RecordingView>,
     /// The human-readable message of a divergence (the printed one may be JSON).
     message: Option<String>,
+    /// Each run's deadline-job counts, `(run, counts)`, when the game requested jobs.
+    jobs: Vec<(String, rusting_engine::jobs::JobStats)>,
 }
 
 /// The two builds every configuration runs one of.
@@ -344,6 +346,9 @@ pub fn check(request: &Request) -> Result<String, Failure> {
     if let Some(replay) = request.replay {
         facts.push(("replay".to_owned(), replay.display().to_string()));
     }
+    for (run, jobs) in &findings.jobs {
+        facts.push((format!("deadline jobs, {run}"), jobs.to_string()));
+    }
     let report = HtmlReport {
         title: format!("rusting determinism: {}", project.manifest.name),
         facts,
@@ -513,6 +518,11 @@ fn check_in(
         .enumerate()
         .map(|(k, c)| report_of(c, &report_path(k, c)))
         .collect::<Result<Vec<_>, _>>()?;
+    findings.jobs = reports
+        .iter()
+        .enumerate()
+        .filter_map(|(k, report)| Some((names[k].clone(), report.jobs?)))
+        .collect();
     let reference = &reports[0];
     for (configuration, report) in configurations.iter().zip(&reports).skip(1) {
         if let Some(tick) = reference
@@ -576,11 +586,17 @@ fn check_in(
             "project": project.manifest.name,
             "ticks": ticks,
             "configurations": distinct,
+            "jobs": findings.jobs.iter().map(|(run, jobs)| serde_json::json!({
+                "run": run,
+                "delivered": jobs.delivered,
+                "late": jobs.late,
+                "stall_ns": jobs.stall_ns,
+            })).collect::<Vec<_>>(),
         })
         .to_string()
     } else {
         format!(
-            "{}: {} agree on all {} ticks{}",
+            "{}: {} agree on all {} ticks{}{}",
             project.manifest.name,
             distinct.join(", "),
             ticks,
@@ -589,7 +605,16 @@ fn check_in(
                  to one CPU)"
             } else {
                 ""
-            }
+            },
+            job_lines(&findings.jobs)
         )
     })
+}
+
+/// One line per run with its deadline-job counts (empty when the game requested none): how
+/// each configuration's machine kept up, which never changes a result.
+fn job_lines(jobs: &[(String, rusting_engine::jobs::JobStats)]) -> String {
+    jobs.iter()
+        .map(|(run, jobs)| format!("\n  {run}: {jobs}"))
+        .collect()
 }

@@ -366,6 +366,7 @@ pub fn run_failure(
         "REPLAY_INVALID" => ("REPLAY_INVALID", Outcome::BadInput),
         "SCENE_INVALID" => ("SCENE_INVALID", Outcome::BadInput),
         "PROJECT_INVALID" => ("PROJECT_INVALID", Outcome::BadInput),
+        "JOB_PANICKED" => ("JOB_PANICKED", Outcome::BuildOrRun),
         _ => ("RUN_FAILED", Outcome::BuildOrRun),
     };
     Failure::new(code, outcome, format!("{prefix}{}", result.message))

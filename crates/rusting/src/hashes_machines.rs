@@ -236,6 +236,7 @@ mod tests {
             ticks: Vec::new(),
             entities: Vec::new(),
             details: Vec::new(),
+            jobs: None,
         };
         let (a, b, gone) = (root.join("a"), root.join("b"), root.join("gone"));
         for dir in [&a, &b] {

@@ -145,12 +145,14 @@ fn bindings(fields: &Fields) -> Vec<Tokens> {
     fields
         .iter()
         .enumerate()
-        .map(|(k, field)| match &field.ident {
-            Some(ident) => quote!(#ident),
-            None => {
-                let ident = format_ident!("field_{}", k);
-                quote!(#ident)
-            }
+        .map(|(k, field)| {
+            // Prefixed, so a field called `path`, `out` or `hasher` never shadows the generated
+            // functions' parameters.
+            let ident = match &field.ident {
+                Some(ident) => format_ident!("__sim_{}", ident),
+                None => format_ident!("__sim_field_{}", k),
+            };
+            quote!(#ident)
         })
         .collect()
 }
@@ -158,7 +160,10 @@ fn bindings(fields: &Fields) -> Vec<Tokens> {
 /// The pattern that binds every field of `fields` by reference.
 fn pattern(fields: &Fields, bindings: &[Tokens]) -> Tokens {
     match fields {
-        Fields::Named(_) => quote!({ #(#bindings),* }),
+        Fields::Named(named) => {
+            let names = named.named.iter().map(|field| &field.ident);
+            quote!({ #(#names: #bindings),* })
+        }
         Fields::Unnamed(_) => quote!(( #(#bindings),* )),
         Fields::Unit => quote!(),
     }
