@@ -14,7 +14,7 @@ rapier=(--release --locked --manifest-path benches/rapier/Cargo.toml --target-di
 echo "building the benchmarks..." >&2
 cargo build --quiet "${rapier[@]}"
 cargo bench --quiet --no-run --bench state_hash --bench snapshot --bench sim_math --bench replay \
-  --bench rollback 2>/dev/null
+  --bench rollback --bench jobs 2>/dev/null
 
 section() {
   echo
@@ -33,6 +33,9 @@ cargo bench --quiet --bench snapshot
 
 section "Rolling back" "'Rolling back'"
 cargo bench --quiet --bench rollback
+
+section "Deadline jobs" "'Deadline jobs'"
+cargo bench --quiet --bench jobs
 
 section "sim_math against the hardware" "'sim_math against the hardware'"
 cargo bench --quiet --bench sim_math

@@ -53,17 +53,17 @@ struct CacheEntry<K: JobKind> {
 /// The computed results of one kind, by input hash: not state, shared by every copy.
 struct KindCache<K: JobKind> {
     pool: Arc<WorkerPool>,
-    entries: Mutex<HashMap<u64, Vec<CacheEntry<K>>>>,
+    by_input: Mutex<HashMap<u64, Vec<CacheEntry<K>>>>,
 }
 
 impl<K: JobKind> KindCache<K> {
     /// The slot computing `input`, queued now if no slot holds it; and whether one did.
     fn slot_for(&self, input: &K::Input, label: JobLabel, due: u64) -> (Arc<Slot<K>>, bool) {
         let key = input_hash(input);
-        let Ok(mut entries) = self.entries.lock() else {
+        let Ok(mut by_input) = self.by_input.lock() else {
             return (Arc::new(Slot::new(input.clone(), label)), false);
         };
-        let list = entries.entry(key).or_default();
+        let list = by_input.entry(key).or_default();
         if let Some(entry) = list.iter_mut().find(|entry| entry.slot.input == *input) {
             entry.last_due = entry.last_due.max(due);
             return (Arc::clone(&entry.slot), true);
@@ -73,15 +73,15 @@ impl<K: JobKind> KindCache<K> {
             slot: Arc::clone(&slot),
             last_due: due,
         });
-        drop(entries);
+        drop(by_input);
         self.pool.submit(slot.clone());
         (slot, false)
     }
 
     /// Forgets results due more than [`RESULT_CACHE_TICKS`] before `tick`.
     fn prune(&self, tick: u64) {
-        if let Ok(mut entries) = self.entries.lock() {
-            entries.retain(|_, list| {
+        if let Ok(mut by_input) = self.by_input.lock() {
+            by_input.retain(|_, list| {
                 list.retain(|entry| entry.last_due.saturating_add(RESULT_CACHE_TICKS) >= tick);
                 !list.is_empty()
             });
@@ -164,7 +164,7 @@ impl<K: JobKind> Jobs<K> {
             delivered: Vec::new(),
             cache: Arc::new(KindCache {
                 pool: Arc::clone(&workers.pool),
-                entries: Mutex::new(HashMap::new()),
+                by_input: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -247,6 +247,8 @@ impl<K: JobKind> Jobs<K> {
                 requested_at: job.requested_at,
             };
             let (slot, _) = self.cache.slot_for(&job.input, label.clone(), job.due);
+            // Diagnostics only: how long this machine waited, never read by a tick.
+            // rusting: allow(LINT_WALL_CLOCK) reason: the stall time goes to JobStats, which no simulation state reads
             let started = std::time::Instant::now();
             match slot.wait(&pool) {
                 Outcome::Done {

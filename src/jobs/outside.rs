@@ -88,6 +88,8 @@ struct QueueState {
     history: BTreeMap<u64, Vec<OutsideEntry>>,
     /// The newest tick that took entries from the live queue.
     newest: u64,
+    /// Why the queue takes no entries, when it takes none.
+    refused: Option<String>,
 }
 
 /// The one way into the simulation from outside: clone it into any thread, push results there.
@@ -106,6 +108,7 @@ impl Default for OutsideQueue {
                 feed: Feed::Live,
                 history: BTreeMap::new(),
                 newest: 0,
+                refused: None,
             })),
         }
     }
@@ -131,6 +134,12 @@ impl OutsideQueue {
         let Ok(mut state) = self.state.lock() else {
             return Ok(());
         };
+        if let Some(reason) = &state.refused {
+            return Err(OutsideError::Refused {
+                channel: entry.channel,
+                reason: reason.clone(),
+            });
+        }
         if state.waiting.len() >= MAX_OUTSIDE_PER_TICK {
             return Err(OutsideError::Full {
                 channel: entry.channel,
@@ -139,6 +148,15 @@ impl OutsideQueue {
         }
         state.waiting.push(entry);
         Ok(())
+    }
+
+    /// Refuses every entry from now on, with `reason` (what a multiplayer session does: its peers
+    /// would each let in their own, and the session does not carry them yet).
+    pub fn refuse_entries(&self, reason: impl Into<String>) {
+        if let Ok(mut state) = self.state.lock() {
+            state.refused = Some(reason.into());
+            state.waiting.clear();
+        }
     }
 
     /// Entries waiting for the next tick.

@@ -113,7 +113,7 @@ impl<T: SlicedTask> Sliced<T> {
     }
 
     /// Does this tick's units (`tick`: ticks completed, counting this one).
-    pub(crate) fn advance(&mut self, tick: u64) {
+    pub(crate) fn do_units(&mut self, tick: u64) {
         if self.status != SliceStatus::Running {
             return;
         }
@@ -161,6 +161,6 @@ pub(crate) fn advance_sliced<T: SlicedTask>(
     mut sliced: ResMut<Sliced<T>>,
 ) {
     if sliced.status == SliceStatus::Running {
-        sliced.advance(time.fixed_tick + 1);
+        sliced.do_units(time.fixed_tick + 1);
     }
 }

@@ -273,10 +273,18 @@ pub struct NetSession {
 }
 
 /// Makes an app ready for a session of `players`: inserts [`PlayerInputs`] (simulation state:
-/// hashed and in snapshots) with that many players. Call it while building the app, on every
+/// hashed and in snapshots) with that many players, and makes its `OutsideQueue` refuse entries
+/// (the session does not carry them between peers). Call it while building the app, on every
 /// peer alike.
 pub fn prepare_app(app: &mut crate::engine::App, players: usize) {
     crate::determinism::session_replay::prepare_players(app, players);
+    if let Some(queue) = app.world().get_resource::<crate::jobs::OutsideQueue>() {
+        queue.refuse_entries(
+            "a multiplayer session does not carry outside results between its peers yet, so each \
+             peer would let in its own and the session would desync; keep them out of the \
+             simulation in a session (see docs/jobs.md)",
+        );
+    }
 }
 
 impl NetSession {

@@ -50,6 +50,24 @@ pub enum LintCode {
     /// A value taken from a memory address (a pointer cast to an integer, `.addr()`, `{:p}`).
     #[serde(rename = "LINT_POINTER_ADDRESS")]
     PointerAddress,
+    /// A parallel closure that pushes into shared state (a locked collection, a channel), so the
+    /// items land in the order the threads get there.
+    #[serde(rename = "LINT_SHARED_PUSH_IN_PARALLEL")]
+    SharedPushInParallel,
+    /// A thread started from fixed code (`thread::spawn`, `thread::scope`, `Builder::spawn`).
+    #[serde(rename = "LINT_THREAD_SPAWN")]
+    ThreadSpawn,
+    /// A channel receive (`try_recv`, `recv`, `try_iter`, ...), whose result depends on another
+    /// thread's speed.
+    #[serde(rename = "LINT_CHANNEL_RECEIVE")]
+    ChannelReceive,
+    /// Floats accumulated through atomics (`AtomicF32`/`AtomicF64`, or float bits in an integer
+    /// atomic), in the order the threads arrive.
+    #[serde(rename = "LINT_ATOMIC_FLOAT")]
+    AtomicFloat,
+    /// A loop bounded by a clock, which does more work on a faster machine.
+    #[serde(rename = "LINT_TIME_BUDGET")]
+    TimeBudget,
     /// bevy's `TimePlugin` (alone, or in `MinimalPlugins` / `DefaultPlugins`), whose fixed loop
     /// runs the fixed schedules a second time from the wall clock.
     #[serde(rename = "LINT_SECOND_FIXED_LOOP")]
@@ -64,7 +82,7 @@ pub enum LintCode {
 
 impl LintCode {
     /// Every code, in the order the documentation lists them.
-    pub const ALL: [LintCode; 12] = [
+    pub const ALL: [LintCode; 17] = [
         LintCode::Transcendental,
         LintCode::GlamTranscendental,
         LintCode::MulAdd,
@@ -74,6 +92,11 @@ impl LintCode {
         LintCode::FrameTime,
         LintCode::ParallelFloatReduction,
         LintCode::PointerAddress,
+        LintCode::SharedPushInParallel,
+        LintCode::ThreadSpawn,
+        LintCode::ChannelReceive,
+        LintCode::AtomicFloat,
+        LintCode::TimeBudget,
         LintCode::SecondFixedLoop,
         LintCode::AllowInvalid,
         LintCode::AllowUnused,
@@ -91,6 +114,11 @@ impl LintCode {
             LintCode::FrameTime => "LINT_FRAME_TIME",
             LintCode::ParallelFloatReduction => "LINT_PARALLEL_FLOAT_REDUCTION",
             LintCode::PointerAddress => "LINT_POINTER_ADDRESS",
+            LintCode::SharedPushInParallel => "LINT_SHARED_PUSH_IN_PARALLEL",
+            LintCode::ThreadSpawn => "LINT_THREAD_SPAWN",
+            LintCode::ChannelReceive => "LINT_CHANNEL_RECEIVE",
+            LintCode::AtomicFloat => "LINT_ATOMIC_FLOAT",
+            LintCode::TimeBudget => "LINT_TIME_BUDGET",
             LintCode::SecondFixedLoop => "LINT_SECOND_FIXED_LOOP",
             LintCode::AllowInvalid => "LINT_ALLOW_INVALID",
             LintCode::AllowUnused => "LINT_ALLOW_UNUSED",

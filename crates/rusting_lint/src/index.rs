@@ -1,5 +1,6 @@
 //! The crate index: every function body the lint may walk ([`Body`]), and the crate-wide facts the
-//! rules use to guess types (fields and type aliases that hold hash collections).
+//! rules use to guess types (fields and type aliases that hold hash collections, fields that hold
+//! float atomics).
 //!
 //! Functions are known by their simple name and, for methods and associated functions, the last
 //! segment of their `impl` or `trait` type. Items under `#[cfg(test)]` and `#[test]` functions are
@@ -11,7 +12,7 @@ use syn::visit::Visit;
 use syn::{Attribute, Expr, FnArg, Pat, Type};
 
 use crate::source::SourceFile;
-use crate::types::{TypeKind, classify};
+use crate::types::{TypeKind, classify, names_atomic_float};
 
 /// Index of a body in [`CrateIndex::bodies`].
 pub(crate) type BodyId = usize;
@@ -42,6 +43,8 @@ pub(crate) struct CrateIndex {
     pub bodies: Vec<Body>,
     /// Names of struct fields declared with a hash collection type.
     pub hash_fields: BTreeSet<String>,
+    /// Names of struct fields declared with a float atomic type (`AtomicF32`, `AtomicF64`).
+    pub atomic_float_fields: BTreeSet<String>,
     /// Names of type aliases of hash collections.
     pub hash_aliases: BTreeSet<String>,
     /// Names of methods (functions taking `self`) the crate defines.
@@ -263,6 +266,11 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             )
         {
             self.index.hash_fields.insert(ident.to_string());
+        }
+        if let Some(ident) = &field.ident
+            && names_atomic_float(&field.ty)
+        {
+            self.index.atomic_float_fields.insert(ident.to_string());
         }
     }
 }

@@ -17,6 +17,11 @@
 //! | `LINT_FRAME_TIME` | `Res<Time>`, `delta_secs()`, `FrameTime::delta` and the other frame fields |
 //! | `LINT_PARALLEL_FLOAT_REDUCTION` | `sum`/`reduce`/`fold` over a rayon parallel iterator |
 //! | `LINT_POINTER_ADDRESS` | a pointer cast to an integer, `.addr()`, `.expose_provenance()`, `{:p}` |
+//! | `LINT_SHARED_PUSH_IN_PARALLEL` | a rayon parallel closure that pushes into a locked collection (`.lock()` then `.push`) or sends into a channel |
+//! | `LINT_THREAD_SPAWN` | `thread::spawn`, `thread::scope`, `thread::Builder::new()...spawn`, `rayon::spawn` |
+//! | `LINT_CHANNEL_RECEIVE` | `try_recv`, `recv`, `recv_timeout`, `recv_deadline`, `try_iter` |
+//! | `LINT_ATOMIC_FLOAT` | `AtomicF32`/`AtomicF64`, or `fetch_update`/`compare_exchange` over `from_bits`/`to_bits` |
+//! | `LINT_TIME_BUDGET` | a loop bounded by a clock (`while start.elapsed() < budget`, `if ... elapsed() ... { break }`) |
 //! | `LINT_SECOND_FIXED_LOOP` | `TimePlugin`, or `MinimalPlugins`/`DefaultPlugins` without `.disable::<TimePlugin>()`, anywhere in the crate |
 //! | `LINT_ALLOW_INVALID` | an allow comment without a reason or with an unknown code |
 //! | `LINT_ALLOW_UNUSED` | (warning) an allow comment that silences nothing |

@@ -100,6 +100,26 @@ pub(crate) fn classify(ty: &Type, aliases: &BTreeSet<String>) -> TypeKind {
     }
 }
 
+/// The float atomics of the `atomic_float` crate (and the like).
+pub(crate) const ATOMIC_FLOATS: [&str; 2] = ["AtomicF32", "AtomicF64"];
+
+/// Whether `ty` names a float atomic anywhere in it (`AtomicF64`, `Arc<AtomicF32>`,
+/// `Vec<atomic_float::AtomicF64>`).
+pub(crate) fn names_atomic_float(ty: &Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_path_segment(&mut self, segment: &'ast syn::PathSegment) {
+            if ATOMIC_FLOATS.contains(&segment.ident.to_string().as_str()) {
+                self.0 = true;
+            }
+            syn::visit::visit_path_segment(self, segment);
+        }
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_type(&mut finder, ty);
+    finder.0
+}
+
 /// The first type among a path segment's generic arguments (lifetimes skipped).
 pub(crate) fn first_type_argument(arguments: &PathArguments) -> Option<&Type> {
     let PathArguments::AngleBracketed(angle) = arguments else {

@@ -6,13 +6,18 @@
 //! into sub-expressions on their own to report (the walker visits every node, macros included),
 //! only to inspect the shape of the node they were given.
 
+pub(crate) mod atomic_float;
+pub(crate) mod channel_receive;
 pub(crate) mod frame_time;
 pub(crate) mod glam_transcendental;
 pub(crate) mod hash_iteration;
 pub(crate) mod mul_add;
 pub(crate) mod parallel_reduction;
+pub(crate) mod parallel_shared_push;
 pub(crate) mod pointer_address;
 pub(crate) mod process_randomness;
+pub(crate) mod thread_spawn;
+pub(crate) mod time_budget;
 pub(crate) mod transcendental;
 pub(crate) mod wall_clock;
 
@@ -20,8 +25,11 @@ use std::cell::RefCell;
 use std::collections::BTreeSet;
 
 use proc_macro2::Span;
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Expr, Pat, Type};
+use syn::visit::Visit;
+use syn::{Expr, Pat, Token, Type};
 
 use crate::index::CrateIndex;
 use crate::infer::Bindings;
@@ -86,7 +94,7 @@ pub(crate) trait Rule {
 }
 
 /// Every rule, in a fixed order.
-pub(crate) fn all() -> [&'static dyn Rule; 9] {
+pub(crate) fn all() -> [&'static dyn Rule; 14] {
     [
         &transcendental::Transcendental,
         &glam_transcendental::GlamTranscendental,
@@ -97,9 +105,101 @@ pub(crate) fn all() -> [&'static dyn Rule; 9] {
         &frame_time::FrameTime,
         &parallel_reduction::ParallelFloatReduction,
         &pointer_address::PointerAddress,
+        &parallel_shared_push::ParallelSharedPush,
+        &thread_spawn::ThreadSpawn,
+        &channel_receive::ChannelReceive,
+        &atomic_float::AtomicFloat,
+        &time_budget::TimeBudget,
     ]
 }
 
+/// The methods that start a rayon parallel iterator.
+pub(crate) const PARALLEL_SOURCES: [&str; 8] = [
+    "par_iter",
+    "par_iter_mut",
+    "into_par_iter",
+    "par_chunks",
+    "par_chunks_mut",
+    "par_windows",
+    "par_bridge",
+    "par_drain",
+];
+
+/// The parallel source ([`PARALLEL_SOURCES`]) at the start of the method chain `expr`, unless a
+/// `collect` comes first (which makes the rest of the chain sequential).
+pub(crate) fn parallel_source(mut expr: &Expr) -> Option<String> {
+    while let Expr::MethodCall(call) = strip(expr) {
+        let method = call.method.to_string();
+        if PARALLEL_SOURCES.contains(&method.as_str()) {
+            return Some(method);
+        }
+        if method.starts_with("collect") {
+            return None;
+        }
+        expr = &call.receiver;
+    }
+    None
+}
+
+/// Whether `found` holds for `expr` or any expression inside it, macro arguments included (parsed
+/// as the walker does), nested items excluded. With `into_closures` false, closure bodies are not
+/// looked into.
+pub(crate) fn any_expr(
+    expr: &Expr,
+    into_closures: bool,
+    found: &mut dyn FnMut(&Expr) -> bool,
+) -> bool {
+    let mut finder = Finder {
+        found,
+        into_closures,
+        hit: false,
+    };
+    finder.visit_expr(expr);
+    finder.hit
+}
+
+struct Finder<'f> {
+    found: &'f mut dyn FnMut(&Expr) -> bool,
+    into_closures: bool,
+    hit: bool,
+}
+
+impl<'ast> Visit<'ast> for Finder<'_> {
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        if self.hit {
+            return;
+        }
+        if (self.found)(expr) {
+            self.hit = true;
+            return;
+        }
+        if !self.into_closures && matches!(expr, Expr::Closure(_)) {
+            return;
+        }
+        syn::visit::visit_expr(self, expr);
+    }
+
+    fn visit_item(&mut self, _item: &'ast syn::Item) {}
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        visit_macro_args(self, mac);
+    }
+}
+
+/// Visits a macro's arguments the way the walker reads them: as comma-separated expressions, or
+/// else as statements; a macro whose arguments are neither is skipped.
+pub(crate) fn visit_macro_args<V: for<'a> Visit<'a>>(visitor: &mut V, mac: &syn::Macro) {
+    let parse_exprs = Punctuated::<Expr, Token![,]>::parse_terminated;
+    if let Ok(exprs) = parse_exprs.parse2(mac.tokens.clone()) {
+        for expr in &exprs {
+            visitor.visit_expr(expr);
+        }
+    } else if let Ok(stmts) = syn::Block::parse_within.parse2(mac.tokens.clone()) {
+        for stmt in &stmts {
+            visitor.visit_stmt(stmt);
+        }
+    }
+}
 /// The (line, column) where `span` starts.
 fn position(span: Span) -> (usize, usize) {
     let start = span.start();

@@ -7,18 +7,19 @@
 //! sequentially, or to accumulate integers (fixed point).
 //!
 //! Caught: `sum`, `product`, `reduce`, `reduce_with`, `fold`, `fold_with`, `try_fold`,
-//! `try_reduce`, `try_reduce_with` whose receiver chain starts at `par_iter`, `par_iter_mut`,
-//! `into_par_iter`, `par_chunks`, `par_chunks_mut`, `par_windows`, `par_bridge` or `par_drain`
-//! (a `collect` in between makes it sequential). Not reported when the reduction is provably
-//! integer: an integer turbofish (`sum::<u64>()`), a `let` with an integer type, an integer
-//! literal as the fold or reduce identity, or a last `map` whose closure ends in `as <integer>`.
+//! `try_reduce`, `try_reduce_with` whose receiver chain starts at one of the parallel sources of
+//! [`crate::rules::PARALLEL_SOURCES`] (`par_iter`, `par_iter_mut`, `into_par_iter`,
+//! `par_chunks`, `par_chunks_mut`, `par_windows`, `par_bridge`, `par_drain`; a `collect` in
+//! between makes it sequential). Not reported when the reduction is provably integer: an integer
+//! turbofish (`sum::<u64>()`), a `let` with an integer type, an integer literal as the fold or
+//! reduce identity, or a last `map` whose closure ends in `as <integer>`.
 
 use syn::{Expr, ExprMethodCall, Lit};
 
 use crate::finding::LintCode;
 use crate::infer::turbofish_type;
 use crate::report::Hit;
-use crate::rules::{Rule, RuleContext, strip};
+use crate::rules::{Rule, RuleContext, parallel_source, strip};
 use crate::types::{is_integer_name, is_integer_type};
 
 /// The rule.
@@ -34,17 +35,6 @@ const REDUCTIONS: [&str; 9] = [
     "try_fold",
     "try_reduce",
     "try_reduce_with",
-];
-
-const PARALLEL_SOURCES: [&str; 8] = [
-    "par_iter",
-    "par_iter_mut",
-    "into_par_iter",
-    "par_chunks",
-    "par_chunks_mut",
-    "par_windows",
-    "par_bridge",
-    "par_drain",
 ];
 
 impl Rule for ParallelFloatReduction {
@@ -85,21 +75,6 @@ impl Rule for ParallelFloatReduction {
             ),
         ));
     }
-}
-
-/// The parallel source at the start of a method chain, unless a `collect` comes first.
-fn parallel_source(mut expr: &Expr) -> Option<String> {
-    while let Expr::MethodCall(call) = strip(expr) {
-        let method = call.method.to_string();
-        if PARALLEL_SOURCES.contains(&method.as_str()) {
-            return Some(method);
-        }
-        if method.starts_with("collect") {
-            return None;
-        }
-        expr = &call.receiver;
-    }
-    None
 }
 
 /// Whether the reduction's type is shown to be an integer.
