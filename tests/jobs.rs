@@ -29,6 +29,10 @@ mod swarm;
 use flow::FlowField;
 use paths::FindPath;
 
+/// Held by the tests that record or panic: a panic (even one caught) finishes the recording in
+/// progress, so the two never run at once.
+static RECORDING_OR_PANICKING: Mutex<()> = Mutex::new(());
+
 fn settings() -> RuntimeSettings {
     RuntimeSettings {
         seed: 35,
@@ -265,6 +269,8 @@ fn jobs_in_flight_survive_rollback() {
         first,
         "a fresh app restored from the snapshot diverged"
     );
+    // It ran them on its own workers, and counted them itself.
+    assert!(stats(&fresh).delivered > 0, "{:?}", stats(&fresh));
 
     let mut synctest = SyncTest::new(|| swarm_app(1, swarm::PATH_LATENCY, Duration::ZERO), 4);
     for _ in 0..40 {
@@ -399,6 +405,9 @@ fn leaderboard_app() -> App {
 /// replay held none), or if a re-simulated tick takes new entries.
 #[test]
 fn outside_inputs_replay_without_calling_out() {
+    let _alone = RECORDING_OR_PANICKING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     let dir = std::env::temp_dir().join(format!("rusting-outside-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut app = leaderboard_app();
@@ -505,6 +514,9 @@ fn ask_explode(time: Res<FrameTime>, mut jobs: ResMut<Jobs<Explode>>) {
 /// it) or if the payload loses the job's name.
 #[test]
 fn a_panicking_job_is_named() {
+    let _alone = RECORDING_OR_PANICKING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     for workers in [0, 1] {
         let mut app = App::new(settings());
         app.add_job_kind::<Explode>(2);

@@ -296,15 +296,26 @@ impl ResultChannel {
                     Some(job.message.clone())
                 })
                 .unwrap_or_else(|| "(a panic without a message)".to_owned());
-            // A deadline job's function (on a worker, or on the simulation thread helping), or the
-            // simulation thread stopping the run at that job's due tick.
-            let job = crate::jobs::running_job().or_else(|| {
-                let panicked = info.payload().downcast_ref::<crate::jobs::JobPanicked>()?;
-                Some(panicked.job.clone())
-            });
             let location = info
                 .location()
                 .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+            // A deadline job's function panicking (on a worker, or on the simulation thread
+            // helping) is caught where it ran: the run stops at the job's due tick, where the
+            // simulation thread panics with a `JobPanicked` naming it, so what the result says
+            // never depends on when a worker got to the job. Only note the place for then. (With
+            // `panic = "abort"` nothing is caught: the result is written now.)
+            let running = crate::jobs::running_job();
+            if running.is_some() && cfg!(panic = "unwind") {
+                if let Some(location) = &location {
+                    crate::jobs::note_job_panic_location(location.clone());
+                }
+                previous(info);
+                return;
+            }
+            let due = info.payload().downcast_ref::<crate::jobs::JobPanicked>();
+            let job = running.or_else(|| Some(due?.job.clone()));
+            // The job's own place, not the simulation thread's `panic_any`.
+            let location = due.map_or(location, |due| due.location.clone());
             let tick = channel
                 .started
                 .load(Ordering::Relaxed)

@@ -269,10 +269,11 @@ impl<K: JobKind> Jobs<K> {
                     });
                     self.delivered.push((job.id, K::Output::clone(&output)));
                 }
-                Outcome::Panicked(message) => {
+                Outcome::Panicked(message, location) => {
                     std::panic::panic_any(JobPanicked {
                         job: label,
                         message,
+                        location,
                     });
                 }
             }
@@ -311,7 +312,21 @@ impl<K: JobKind> SimState for Jobs<K> {
 }
 
 /// The system that delivers kind `K`'s due results at the start of each tick.
-pub(crate) fn deliver_jobs<K: JobKind>(time: Res<FrameTime>, mut jobs: ResMut<Jobs<K>>) {
+pub(crate) fn deliver_jobs<K: JobKind>(
+    time: Res<FrameTime>,
+    workers: Option<Res<JobWorkers>>,
+    mut jobs: ResMut<Jobs<K>>,
+) {
+    // A snapshot of another app restored into this one brought that app's cache and workers:
+    // run this app's jobs on its own workers (results are the same; the counts are this app's).
+    if let Some(workers) = workers
+        && !Arc::ptr_eq(&jobs.cache.pool, &workers.pool)
+    {
+        jobs.cache = Arc::new(KindCache {
+            pool: Arc::clone(&workers.pool),
+            by_input: Mutex::new(HashMap::new()),
+        });
+    }
     // Ticks completed, counting the one starting now: the number its hash is recorded under.
     jobs.deliver(time.fixed_tick + 1);
 }

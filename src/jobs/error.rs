@@ -27,13 +27,19 @@ impl std::fmt::Display for JobLabel {
 /// A deadline job's function panicked. The simulation thread panics with this value as the
 /// payload at the job's due tick (`std::panic::panic_any`), so the run stops there, never hangs
 /// and never goes on without the result; a run through `rusting` reports it as `JOB_PANICKED`.
+///
+/// In a game built with `panic = "abort"` nothing can catch the job's panic: the process stops
+/// where the job ran, at once, naming the job (`rusting_game!`'s panic hook does).
 #[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
-#[error("{job} panicked: {message}")]
+#[error("{job} panicked{}: {message}", location.as_ref().map(|l| format!(" at {l}")).unwrap_or_default())]
 pub struct JobPanicked {
     /// The job.
     pub job: JobLabel,
     /// What the panic said.
     pub message: String,
+    /// Where it panicked (`file:line:column`), when a panic hook noted it
+    /// ([`note_job_panic_location`](super::note_job_panic_location)).
+    pub location: Option<String>,
 }
 
 /// Why an outside entry was refused.

@@ -37,4 +37,4 @@ pub use parallel::{MAX_PARALLEL_JOBS, job_range, parallel_chunks, parallel_jobs,
 pub use plugin::{JobsAppExt, JobsPlugin};
 pub use pool::{JOB_WORKERS_VARIABLE, JobStats, JobWorkers};
 pub use sliced::{Progress, SliceStatus, Sliced, SlicedTask};
-pub use slot::running_job;
+pub use slot::{note_job_panic_location, running_job};

@@ -88,13 +88,15 @@ pub(crate) struct WorkerPool {
 }
 
 impl WorkerPool {
-    /// Queues `job` and, with workers, asks one to take the oldest queued job.
+    /// With workers, queues `job` and asks one to take the oldest queued job. With none, the job
+    /// waits in its slot for the simulation thread to claim it at its due tick (queueing it
+    /// would keep every job alive in the queue).
     pub(crate) fn submit(self: &Arc<Self>, job: Arc<dyn Runnable>) {
-        if let Ok(mut queue) = self.queue.lock() {
-            queue.push_back(job);
-        }
         let threads = self.threads.lock().ok().and_then(|t| t.clone());
         if let Some(threads) = threads {
+            if let Ok(mut queue) = self.queue.lock() {
+                queue.push_back(job);
+            }
             let pool = Arc::clone(self);
             threads.spawn(move || {
                 let delay = pool.delay_ns.load(Ordering::Relaxed);

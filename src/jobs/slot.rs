@@ -18,6 +18,8 @@ use super::pool::{Runnable, WorkerPool};
 thread_local! {
     /// The job this thread is running, for a panic hook that wants to name it.
     static RUNNING: RefCell<Option<JobLabel>> = const { RefCell::new(None) };
+    /// Where the running job panicked, as a panic hook noted it.
+    static PANICKED_AT: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
 /// The job the calling thread is running right now, if it is running one (a panic hook calls it
@@ -26,11 +28,17 @@ pub fn running_job() -> Option<JobLabel> {
     RUNNING.with(|running| running.borrow().clone())
 }
 
+/// Notes where the job this thread runs panicked (`file:line:column`), from a panic hook, so
+/// the [`JobPanicked`](super::JobPanicked) raised at the job's due tick names the place.
+pub fn note_job_panic_location(location: String) {
+    PANICKED_AT.with(|at| *at.borrow_mut() = Some(location));
+}
+
 enum State<O> {
     Queued,
     Running,
     Done(Arc<O>),
-    Panicked(String),
+    Panicked(String, Option<String>),
 }
 
 /// One job's input and, once computed, its result.
@@ -49,8 +57,8 @@ pub(crate) enum Outcome<O> {
         late: bool,
         ran_here: bool,
     },
-    /// The job panicked with this message.
-    Panicked(String),
+    /// The job panicked with this message, at this place when a panic hook noted it.
+    Panicked(String, Option<String>),
 }
 
 impl<K: JobKind> Slot<K> {
@@ -78,11 +86,15 @@ impl<K: JobKind> Slot<K> {
 
     fn run_claimed(&self) {
         RUNNING.with(|running| *running.borrow_mut() = Some(self.label.clone()));
+        PANICKED_AT.with(|at| *at.borrow_mut() = None);
         let result = catch_unwind(AssertUnwindSafe(|| K::run(&self.input)));
         RUNNING.with(|running| *running.borrow_mut() = None);
         let finished = match result {
             Ok(output) => State::Done(Arc::new(output)),
-            Err(payload) => State::Panicked(panic_message(payload.as_ref())),
+            Err(payload) => State::Panicked(
+                panic_message(payload.as_ref()),
+                PANICKED_AT.with(|at| at.borrow_mut().take()),
+            ),
         };
         if let Ok(mut state) = self.state.lock() {
             *state = finished;
@@ -98,7 +110,9 @@ impl<K: JobKind> Slot<K> {
                 late: false,
                 ran_here: false,
             }),
-            State::Panicked(message) => Some(Outcome::Panicked(message.clone())),
+            State::Panicked(message, location) => {
+                Some(Outcome::Panicked(message.clone(), location.clone()))
+            }
             State::Queued | State::Running => None,
         }
     }
@@ -122,7 +136,10 @@ impl<K: JobKind> Slot<K> {
                 continue;
             }
             let Ok(state) = self.state.lock() else {
-                return Outcome::Panicked("the job's result was lost to a poisoned lock".into());
+                return Outcome::Panicked(
+                    "the job's result was lost to a poisoned lock".into(),
+                    None,
+                );
             };
             let state = self
                 .finished

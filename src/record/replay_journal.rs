@@ -262,7 +262,11 @@ fn install_panic_hook() {
     INSTALLED.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            finalize_after_panic();
+            // A deadline job's panic is caught where the job ran, and the run goes on to the
+            // job's due tick (where it stops): the recording is finished then, not now.
+            if !(cfg!(panic = "unwind") && crate::jobs::running_job().is_some()) {
+                finalize_after_panic();
+            }
             previous(info);
         }));
     });
@@ -453,6 +457,10 @@ pub fn from_journal(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
             ));
         }
     }
+    // Outside results are written before their tick runs: a journal cut during that tick holds
+    // them without the tick's hash. The tick never finished, so they never counted.
+    let end = replay.end_tick();
+    replay.outside.retain(|entered| entered.tick <= end);
     Ok(replay)
 }
 

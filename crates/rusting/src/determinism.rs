@@ -275,6 +275,19 @@ fn input(request: &Request, project: &Project, work: &Path) -> Result<Input, Fai
             ));
         }
     }
+    // The runs are fed the replay as an input script, which carries frames and input only.
+    if let Some(first) = replay.outside.first() {
+        return Err(bad(
+            "REPLAY_INVALID",
+            format!(
+                "{}: the replay holds results from outside the simulation (the first entered tick \
+                 {}), which `rusting determinism --replay` cannot feed to its runs yet; check it \
+                 with `rusting replay play`, which feeds them from the recording",
+                path.display(),
+                first.tick
+            ),
+        ));
+    }
     let script = work.join("replay-input.json");
     let bytes = serde_json::to_vec(&replay.to_input_script()).expect("a script serializes");
     std::fs::write(&script, bytes).map_err(|e| {

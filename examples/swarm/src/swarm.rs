@@ -164,14 +164,18 @@ fn walk(
     }
 }
 
-/// Agents with a goal and no path ask for one, at most [`REQUESTS_PER_TICK`] a tick.
+/// Agents with a goal and no path ask for one, at most [`REQUESTS_PER_TICK`] a tick, in
+/// `SimId` order (never the query's order, which a restore that respawns entities may change):
+/// which agents ask, and their requests' ids, are the same on every machine.
 fn request_paths(
     level: Res<Level>,
     mut jobs: ResMut<Jobs<FindPath>>,
-    mut agents: Query<&mut Agent>,
+    mut agents: Query<(&SimId, &mut Agent)>,
 ) {
+    let mut in_order: Vec<_> = agents.iter_mut().collect();
+    in_order.sort_by_key(|(id, _)| **id);
     let mut asked = 0;
-    for mut agent in &mut agents {
+    for (_, mut agent) in in_order {
         if asked == REQUESTS_PER_TICK {
             break;
         }
@@ -206,12 +210,14 @@ fn rally(
     }
 }
 
-/// The mean distance from agents to their goals, summed in [`CROWD_JOBS`] parts combined in job
-/// order: the same bits on every thread count.
-fn crowd(agents: Query<&Agent>, mut stats: ResMut<SwarmStats>) {
-    let distances: Vec<f32> = agents
+/// The mean distance from agents to their goals, in `SimId` order, summed in [`CROWD_JOBS`]
+/// parts combined in job order: the same bits on every thread count.
+fn crowd(agents: Query<(&SimId, &Agent)>, mut stats: ResMut<SwarmStats>) {
+    let mut in_order: Vec<_> = agents.iter().collect();
+    in_order.sort_by_key(|(id, _)| **id);
+    let distances: Vec<f32> = in_order
         .iter()
-        .map(|agent| (agent.goal - agent.cell).as_vec2().length())
+        .map(|(_, agent)| (agent.goal - agent.cell).as_vec2().length())
         .collect();
     if distances.is_empty() {
         return;
