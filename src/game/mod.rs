@@ -207,7 +207,7 @@ fn try_run_game(
             })
             .transpose()?;
         let mode = match (replay_in, synctest) {
-            (Some((file, replay)), _) => windowed::WindowedModeChoice::View(file, replay),
+            (Some((file, replay)), _) => windowed::WindowedModeChoice::View(file, Box::new(replay)),
             (None, Some(distance)) => windowed::WindowedModeChoice::SyncTest(distance),
             (None, None) => windowed::WindowedModeChoice::Play,
         };

@@ -36,7 +36,7 @@ pub(crate) enum WindowedModeChoice {
     /// A synctest rolling back this many ticks after every tick (`RUSTING_SYNCTEST`).
     SyncTest(usize),
     /// Show this replay in the viewer (`RUSTING_REPLAY_PLAY` with `RUSTING_REPLAY_VIEW`).
-    View(PathBuf, Replay),
+    View(PathBuf, Box<Replay>),
 }
 
 /// The environment variable naming a PNG file for a screenshot of the window when a windowed run's
@@ -113,7 +113,7 @@ pub(crate) fn play_windowed(
         }
         WindowedModeChoice::View(file, replay) => {
             let state =
-                SeekState::new(replay, VIEWER_SNAPSHOT_INTERVAL, &mut app).map_err(|error| {
+                SeekState::new(*replay, VIEWER_SNAPSHOT_INTERVAL, &mut app).map_err(|error| {
                     GameError::ReplayIn {
                         file: file.clone(),
                         error,

@@ -8,11 +8,13 @@
 //! - [`cpu`]: the solver itself, plain Rust over slices.
 //! - [`gpu`]: Vulkan compute (`GpuContext`), the simulation shaders and their precision check.
 //! - [`plugin`]: `PhysicsPlugin` and the fixed system that copies bodies in and out.
+//! - [`query`]: `SpatialQuery`, rays and point overlaps against the colliders, from fixed systems.
 
 pub mod components;
 pub mod cpu;
 pub mod gpu;
 pub mod plugin;
+pub mod query;
 pub mod resources;
 pub mod world;
 
