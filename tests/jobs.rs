@@ -14,8 +14,11 @@ use rusting_engine::jobs::{JobPanicked, JobWorkers, SliceStatus};
 use rusting_engine::prelude::*;
 use rusting_engine::record::replay_compact::{from_compact, to_compact};
 use rusting_engine::record::{Replay, StateDetail, compare_details};
-use rusting_engine::state::StateHashes;
 use rusting_engine::state::hash::world_state_hash;
+
+#[path = "support/tick_hashes.rs"]
+mod tick_hashes;
+use tick_hashes::run;
 
 #[path = "../examples/swarm/src/flow.rs"]
 mod flow;
@@ -52,17 +55,6 @@ fn swarm_app(workers: usize, latency: u64, delay: Duration) -> App {
         .resource_mut::<Jobs<FindPath>>()
         .set_latency(latency);
     app
-}
-
-/// Runs `ticks` ticks one a frame and returns each tick's hash.
-fn run(app: &mut App, ticks: u64) -> Vec<u64> {
-    let step = app.fixed_step();
-    (0..ticks)
-        .map(|_| {
-            app.update(step);
-            app.world().resource::<StateHashes>().cpu.back().unwrap().1
-        })
-        .collect()
 }
 
 fn stats(app: &App) -> rusting_engine::jobs::JobStats {

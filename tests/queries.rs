@@ -7,6 +7,10 @@ use rusting_engine::App;
 use rusting_engine::physics::query::{QueryError, QueryFilter, Ray, SpatialQuery};
 use rusting_engine::prelude::*;
 
+#[path = "support/tick_hashes.rs"]
+mod tick_hashes;
+use tick_hashes::run;
+
 /// `(tick, sim id, distance bits)` of every hit.
 type Seen = Vec<(u64, u64, u32)>;
 
@@ -56,21 +60,6 @@ fn pile() -> App {
         ));
     }
     app
-}
-
-fn run(app: &mut App, ticks: u64) -> Vec<u64> {
-    let step = app.fixed_step();
-    (0..ticks)
-        .map(|_| {
-            app.update(step);
-            app.world()
-                .resource::<rusting_engine::state::StateHashes>()
-                .cpu
-                .back()
-                .unwrap()
-                .1
-        })
-        .collect()
 }
 
 fn spawn_static(app: &mut App, transform: Transform, collider: Collider) -> SimId {
