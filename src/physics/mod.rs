@@ -8,10 +8,14 @@
 //! - [`cpu`]: the solver itself, plain Rust over slices.
 //! - [`gpu`]: Vulkan compute (`GpuContext`), the simulation shaders and their precision check.
 //! - [`plugin`]: `PhysicsPlugin` and the fixed system that copies bodies in and out.
-//! - [`query`]: `SpatialQuery`, rays and point overlaps against the colliders, from fixed systems.
+//! - [`query`]: `SpatialQuery`, rays, shape casts and overlaps against the colliders, from fixed
+//!   systems.
+//! - [`geometry`]: convex shapes, GJK shape casts and overlap tests, shared by the queries and
+//!   the solver's continuous collision.
 
 pub mod components;
 pub mod cpu;
+pub mod geometry;
 pub mod gpu;
 pub mod plugin;
 pub mod query;

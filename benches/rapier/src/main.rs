@@ -8,6 +8,12 @@
 //! same machine: a noisy neighbour slows both, not one. Both run single-threaded (ours in a
 //! one-thread rayon pool; rapier without its `parallel` feature).
 //!
+//! Query rows time what a game's query system pays: for Rusting, one run of a system holding
+//! `SpatialQuery` asking the whole batch (reading the colliders and refitting or building its
+//! tree included); for rapier, a query pipeline borrowed from its broad phase and the same batch.
+//! The fast-balls row steps 1,000 balls at 300 m/s into a thin wall, ours with its continuous
+//! sweep (always on), rapier with `ccd_enabled`, and counts the balls that got through.
+//!
 //! Rapier runs with its defaults, which is what its users get. Two more rows run the pyramid and
 //! the 10,000 boxes with rapier's settings matched to ours where they differ (see `matched`). A last line gives the
 //! speedup of our 10,000-body scene on two threads against one, with the final-state hashes of both
@@ -23,7 +29,8 @@ use bevy::math::Vec3;
 use bevy::prelude::{Entity, Transform};
 use rapier3d::prelude as rp;
 use rusting_engine::physics::plugin::cpu_physics_step;
-use rusting_engine::physics::{Collider, PhysicsSettings, RigidBody};
+use rusting_engine::physics::query::{QueryFilter, Ray, ShapeCast, SpatialQuery};
+use rusting_engine::physics::{Collider, CollisionLayers, PhysicsSettings, RigidBody, Shape};
 use rusting_engine::runtime::FrameTime;
 
 #[derive(Clone, Copy)]
@@ -319,6 +326,279 @@ fn row(name: &str, ours: &Outcome, theirs: &Outcome) {
     }
 }
 
+/// A ray for the query rows: from above the grid, tilted a little, seeded by `i`.
+fn query_ray(i: u32) -> (Vec3, Vec3) {
+    let f = i as f32;
+    let origin = Vec3::new((f * 0.618_034) % 30.0, 40.0, (f * 0.414_213_5) % 30.0);
+    let direction = Vec3::new(((f * 0.3) % 1.0 - 0.5) * 0.2, -1.0, ((f * 0.7) % 1.0 - 0.5) * 0.2);
+    (origin, direction)
+}
+
+/// A shape cast for the query rows: across the grid at a seeded height and depth.
+fn query_cast(i: u32) -> (Kind, Vec3) {
+    let f = i as f32;
+    let kind = match i % 3 {
+        0 => Kind::Ball(0.3),
+        1 => Kind::Cube(Vec3::new(0.3, 0.25, 0.2)),
+        _ => Kind::Capsule(0.3, 0.2),
+    };
+    (kind, Vec3::new(-5.0, 1.0 + (f * 0.37) % 18.0, (f * 0.61) % 30.0))
+}
+
+/// What a batch of queries found: hits and the sum of their distances' bits (to compare the
+/// two engines' answers roughly, and to keep the work from being optimized away).
+#[derive(Default)]
+struct Found {
+    hits: usize,
+    distance_sum: f64,
+}
+
+/// Times `batches` batches of `run` on each engine in turn (ours first), in ms per batch.
+fn race_queries(
+    batches: usize,
+    mut ours: impl FnMut() -> Found,
+    mut theirs: impl FnMut() -> Found,
+) -> (f64, f64, Found, Found) {
+    let (mut time_a, mut time_b) = (0.0, 0.0);
+    let (mut a, mut b) = (Found::default(), Found::default());
+    for _ in 0..batches {
+        let start = Instant::now();
+        a = ours();
+        time_a += start.elapsed().as_secs_f64();
+        let start = Instant::now();
+        b = theirs();
+        time_b += start.elapsed().as_secs_f64();
+    }
+    let ms = |t: f64| t * 1000.0 / batches as f64;
+    (ms(time_a), ms(time_b), a, b)
+}
+
+fn query_row(name: &str, (ours, theirs, a, b): (f64, f64, Found, Found)) {
+    println!(
+        "{:<52} {:>9.3} {:>10.3} {:>6.2}  hits {} / {}, mean distance {:.3} / {:.3}",
+        name,
+        ours,
+        theirs,
+        ours / theirs,
+        a.hits,
+        b.hits,
+        a.distance_sum / a.hits.max(1) as f64,
+        b.distance_sum / b.hits.max(1) as f64,
+    );
+}
+
+fn rapier_shape(kind: Kind) -> rp::SharedShape {
+    match kind {
+        Kind::Ball(r) => rp::SharedShape::ball(r),
+        Kind::Cube(h) => rp::SharedShape::cuboid(h.x, h.y, h.z),
+        Kind::Capsule(h, r) => rp::SharedShape::capsule_y(h, r),
+    }
+}
+
+fn our_shape(kind: Kind) -> Shape {
+    match kind {
+        Kind::Ball(radius) => Shape::Sphere { radius },
+        Kind::Cube(half_extents) => Shape::Box { half_extents },
+        Kind::Capsule(half_height, radius) => Shape::Capsule {
+            half_height,
+            radius,
+        },
+    }
+}
+
+/// 10,000 rays and 1,000 shape casts against the 10,000 mixed bodies, after one step.
+fn query_rows(wanted: &dyn Fn(&str) -> bool) {
+    let scene = grid("queries", 10_000, 1, mixed_kind);
+    let mut ours = Ours::new(&scene, 1);
+    let mut theirs = Rapier::new(&scene, |_| ());
+    ours.step();
+    theirs.step();
+    let world = ours.app.world_mut();
+    let mut state = bevy::ecs::system::SystemState::<SpatialQuery>::new(world);
+    let rapier_pipeline = |w: &rp::PhysicsWorld| {
+        w.broad_phase.as_query_pipeline(
+            w.narrow_phase.query_dispatcher(),
+            &w.bodies,
+            &w.colliders,
+            rp::QueryFilter::default(),
+        )
+    };
+    let name = "(q1) 10,000 rays against 10,000 bodies (a batch)";
+    if wanted(name) {
+        let result = race_queries(
+            20,
+            || {
+                let world = ours.app.world_mut();
+                world.increment_change_tick();
+                let query = state.get(world);
+                let mut found = Found::default();
+                for i in 0..10_000 {
+                    let (origin, direction) = query_ray(i);
+                    let ray = Ray::new(origin, direction, 100.0);
+                    if let Ok(Some(hit)) = query.cast_ray(&ray, &QueryFilter::default()) {
+                        found.hits += 1;
+                        found.distance_sum += hit.distance as f64;
+                    }
+                }
+                found
+            },
+            || {
+                let pipeline = rapier_pipeline(&theirs.world);
+                let mut found = Found::default();
+                for i in 0..10_000 {
+                    let (origin, direction) = query_ray(i);
+                    let length = direction.length();
+                    let ray = rp::Ray::new(
+                        rp::Vector::new(origin.x, origin.y, origin.z),
+                        rp::Vector::new(direction.x, direction.y, direction.z) / length,
+                    );
+                    if let Some((_, hit)) = pipeline.cast_ray_and_get_normal(&ray, 100.0, true) {
+                        found.hits += 1;
+                        found.distance_sum += hit.time_of_impact as f64;
+                    }
+                }
+                found
+            },
+        );
+        query_row(name, result);
+    }
+    let name = "(q2) 1,000 shape casts against 10,000 bodies (a batch)";
+    if wanted(name) {
+        let result = race_queries(
+            20,
+            || {
+                let world = ours.app.world_mut();
+                world.increment_change_tick();
+                let query = state.get(world);
+                let mut found = Found::default();
+                for i in 0..1_000 {
+                    let (kind, from) = query_cast(i);
+                    let cast = ShapeCast::new(our_shape(kind), from, Vec3::X, 50.0);
+                    if let Ok(Some(hit)) = query.cast_shape(&cast, &QueryFilter::default()) {
+                        found.hits += 1;
+                        found.distance_sum += hit.distance as f64;
+                    }
+                }
+                found
+            },
+            || {
+                let pipeline = rapier_pipeline(&theirs.world);
+                let mut found = Found::default();
+                for i in 0..1_000 {
+                    let (kind, from) = query_cast(i);
+                    let shape = rapier_shape(kind);
+                    let pose = rp::Pose::translation(from.x, from.y, from.z);
+                    let options = rp::ShapeCastOptions::with_max_time_of_impact(50.0);
+                    if let Some((_, hit)) =
+                        pipeline.cast_shape(&pose, rp::Vector::X, shape.as_ref(), options)
+                    {
+                        found.hits += 1;
+                        found.distance_sum += hit.time_of_impact as f64;
+                    }
+                }
+                found
+            },
+        );
+        query_row(name, result);
+    }
+}
+
+/// How many fast balls each engine let through the wall, after a race of 60 steps.
+fn fast_balls_row() {
+    const BALLS: u32 = 1_000;
+    let name = "(f) 1000 balls at 300 m/s into a 0.1 m wall, 60 steps";
+    let launch = |k: u32| {
+        let f = k as f32;
+        let start = Vec3::new(-1.0 - (f * 0.618_034) % 2.0, (f * 0.37) % 40.0 - 20.0, (f * 0.73) % 40.0 - 20.0);
+        let off = (f * 0.414_213_5) % 1.0;
+        let around = (f * 0.271_828) % 1.0 * std::f32::consts::TAU;
+        let tilt = off * 1.0;
+        (start, Vec3::new(tilt.cos(), tilt.sin() * around.cos(), tilt.sin() * around.sin()) * 300.0)
+    };
+    // Ours: the balls meet only the wall.
+    let mut app = rusting_engine::App::default();
+    app.setup().expect("an engine app");
+    let world = app.world_mut();
+    world.insert_resource(PhysicsSettings::default());
+    world.spawn((
+        Transform::default(),
+        Collider::cuboid(Vec3::new(0.05, 60.0, 60.0)),
+        CollisionLayers { memberships: 1, filters: 2 },
+    ));
+    let balls: Vec<Entity> = (0..BALLS)
+        .map(|k| {
+            let (at, velocity) = launch(k);
+            world
+                .spawn((
+                    Transform::from_translation(at),
+                    RigidBody::dynamic(0.01).with_velocity(velocity, Vec3::ZERO),
+                    Collider::sphere(0.025),
+                    CollisionLayers { memberships: 2, filters: 1 },
+                ))
+                .id()
+        })
+        .collect();
+    let mut physics = Schedule::default();
+    physics.set_executor(SingleThreadedExecutor::new());
+    physics.add_systems(cpu_physics_step);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a thread pool");
+    // Rapier: the same, with continuous collision on each ball.
+    let mut rapier = rp::PhysicsWorld::default();
+    rapier.integration_parameters.dt = 1.0 / 60.0;
+    let wall = rapier.insert_body(rp::RigidBodyBuilder::fixed());
+    rapier.insert_collider(
+        rp::ColliderBuilder::cuboid(0.05, 60.0, 60.0)
+            .collision_groups(rp::InteractionGroups::new(rp::Group::GROUP_1, rp::Group::GROUP_2, rp::InteractionTestMode::And)),
+        Some(wall),
+    );
+    let handles: Vec<rp::RigidBodyHandle> = (0..BALLS)
+        .map(|k| {
+            let (at, velocity) = launch(k);
+            let body = rapier.insert_body(
+                rp::RigidBodyBuilder::dynamic()
+                    .translation(rp::Vector::new(at.x, at.y, at.z))
+                    .linvel(rp::Vector::new(velocity.x, velocity.y, velocity.z))
+                    .ccd_enabled(true),
+            );
+            rapier.insert_collider(
+                rp::ColliderBuilder::ball(0.025)
+                    .mass(0.01)
+                    .collision_groups(rp::InteractionGroups::new(rp::Group::GROUP_2, rp::Group::GROUP_1, rp::InteractionTestMode::And)),
+                Some(body),
+            );
+            body
+        })
+        .collect();
+    let (mut ours_time, mut theirs_time) = (0.0, 0.0);
+    let (mut ours_through, mut theirs_through) = (vec![false; BALLS as usize], vec![false; BALLS as usize]);
+    for tick in 0..60u64 {
+        let world = app.world_mut();
+        world.resource_mut::<FrameTime>().fixed_tick = tick;
+        let start = Instant::now();
+        pool.install(|| physics.run(world));
+        ours_time += start.elapsed().as_secs_f64();
+        let start = Instant::now();
+        rapier.step();
+        theirs_time += start.elapsed().as_secs_f64();
+        for (k, &ball) in balls.iter().enumerate() {
+            ours_through[k] |= app.world().get::<Transform>(ball).expect("a ball").translation.x > -0.05;
+        }
+        for (k, &ball) in handles.iter().enumerate() {
+            theirs_through[k] |= rapier.bodies[ball].translation().x > -0.05;
+        }
+    }
+    let (ours_ms, theirs_ms) = (ours_time * 1000.0 / 60.0, theirs_time * 1000.0 / 60.0);
+    println!(
+        "{:<52} {:>9.3} {:>10.3} {:>6.2}  past the wall's face: ours {}, rapier {}",
+        name,
+        ours_ms,
+        theirs_ms,
+        ours_ms / theirs_ms,
+        ours_through.iter().filter(|&&t| t).count(),
+        theirs_through.iter().filter(|&&t| t).count(),
+    );
+}
+
 fn main() {
     let only = std::env::args().nth(1);
     let wanted = |name: &str| only.as_deref().is_none_or(|o| name.contains(o));
@@ -371,6 +651,10 @@ fn main() {
             );
             row(scene.name, &ours, &theirs);
         }
+    }
+    query_rows(&wanted);
+    if wanted("(f) 1000 balls at 300 m/s into a 0.1 m wall, 60 steps") {
+        fast_balls_row();
     }
     let name = "(c) on two threads against one (threads)";
     if wanted(name) {

@@ -14,8 +14,10 @@
 //!    start, a biased velocity pass with soft position correction, positions and rotations
 //!    ([`integrate::positions`], rotation through `sim_math`), and a relaxing pass: eight velocity
 //!    passes in all. Then restitution.
-//! 6. [`sleep::update`]: groups of touching bodies at rest for `SLEEP_STEPS` ticks fall asleep.
-//! 7. [`events::update`]: which pairs started or stopped touching; warm starts are stored.
+//! 6. [`continuous::stop_fast_bodies`]: a body that moved more than half its smallest extent is
+//!    swept along its path and put back at the first static or kinematic surface it meets.
+//! 7. [`sleep::update`]: groups of touching bodies at rest for `SLEEP_STEPS` ticks fall asleep.
+//! 8. [`events::update`]: which pairs started or stopped touching; warm starts are stored.
 //!
 //! [`overlap::overlaps_at_start`] runs the broad and narrow phases once, without stepping, to find
 //! bodies that a scene places inside each other.
@@ -34,6 +36,7 @@ pub mod box_box;
 pub mod broad_phase;
 pub mod colouring;
 pub mod contacts;
+pub mod continuous;
 pub mod events;
 pub mod integrate;
 pub mod jacobians;
@@ -138,6 +141,8 @@ pub struct StepScratch {
     pub solve: solver::SolveState,
     /// Union-find parents for islands.
     pub islands: Vec<u32>,
+    /// Where the bodies started the tick, for the continuous sweep.
+    pub sweeps: continuous::Sweeps,
     /// Bodies woken this tick.
     pub woken: Vec<u32>,
     /// The events of this tick, ordered by `(a, b, id)`.
@@ -184,6 +189,7 @@ pub fn step(
         world,
         &mut scratch.solve,
     );
+    scratch.sweeps.begin(bodies);
     solver::solve(
         params,
         bodies,
@@ -191,6 +197,7 @@ pub fn step(
         &mut scratch.solve,
         &mut scratch.points,
     );
+    continuous::stop_fast_bodies(bodies, &scratch.broad.pairs, &mut scratch.sweeps);
     sleep::update(
         params,
         bodies,

@@ -1,5 +1,6 @@
 //! [`SpatialQuery`]: the world's colliders asked a question from a fixed system: the first hit
-//! or all hits of a ray, and the colliders containing a point.
+//! or all hits of a ray, and the colliders containing a point. Shape casts and shape and box
+//! overlaps are the same parameter's methods in [`super::shape_cast`].
 //!
 //! A query reads the colliders as they stand when the asking system runs: a system ordered after
 //! `SimSet::Physics` sees this tick's positions (after the step), one before it the last tick's.
@@ -7,16 +8,23 @@
 //! (commands not yet applied are not). GPU bodies are not seen: their state lives on the device.
 //!
 //! Answers depend on simulation state only (transforms, colliders, layers, `SimId`s), never on
-//! storage or thread order: every collider is tested, and hits are ordered by (distance bits,
-//! `SimId`). So the same query gives the same answer on every thread count and build and after a
-//! rollback. This module must never keep state between queries.
+//! storage or thread order: the colliders whose bounds a query reaches (through
+//! [`super::tree::ColliderTree`], read once per run of the system) are tested exactly, and hits
+//! are ordered by (distance bits, `SimId`). So the same query gives the same answer on every
+//! thread count and build and after a rollback. This module must never keep simulation state
+//! between queries; the tree it keeps is a cache of the colliders as they stand.
 
-use bevy::ecs::system::SystemParam;
+use std::cell::Cell;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use bevy::ecs::system::{Local, SystemChangeTick, SystemParam};
 use bevy::math::Vec3;
 use bevy::prelude::{Entity, Query, Transform};
 
 use super::error::QueryError;
 use super::shapes::{contains_point, ray_shape};
+use super::tree::{ColliderTree, Entry};
+use crate::physics::geometry::bvh::Bounds;
 use crate::physics::{BodyClass, Collider, CollisionLayers, PhysicsBody};
 use crate::runtime::sim_math::quat_rotate;
 use crate::state::SimId;
@@ -63,28 +71,33 @@ impl QueryFilter {
         self
     }
 
-    fn admits(&self, id: SimId, collider: &Collider, layers: Option<&CollisionLayers>) -> bool {
-        let memberships = layers.map_or(u32::MAX, |l| l.memberships);
-        memberships & self.layers != 0
-            && (self.sensors || !collider.sensor)
-            && !self.excluded.contains(&id)
+    pub(super) fn admits(&self, entry: &Entry) -> bool {
+        entry.memberships & self.layers != 0
+            && (self.sensors || !entry.collider.sensor)
+            && !self.excluded.contains(&entry.sim_id)
     }
 }
 
-/// Where a ray hit a collider.
+/// Where a ray or a cast shape hit a collider.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RayHit {
+pub struct QueryHit {
     /// The collider's entity.
     pub entity: Entity,
     /// Its simulation id.
     pub sim_id: SimId,
-    /// Metres from the ray's origin (0 when the ray starts inside the collider).
+    /// Metres travelled from the ray's origin or the cast shape's start (0 when it starts inside
+    /// or touching the collider).
     pub distance: f32,
-    /// The world point hit.
+    /// The world point hit: on the collider's surface; for a start inside, the ray's origin or
+    /// the cast shape's position.
     pub point: Vec3,
-    /// The surface normal there (unit length; `-direction` for a ray starting inside).
+    /// The collider's surface normal there, towards the ray or shape (unit length;
+    /// `-direction` for a start inside).
     pub normal: Vec3,
 }
+
+/// Where a ray hit a collider.
+pub type RayHit = QueryHit;
 
 /// A ray: where it starts, which way it goes, how far.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -122,14 +135,7 @@ impl Ray {
                 value: self.direction,
             });
         }
-        if self.max_distance.is_nan() || self.max_distance < 0.0 {
-            return Err(QueryError::MaxDistance(self.max_distance));
-        }
-        let (unit, length) = crate::physics::cpu::math::direction_or(self.direction, Vec3::ZERO);
-        if length == 0.0 {
-            return Err(QueryError::ZeroDirection(self.direction));
-        }
-        Ok(unit)
+        checked_motion(self.direction, self.max_distance)
     }
 }
 
@@ -164,9 +170,36 @@ type Colliders<'w, 's> = Query<
 #[derive(SystemParam)]
 pub struct SpatialQuery<'w, 's> {
     colliders: Colliders<'w, 's>,
+    /// The colliders as this system's run reads them, and their tree (a cache, never state).
+    cache: Local<'s, Mutex<ColliderTree>>,
+    ticks: SystemChangeTick,
 }
 
 impl SpatialQuery<'_, '_> {
+    /// The colliders as they stand, read on the first query of this run of the system.
+    pub(super) fn tree(&self) -> MutexGuard<'_, ColliderTree> {
+        let mut tree = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
+        let run = self.ticks.this_run();
+        if tree.run != Some(run) {
+            let entries = self
+                .colliders
+                .iter()
+                .filter(|(.., body)| on_cpu(*body))
+                .map(|(entity, id, transform, collider, layers, _)| Entry {
+                    entity,
+                    sim_id: *id,
+                    position: transform.translation,
+                    rotation: transform.rotation,
+                    collider: *collider,
+                    memberships: layers.map_or(u32::MAX, |l| l.memberships),
+                })
+                .collect();
+            tree.refresh(entries);
+            tree.run = Some(run);
+        }
+        tree
+    }
+
     /// The nearest hit of `ray` among the colliders `filter` admits (ties go to the lower
     /// `SimId`), or `None`.
     pub fn cast_ray(&self, ray: &Ray, filter: &QueryFilter) -> Result<Option<RayHit>, QueryError> {
@@ -181,9 +214,11 @@ impl SpatialQuery<'_, '_> {
         predicate: impl Fn(&RayHit) -> bool,
     ) -> Result<Option<RayHit>, QueryError> {
         let mut nearest: Option<RayHit> = None;
-        self.each_hit(ray, filter, |hit| {
+        let reach = Cell::new(ray.max_distance);
+        self.each_hit(ray, filter, &reach, |hit| {
             if predicate(&hit) && nearest.is_none_or(|best| order(&hit, &best).is_lt()) {
                 nearest = Some(hit);
+                reach.set(hit.distance);
             }
         })?;
         Ok(nearest)
@@ -193,7 +228,9 @@ impl SpatialQuery<'_, '_> {
     /// ties by `SimId`.
     pub fn ray_hits(&self, ray: &Ray, filter: &QueryFilter) -> Result<Vec<RayHit>, QueryError> {
         let mut hits = Vec::new();
-        self.each_hit(ray, filter, |hit| hits.push(hit))?;
+        self.each_hit(ray, filter, &Cell::new(ray.max_distance), |hit| {
+            hits.push(hit)
+        })?;
         hits.sort_by(order);
         Ok(hits)
     }
@@ -211,51 +248,75 @@ impl SpatialQuery<'_, '_> {
                 value: point,
             });
         }
-        let mut found: Vec<(Entity, SimId)> = self
-            .colliders
-            .iter()
-            .filter(|(_, id, _, collider, layers, body)| {
-                on_cpu(*body) && filter.admits(**id, collider, *layers)
-            })
-            .filter(|(_, _, transform, collider, _, _)| {
-                let local =
-                    quat_rotate(transform.rotation.inverse(), point - transform.translation);
-                contains_point(&collider.shape, local)
-            })
-            .map(|(entity, id, ..)| (entity, *id))
-            .collect();
+        let mut found = Vec::new();
+        let at = Bounds {
+            min: point,
+            max: point,
+        };
+        self.tree().visit(
+            |bounds| bounds.overlaps(&at),
+            |entry| {
+                let local = quat_rotate(entry.rotation.inverse(), point - entry.position);
+                if filter.admits(entry) && contains_point(&entry.collider.shape, local) {
+                    found.push((entry.entity, entry.sim_id));
+                }
+                true
+            },
+        );
         found.sort_by_key(|(_, id)| *id);
         Ok(found)
     }
 
+    /// Every hit of `ray` among the admitted colliders whose bounds the ray enters within
+    /// `reach` (which `found` may shorten as it goes, to prune farther colliders).
     fn each_hit(
         &self,
         ray: &Ray,
         filter: &QueryFilter,
+        reach: &Cell<f32>,
         mut found: impl FnMut(RayHit),
     ) -> Result<(), QueryError> {
         let direction = ray.checked()?;
-        for (entity, id, transform, collider, layers, body) in &self.colliders {
-            if !on_cpu(body) || !filter.admits(*id, collider, layers) {
-                continue;
-            }
-            let inverse = transform.rotation.inverse();
-            let origin = quat_rotate(inverse, ray.origin - transform.translation);
-            let local_direction = quat_rotate(inverse, direction);
-            let Some(hit) = ray_shape(&collider.shape, origin, local_direction, ray.max_distance)
-            else {
-                continue;
-            };
-            found(RayHit {
-                entity,
-                sim_id: *id,
-                distance: hit.distance,
-                point: ray.origin + direction * hit.distance,
-                normal: quat_rotate(transform.rotation, hit.normal),
-            });
-        }
+        self.tree().visit(
+            |bounds| {
+                bounds
+                    .ray_entry(ray.origin, direction, reach.get())
+                    .is_some()
+            },
+            |entry| {
+                if !filter.admits(entry) {
+                    return true;
+                }
+                let inverse = entry.rotation.inverse();
+                let origin = quat_rotate(inverse, ray.origin - entry.position);
+                let local_direction = quat_rotate(inverse, direction);
+                let shape = &entry.collider.shape;
+                if let Some(hit) = ray_shape(shape, origin, local_direction, ray.max_distance) {
+                    found(RayHit {
+                        entity: entry.entity,
+                        sim_id: entry.sim_id,
+                        distance: hit.distance,
+                        point: ray.origin + direction * hit.distance,
+                        normal: quat_rotate(entry.rotation, hit.normal),
+                    });
+                }
+                true
+            },
+        );
         Ok(())
     }
+}
+
+/// The unit direction of a ray or cast, after checking it and the maximum distance.
+pub(super) fn checked_motion(direction: Vec3, max_distance: f32) -> Result<Vec3, QueryError> {
+    if max_distance.is_nan() || max_distance < 0.0 {
+        return Err(QueryError::MaxDistance(max_distance));
+    }
+    let (unit, length) = crate::physics::cpu::math::direction_or(direction, Vec3::ZERO);
+    if length == 0.0 {
+        return Err(QueryError::ZeroDirection(direction));
+    }
+    Ok(unit)
 }
 
 fn on_cpu(body: Option<&PhysicsBody>) -> bool {
@@ -263,7 +324,7 @@ fn on_cpu(body: Option<&PhysicsBody>) -> bool {
 }
 
 /// Nearest first; at equal distances (compared as bits, so never by a rounding), lower `SimId`.
-fn order(a: &RayHit, b: &RayHit) -> std::cmp::Ordering {
+pub(super) fn order(a: &QueryHit, b: &QueryHit) -> std::cmp::Ordering {
     a.distance
         .to_bits()
         .cmp(&b.distance.to_bits())
