@@ -1,6 +1,8 @@
-//! The dash: a short burst of speed on the `dash` action, then a cooldown.
+//! The dash: a short burst of speed on the `dash` action, from the ground only, then a cooldown.
 
 use bevy::prelude::*;
+use rusting_engine::physics::Shape;
+use rusting_engine::physics::query::{QueryFilter, Ray, SpatialQuery};
 use rusting_engine::prelude::*;
 
 // ANCHOR: action
@@ -42,17 +44,28 @@ pub struct Dash {
 // ANCHOR_END: component
 
 // ANCHOR: system
-/// Starts a dash on the tick the `dash` action goes down, and ends it `ticks` later.
-pub fn dash(actions: Actions, mut players: Query<(&mut Dash, &mut PlatformerController)>) {
+/// Starts a dash on the tick the `dash` action goes down, if the player stands on something, and
+/// ends it `ticks` later.
+pub fn dash(
+    actions: Actions,
+    world: SpatialQuery,
+    mut players: Query<(
+        &SimId,
+        &Transform,
+        &Collider,
+        &mut Dash,
+        &mut PlatformerController,
+    )>,
+) {
     let pressed = actions.just_pressed(Action::Dash);
-    for (mut dash, mut controller) in &mut players {
+    for (id, at, collider, mut dash, mut controller) in &mut players {
         dash.cooldown_left = dash.cooldown_left.saturating_sub(1);
         if dash.ticks_left > 0 {
             dash.ticks_left -= 1;
             if dash.ticks_left == 0 {
                 controller.move_speed = dash.run_speed;
             }
-        } else if pressed && dash.cooldown_left == 0 {
+        } else if pressed && dash.cooldown_left == 0 && on_ground(&world, *id, at, collider) {
             dash.run_speed = controller.move_speed;
             controller.move_speed = dash.speed;
             dash.ticks_left = dash.ticks;
@@ -61,3 +74,25 @@ pub fn dash(actions: Actions, mut players: Query<(&mut Dash, &mut PlatformerCont
     }
 }
 // ANCHOR_END: system
+
+// ANCHOR: ground
+/// How far below the player's feet the ground may be for it to count as standing, in metres.
+const GROUND_REACH: f32 = 0.1;
+
+/// Whether a ray straight down from the player's centre meets another collider within
+/// `GROUND_REACH` of its feet.
+fn on_ground(world: &SpatialQuery, player: SimId, at: &Transform, collider: &Collider) -> bool {
+    let feet = match collider.shape {
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => half_height + radius,
+        Shape::Sphere { radius } => radius,
+        Shape::Box { half_extents } => half_extents.y,
+        Shape::HalfSpace { .. } => 0.0,
+    };
+    let down = Ray::new(at.translation, Vec3::NEG_Y, feet + GROUND_REACH);
+    let others = QueryFilter::default().excluding(player);
+    matches!(world.cast_ray(&down, &others), Ok(Some(_)))
+}
+// ANCHOR_END: ground

@@ -8,6 +8,7 @@
 pub mod bvh;
 pub mod convex;
 pub mod gjk;
+pub mod mesh;
 pub mod simplex;
 
 pub use convex::{Convex, Core};
