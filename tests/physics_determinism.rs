@@ -90,6 +90,7 @@ fn run_in_pool(threads: usize, ticks: u64) -> Vec<Vec<u32>> {
                 dt: 1.0 / 60.0,
                 tick,
                 settings: PhysicsSettings::default(),
+                meshes: Default::default(),
             };
             cpu::step(&params, &mut bodies, &mut world, &mut scratch);
             parallel = parallel.max(scratch.solve.batches.parallel_batches());
@@ -141,11 +142,11 @@ fn brute_force(params: &StepParams, bodies: &[SolverBody]) -> Vec<(u32, u32)> {
             };
             let hit = match (plane(a), plane(b)) {
                 (true, true) => false,
-                (false, false) => broad_phase::shape_bounds(a, margin(a))
-                    .overlaps(&broad_phase::shape_bounds(b, margin(b))),
+                (false, false) => broad_phase::shape_bounds(a, margin(a), &params.meshes)
+                    .overlaps(&broad_phase::shape_bounds(b, margin(b), &params.meshes)),
                 (true, false) | (false, true) => {
                     let (p, other) = if plane(a) { (a, b) } else { (b, a) };
-                    let bounds = broad_phase::shape_bounds(other, margin(other));
+                    let bounds = broad_phase::shape_bounds(other, margin(other), &params.meshes);
                     bounds.min.y <= p.position.y
                 }
             };
@@ -162,6 +163,7 @@ fn params() -> StepParams {
         dt: 1.0 / 60.0,
         tick: 0,
         settings: PhysicsSettings::default(),
+        meshes: Default::default(),
     }
 }
 

@@ -4,8 +4,9 @@
 
 use bevy::prelude::*;
 use rusting_engine::App;
-use rusting_engine::physics::Shape;
+use rusting_engine::physics::geometry::mesh::TriangleMesh;
 use rusting_engine::physics::query::{QueryError, QueryFilter, Ray, ShapeCast, SpatialQuery};
+use rusting_engine::physics::{BodyClass, LevelMeshes, PhysicsBody, Shape};
 use rusting_engine::prelude::*;
 
 #[path = "support/tick_hashes.rs"]
@@ -305,25 +306,44 @@ fn probes() -> [(Shape, f32); 3] {
     ]
 }
 
+/// An 8 m square wall of two triangles in the plane X = 0, facing -X.
+fn mesh_wall() -> TriangleMesh {
+    let vertices = vec![
+        Vec3::new(0.0, -4.0, -4.0),
+        Vec3::new(0.0, -4.0, 4.0),
+        Vec3::new(0.0, 4.0, -4.0),
+        Vec3::new(0.0, 4.0, 4.0),
+    ];
+    TriangleMesh::new(vertices, vec![[0, 1, 2], [1, 3, 2]]).unwrap()
+}
+
 /// Every collider shape, centred at the origin, with the distance from its centre to its face
-/// towards -X.
-fn targets() -> [(Collider, Quat, f32); 5] {
+/// towards -X (and the level mesh a mesh collider names).
+fn targets() -> [(Collider, Quat, f32, Option<TriangleMesh>); 6] {
+    let wall = mesh_wall();
     [
-        (Collider::sphere(1.0), Quat::IDENTITY, 1.0),
-        (Collider::cuboid(Vec3::splat(1.0)), Quat::IDENTITY, 1.0),
+        (Collider::sphere(1.0), Quat::IDENTITY, 1.0, None),
+        (
+            Collider::cuboid(Vec3::splat(1.0)),
+            Quat::IDENTITY,
+            1.0,
+            None,
+        ),
         (
             Collider::cuboid(Vec3::splat(1.0)),
             Quat::from_rotation_z(std::f32::consts::FRAC_PI_4),
             std::f32::consts::SQRT_2,
+            None,
         ),
-        (Collider::capsule(1.0, 0.5), Quat::IDENTITY, 0.5),
-        (Collider::half_space(Vec3::NEG_X), Quat::IDENTITY, 0.0),
+        (Collider::capsule(1.0, 0.5), Quat::IDENTITY, 0.5, None),
+        (Collider::half_space(Vec3::NEG_X), Quat::IDENTITY, 0.0, None),
+        (Collider::mesh(wall.id()), Quat::IDENTITY, 0.0, Some(wall)),
     ]
 }
 
 /// Every query shape (sphere, box, capsule, and a capsule turned to lie along its path) cast along
 /// +X at every collider shape (sphere, box, a box turned to meet it with an edge, capsule,
-/// half-space) stops where their surfaces meet, to within 0.2 mm, with the collider's normal
+/// half-space, a wall of mesh triangles) stops where their surfaces meet, to within 0.2 mm, with the collider's normal
 /// towards it and a point on the collider's surface; the same shape just off the path misses; a
 /// shape placed 1 cm into the collider overlaps it and 1 cm short does not, and so does the box
 /// around it; a ball of radius 0 agrees with a ray; a half-space is refused as a query shape.
@@ -334,8 +354,11 @@ fn targets() -> [(Collider, Quat, f32); 5] {
 #[test]
 fn shape_casts_cover_every_shape_pair() {
     let turned = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
-    for (collider, rotation, face) in targets() {
+    for (collider, rotation, face, mesh) in targets() {
         let mut app = App::default();
+        if let Some(mesh) = mesh {
+            app.world_mut().resource_mut::<LevelMeshes>().insert(mesh);
+        }
         let target = spawn_static(&mut app, Transform::from_rotation(rotation), collider);
         app.setup().unwrap();
         let mut shapes: Vec<(Shape, Quat, f32)> = probes()
@@ -444,6 +467,11 @@ fn shape_casts_cover_every_shape_pair() {
         q.cast_shape(&plane, &QueryFilter::default())
     });
     assert_eq!(refused, Err(QueryError::Unbounded));
+    let mesh = ShapeCast::new(Shape::Mesh { mesh: 1 }, Vec3::ZERO, Vec3::X, 1.0);
+    let refused = ask(&mut app, move |q| {
+        q.cast_shape(&mesh, &QueryFilter::default())
+    });
+    assert_eq!(refused, Err(QueryError::MeshShape));
 }
 
 /// A scattered collider that moves every tick (before the physics step), to a place that is a
@@ -558,6 +586,62 @@ fn queries_see_colliders_as_they_stand() {
         compared += fresh.len();
     }
     assert!(compared > 1000);
+}
+
+/// GPU bodies are never seen by queries (docs/queries.md, GPU bodies): a ray, a shape cast and
+/// the overlaps pass through a GPU ball and meet the CPU ball behind it.
+///
+/// Fails if queries stop skipping `PhysicsBody::class == Gpu` (their `Transform` is a read-back
+/// copy from an earlier tick, so an answer from it would be from another tick than the rest).
+#[test]
+fn gpu_bodies_are_not_seen_by_queries() {
+    let mut app = App::default();
+    app.world_mut().spawn((
+        Transform::from_xyz(2.0, 0.0, 0.0),
+        Collider::sphere(0.5),
+        RigidBody::dynamic(1.0),
+        PhysicsBody {
+            class: BodyClass::Gpu,
+        },
+    ));
+    let cpu = spawn_static(
+        &mut app,
+        Transform::from_xyz(5.0, 0.0, 0.0),
+        Collider::sphere(0.5),
+    );
+    let ray = ask(&mut app, |q| {
+        q.ray_hits(
+            &Ray::new(Vec3::ZERO, Vec3::X, 10.0),
+            &QueryFilter::default(),
+        )
+        .unwrap()
+    });
+    assert_eq!(ray.iter().map(|h| h.sim_id).collect::<Vec<_>>(), vec![cpu]);
+    let cast = ShapeCast::new(Shape::Sphere { radius: 0.2 }, Vec3::ZERO, Vec3::X, 10.0);
+    let swept = ask(&mut app, move |q| {
+        q.shape_hits(&cast, &QueryFilter::default()).unwrap()
+    });
+    assert_eq!(
+        swept.iter().map(|h| h.sim_id).collect::<Vec<_>>(),
+        vec![cpu]
+    );
+    let inside = ask(&mut app, |q| {
+        q.point_overlaps(Vec3::new(2.0, 0.0, 0.0), &QueryFilter::default())
+            .unwrap()
+    });
+    assert!(inside.is_empty(), "{inside:?}");
+    let boxed = ask(&mut app, |q| {
+        q.aabb_overlaps(
+            Vec3::splat(-1.0),
+            Vec3::new(6.0, 1.0, 1.0),
+            &QueryFilter::default(),
+        )
+        .unwrap()
+    });
+    assert_eq!(
+        boxed.iter().map(|(_, id)| *id).collect::<Vec<_>>(),
+        vec![cpu]
+    );
 }
 
 /// NaN and infinite origins, directions and points, a zero direction and a negative or NaN

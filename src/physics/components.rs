@@ -122,6 +122,14 @@ pub enum Shape {
         /// The plane's outward normal in the body's local frame (unit length).
         normal: Vec3,
     },
+    /// A static triangle mesh (a level, or a height grid made into triangles), in the body's local
+    /// frame: a surface that every other shape meets from its front (see `physics::level`).
+    /// Only static bodies may carry one; GPU bodies do not meet it.
+    Mesh {
+        /// The mesh's content id in `LevelMeshes` (from `LevelMeshes::insert`, or a scene's
+        /// `TriMesh` or `Heightfield`).
+        mesh: u64,
+    },
 }
 
 /// What a body collides as (simulation state).
@@ -179,6 +187,11 @@ impl Collider {
     /// A half-space below the plane with the given local normal.
     pub fn half_space(normal: Vec3) -> Self {
         Collider::with_shape(Shape::HalfSpace { normal })
+    }
+
+    /// The level mesh of content id `mesh` in `LevelMeshes` (static bodies only).
+    pub fn mesh(mesh: u64) -> Self {
+        Collider::with_shape(Shape::Mesh { mesh })
     }
 
     /// The same collider with another friction coefficient.

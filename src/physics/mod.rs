@@ -5,6 +5,7 @@
 //! - [`resources`]: `PhysicsSettings`, `PhysicsIdRegistry`, `CollisionEvents` and the solver
 //!   constants `SOLVER_ITERATIONS`, `POSITION_ITERATIONS`, `SLEEP_STEPS`.
 //! - [`world`]: `PhysicsWorld`, the state the solver carries between ticks.
+//! - [`level`]: `LevelMeshes`, the static triangle meshes that `Shape::Mesh` colliders name.
 //! - [`cpu`]: the solver itself, plain Rust over slices.
 //! - [`gpu`]: Vulkan compute (`GpuContext`), the simulation shaders and their precision check.
 //! - [`plugin`]: `PhysicsPlugin` and the fixed system that copies bodies in and out.
@@ -17,6 +18,7 @@ pub mod components;
 pub mod cpu;
 pub mod geometry;
 pub mod gpu;
+pub mod level;
 pub mod plugin;
 pub mod query;
 pub mod resources;
@@ -26,6 +28,7 @@ pub use components::{
     BodyClass, BodyKind, Collider, CollisionLayers, PhysicsBody, PhysicsId, RigidBody, Shape,
     Sleeping,
 };
+pub use level::LevelMeshes;
 pub use plugin::PhysicsPlugin;
 pub use resources::{
     CollisionEvent, CollisionEventKind, CollisionEvents, ContactReport, PhysicsIdRegistry,

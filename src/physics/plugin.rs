@@ -18,10 +18,11 @@ use super::components::{
     BodyClass, BodyKind, Collider, CollisionLayers, PhysicsBody, PhysicsId, RigidBody, Sleeping,
 };
 use super::cpu::{self, SolverBody, StepParams, StepScratch};
+use super::level::LevelMeshes;
 use super::resources::{CollisionEvents, PhysicsIdRegistry, PhysicsSettings};
 use super::world::PhysicsWorld;
 use crate::runtime::{DeterminismMode, DeterminismSupport, FrameTime, SimSet};
-use crate::state::{SimId, SimRegistry, SimStateAppExt};
+use crate::state::{SimId, SimRegistry, SimStateAppExt, SnapshotAppExt};
 
 /// The name the CPU solver declares its determinism under.
 pub const CPU_SOLVER_PART: &str = "physics.cpu";
@@ -39,6 +40,10 @@ impl Plugin for PhysicsPlugin {
             .insert_resource(PhysicsIdRegistry::default())
             .insert_resource(PhysicsWorld::default())
             .insert_resource(CollisionEvents::default())
+            .init_resource::<LevelMeshes>()
+            // Meshes never change and are named by their content, so a restored collider finds
+            // its mesh under the same id: nothing to copy.
+            .ignore_in_snapshots::<LevelMeshes>()
             .register_sim_resource::<PhysicsSettings>()
             .register_sim_resource::<PhysicsIdRegistry>()
             .register_sim_resource::<PhysicsWorld>()
@@ -101,6 +106,7 @@ pub fn cpu_physics_step(
     mut events: ResMut<CollisionEvents>,
     mut query: BodyQuery,
     mut buffers: Local<CpuStepBuffers>,
+    meshes: Option<Res<LevelMeshes>>,
 ) {
     let buffers = &mut *buffers;
     gather(&query, buffers);
@@ -119,6 +125,7 @@ pub fn cpu_physics_step(
         dt: time.fixed_delta,
         tick: time.fixed_tick,
         settings: settings.clone(),
+        meshes: meshes.as_deref().cloned().unwrap_or_default(),
     };
     cpu::step(
         &params,

@@ -6,6 +6,7 @@
 //! formatting, so the same source gives the same bytes on every machine, whatever the source's key
 //! order, entity order or number spelling. This module must never touch a `World`.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -14,11 +15,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::error::SceneError;
+use super::level_mesh::{CookedMesh, read_level_mesh};
 use super::presentation::{Appearance, CameraSettings};
 use crate::gameplay::{
     BurstEmitter, Counter, HudElement, Pickup, PlatformerController, PlayerController, Tween,
 };
-use crate::physics::{BodyKind, Collider, CollisionLayers, PhysicsBody, RigidBody, Shape};
+use crate::physics::{
+    BodyClass, BodyKind, Collider, CollisionLayers, PhysicsBody, RigidBody, Shape,
+};
 use crate::runtime::sim_math::{self, EulerOrder};
 
 /// The scene format version this engine reads and writes.
@@ -122,6 +126,10 @@ pub struct CookedScene {
     pub settings: SceneSettings,
     /// The entities, sorted by id.
     pub entities: Vec<CookedEntity>,
+    /// The level meshes the entities' `Mesh` colliders name, by id (absent when there are
+    /// none, so a scene without meshes cooks to the bytes it always did).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub meshes: Vec<CookedMesh>,
 }
 
 impl CookedScene {
@@ -181,12 +189,17 @@ pub fn cook(text: &str, file: &Path) -> Result<CookedScene, SceneError> {
         column: e.column(),
         message: e.to_string(),
     })?;
-    let cooker = Cooker { file };
+    let cooker = Cooker {
+        file,
+        meshes: RefCell::new(Vec::new()),
+    };
     cooker.scene(&root)
 }
 
 struct Cooker<'a> {
     file: &'a Path,
+    /// The level meshes read so far.
+    meshes: RefCell<Vec<CookedMesh>>,
 }
 
 impl Cooker<'_> {
@@ -301,10 +314,14 @@ impl Cooker<'_> {
             entities.push(entity);
         }
         entities.sort_by_key(|e| e.id);
+        let mut meshes = self.meshes.take();
+        meshes.sort_by_key(|mesh| mesh.id);
+        meshes.dedup_by_key(|mesh| mesh.id);
         Ok(CookedScene {
             format_version: SCENE_FORMAT_VERSION,
             settings,
             entities,
+            meshes,
         })
     }
 
@@ -403,7 +420,8 @@ impl Cooker<'_> {
                     out.rigid_body = Some(body);
                 }
                 "Collider" => {
-                    let collider: Collider = self.typed(value, &here)?;
+                    let value = self.level_mesh(value, &here)?;
+                    let collider: Collider = self.typed(&value, &here)?;
                     out.collider = Some(self.check_collider(collider, &here)?);
                 }
                 "CollisionLayers" => out.collision_layers = Some(self.typed(value, &here)?),
@@ -501,6 +519,24 @@ impl Cooker<'_> {
                 }
             }
         }
+        if out
+            .collider
+            .is_some_and(|c| matches!(c.shape, Shape::Mesh { .. }))
+        {
+            if out.rigid_body.is_some_and(|b| b.kind != BodyKind::Static) {
+                return Err(self.bad(
+                    &place.at("RigidBody"),
+                    "a level mesh (TriMesh or Heightfield) must be static: remove the RigidBody \
+                     or make its kind Static",
+                ));
+            }
+            if out.physics_body.is_some_and(|b| b.class != BodyClass::Cpu) {
+                return Err(self.bad(
+                    &place.at("PhysicsBody"),
+                    "a level mesh is simulated on the CPU: GPU bodies cannot be meshes",
+                ));
+            }
+        }
         Ok(out)
     }
 
@@ -516,6 +552,29 @@ impl Cooker<'_> {
             ));
         }
         Ok(())
+    }
+
+    /// The collider's JSON with a `TriMesh` or `Heightfield` shape read into a level mesh and
+    /// named by its id (`Mesh`); any other collider as it is.
+    fn level_mesh(&self, value: &Value, place: &Place) -> Result<Value, SceneError> {
+        let Some((kind, spec)) = value
+            .get("shape")
+            .and_then(Value::as_object)
+            .and_then(|shape| {
+                ["TriMesh", "Heightfield"]
+                    .into_iter()
+                    .find_map(|kind| shape.get(kind).map(|spec| (kind, spec)))
+            })
+        else {
+            return Ok(value.clone());
+        };
+        let at = place.at("shape").at(kind);
+        let mesh = read_level_mesh(kind, spec, self.file, &at.0)?;
+        let id = mesh.id();
+        self.meshes.borrow_mut().push(CookedMesh::of(&mesh));
+        let mut cooked = value.clone();
+        cooked["shape"] = serde_json::json!({ "Mesh": { "mesh": id } });
+        Ok(cooked)
     }
 
     fn check_collider(
@@ -559,6 +618,14 @@ impl Cooker<'_> {
                 positive(*radius, "radius", at.at("radius"))?;
                 if !(half_height.is_finite() && *half_height >= 0.0) {
                     return Err(self.bad(&at.at("half_height"), "half_height must be zero or more"));
+                }
+            }
+            Shape::Mesh { mesh } => {
+                if !self.meshes.borrow().iter().any(|m| m.id == *mesh) {
+                    return Err(self.bad(
+                        &shape.at("Mesh"),
+                        "a level mesh is declared with `TriMesh` or `Heightfield`, not by id",
+                    ));
                 }
             }
             Shape::HalfSpace { normal } => {

@@ -3,6 +3,8 @@
 //! - [`cook`](mod@cook): source scene → [`CookedScene`] (checked, defaults filled, sorted, canonical bytes).
 //! - [`spawn`]: [`CookedScene`] → entities, in `SceneId` order.
 //! - [`error`]: [`SceneError`], which names the file and the JSON pointer of every problem.
+//! - [`level_mesh`]: `TriMesh` and `Heightfield` colliders, inline or in a file, read into
+//!   checked level meshes that the cooked scene keeps.
 //! - [`located`]: [`LocatedScene`], a cooked scene with the source JSON pointer of each entity.
 //! - [`parts`]: which simulation parts each entity uses, for the determinism check.
 //! - [`overlap`]: bodies the scene places inside each other.
@@ -30,6 +32,7 @@
 pub mod cook;
 pub mod error;
 pub mod game_types;
+pub mod level_mesh;
 pub mod located;
 pub mod overlap;
 pub mod parts;

@@ -7,7 +7,7 @@
 
 use super::located::LocatedScene;
 use crate::physics::cpu::overlap::{StartBody, overlaps_at_start};
-use crate::physics::{BodyClass, PhysicsSettings};
+use crate::physics::{BodyClass, LevelMeshes, PhysicsSettings};
 use crate::runtime::PartUser;
 
 /// Two entities of a scene that overlap at the start.
@@ -48,7 +48,13 @@ pub fn bodies_overlapping_at_start(
             layers: entity.components.collision_layers.unwrap_or_default(),
         })
         .collect();
-    overlaps_at_start(&bodies, settings)
+    let mut meshes = LevelMeshes::default();
+    for mesh in &scene.cooked.meshes {
+        if let Ok(mesh) = mesh.mesh() {
+            meshes.insert(mesh);
+        }
+    }
+    overlaps_at_start(&bodies, settings, &meshes)
         .into_iter()
         .map(|overlap| SceneOverlap {
             a: scene.user(entities[overlap.a].0),

@@ -10,13 +10,22 @@ use bevy::prelude::{Entity, Name, Transform, World};
 
 use super::SceneId;
 use super::cook::CookedScene;
-use crate::physics::PhysicsSettings;
+use crate::physics::{LevelMeshes, PhysicsSettings};
 
 /// Spawns every entity of `scene` in id order and applies its settings; returns the entities in the
 /// same order.
 pub fn spawn_scene(world: &mut World, scene: &CookedScene) -> Vec<Entity> {
     if let Some(mut physics) = world.get_resource_mut::<PhysicsSettings>() {
         physics.gravity = scene.settings.gravity;
+    }
+    if let Some(mut meshes) = world.get_resource_mut::<LevelMeshes>() {
+        // Checked when the scene was cooked; a cooked scene read from elsewhere is checked again,
+        // and a mesh that fails leaves its colliders touching nothing.
+        for mesh in &scene.meshes {
+            if let Ok(mesh) = mesh.mesh() {
+                meshes.insert(mesh);
+            }
+        }
     }
     let mut spawned = Vec::with_capacity(scene.entities.len());
     for entity in &scene.entities {

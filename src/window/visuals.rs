@@ -11,13 +11,13 @@
 use std::collections::BTreeMap;
 
 use bevy::app::{App as BevyApp, PostStartup, Update};
-use bevy::asset::Assets;
+use bevy::asset::{Assets, RenderAssetUsages};
 use bevy::camera::Camera3d;
 use bevy::color::Color;
 use bevy::light::{DirectionalLight, GlobalAmbientLight};
 use bevy::math::primitives::{Capsule3d, Cuboid, Plane3d, Sphere};
 use bevy::math::{Dir3, Quat, Vec2, Vec3};
-use bevy::mesh::{Mesh, Mesh3d};
+use bevy::mesh::{Mesh, Mesh3d, PrimitiveTopology};
 use bevy::pbr::{MeshMaterial3d, StandardMaterial};
 use bevy::prelude::{
     Commands, Component, Entity, Has, IntoScheduleConfigs, Or, Query, Res, ResMut, Resource,
@@ -25,7 +25,8 @@ use bevy::prelude::{
 };
 
 use crate::gameplay::{BurstParticle, Pickup, PlatformerController, PlayerController};
-use crate::physics::{BodyKind, Collider, RigidBody, Shape};
+use crate::physics::geometry::mesh::TriangleMesh;
+use crate::physics::{BodyKind, Collider, LevelMeshes, RigidBody, Shape};
 use crate::runtime::{FrameTime, TickAccumulator};
 use crate::scene::{Appearance, ScenePresentation};
 use crate::state::SimId;
@@ -119,8 +120,9 @@ fn body_colour(collider: &Collider, body: Option<&RigidBody>, player: bool) -> C
     }
 }
 
-fn collider_mesh(shape: &Shape) -> Mesh {
+fn collider_mesh(shape: &Shape, level: Option<&LevelMeshes>) -> Mesh {
     match *shape {
+        Shape::Mesh { mesh } => level_mesh(level.and_then(|level| level.get(mesh))),
         Shape::Sphere { radius } => Sphere::new(radius).into(),
         Shape::Box { half_extents } => Cuboid::from_size(half_extents * 2.0).into(),
         Shape::Capsule {
@@ -132,6 +134,27 @@ fn collider_mesh(shape: &Shape) -> Mesh {
             Plane3d::new(*normal, Vec2::splat(60.0)).into()
         }
     }
+}
+
+/// A level mesh drawn flat: each triangle its own three corners, with its face's normal. A mesh
+/// missing from `LevelMeshes` (it touches nothing either) draws nothing.
+fn level_mesh(mesh: Option<&TriangleMesh>) -> Mesh {
+    let (mut positions, mut normals) = (Vec::new(), Vec::new());
+    if let Some(mesh) = mesh {
+        for (index, corners) in mesh.triangles().iter().enumerate() {
+            let normal = mesh.normal(index as u32).to_array();
+            for &corner in corners {
+                positions.push(mesh.vertices()[corner as usize].to_array());
+                normals.push(normal);
+            }
+        }
+    }
+    Mesh::new(
+        PrimitiveTopology::TriangleList,
+        RenderAssetUsages::default(),
+    )
+    .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, positions)
+    .with_inserted_attribute(Mesh::ATTRIBUTE_NORMAL, normals)
 }
 
 /// What a collider's visual is made from.
@@ -160,6 +183,7 @@ fn spawn_visuals(
     mut materials: ResMut<Assets<StandardMaterial>>,
     colliders: Query<DrawnCollider>,
     particles: Query<(&SimId, &Transform), ParticleFilter>,
+    level: Option<Res<LevelMeshes>>,
 ) {
     let mut alive = std::collections::BTreeSet::new();
     for (id, collider, transform, body, appearance, platformer, player) in &colliders {
@@ -182,7 +206,7 @@ fn spawn_visuals(
         let entity = commands
             .spawn((
                 Visual(*id),
-                Mesh3d(meshes.add(collider_mesh(&collider.shape))),
+                Mesh3d(meshes.add(collider_mesh(&collider.shape, level.as_deref()))),
                 MeshMaterial3d(materials.add(material)),
                 *transform,
             ))

@@ -30,7 +30,10 @@ use bevy::prelude::{Entity, Transform};
 use rapier3d::prelude as rp;
 use rusting_engine::physics::plugin::cpu_physics_step;
 use rusting_engine::physics::query::{QueryFilter, Ray, ShapeCast, SpatialQuery};
-use rusting_engine::physics::{Collider, CollisionLayers, PhysicsSettings, RigidBody, Shape};
+use rusting_engine::physics::geometry::mesh::TriangleMesh;
+use rusting_engine::physics::{
+    Collider, CollisionLayers, LevelMeshes, PhysicsSettings, RigidBody, Shape,
+};
 use rusting_engine::runtime::FrameTime;
 
 #[derive(Clone, Copy)]
@@ -47,6 +50,37 @@ struct Scene {
     bodies: Vec<(Vec3, Kind)>,
     /// Index of a body whose height tells whether a structure still stands.
     watch: Option<usize>,
+    /// What the bodies fall on.
+    ground: Ground,
+}
+
+/// What a scene's bodies fall on.
+#[derive(Clone, Copy, PartialEq)]
+enum Ground {
+    /// A half-space through the origin, facing up.
+    Plane,
+    /// A flat triangle mesh at height 0: `cells` by `cells` squares of `cell` metres, two
+    /// triangles each, centred on the origin.
+    Mesh { cells: u32, cell: f32 },
+}
+
+/// The ground mesh's vertices and triangles (facing up).
+fn ground_mesh(cells: u32, cell: f32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    let n = cells + 1;
+    let half = cells as f32 * cell * 0.5;
+    let vertices = (0..n * n)
+        .map(|i| Vec3::new((i % n) as f32 * cell - half, 0.0, (i / n) as f32 * cell - half))
+        .collect();
+    let mut triangles = Vec::with_capacity((2 * cells * cells) as usize);
+    for row in 0..cells {
+        for column in 0..cells {
+            let at = |r: u32, c: u32| r * n + c;
+            let (a, b, c, d) = (at(row, column), at(row, column + 1), at(row + 1, column), at(row + 1, column + 1));
+            triangles.push([a, c, b]);
+            triangles.push([b, c, d]);
+        }
+    }
+    (vertices, triangles)
 }
 
 fn balls() -> Scene {
@@ -65,6 +99,7 @@ fn balls() -> Scene {
         sleep: false,
         bodies,
         watch: None,
+        ground: Ground::Plane,
     }
 }
 
@@ -87,6 +122,7 @@ fn pyramid(name: &'static str) -> Scene {
         sleep: true,
         bodies,
         watch: Some(top),
+        ground: Ground::Plane,
     }
 }
 
@@ -106,6 +142,7 @@ fn grid(name: &'static str, count: u32, steps: usize, kind: fn(u32) -> Kind) -> 
         sleep: true,
         bodies,
         watch: None,
+        ground: Ground::Plane,
     }
 }
 
@@ -164,7 +201,17 @@ impl Ours {
             sleep_enabled: scene.sleep,
             ..PhysicsSettings::default()
         });
-        world.spawn((Transform::default(), Collider::half_space(Vec3::Y)));
+        match scene.ground {
+            Ground::Plane => {
+                world.spawn((Transform::default(), Collider::half_space(Vec3::Y)));
+            }
+            Ground::Mesh { cells, cell } => {
+                let (vertices, triangles) = ground_mesh(cells, cell);
+                let mesh = TriangleMesh::new(vertices, triangles).expect("a ground mesh");
+                let id = world.resource_mut::<LevelMeshes>().insert(mesh);
+                world.spawn((Transform::default(), Collider::mesh(id)));
+            }
+        }
         let bodies = scene
             .bodies
             .iter()
@@ -241,11 +288,17 @@ impl Rapier {
         world.integration_parameters.dt = 1.0 / 60.0;
         settings(&mut world.integration_parameters);
         let ground = world.insert_body(rp::RigidBodyBuilder::fixed());
-        world.insert_collider(
-            rp::ColliderBuilder::halfspace(rapier3d::na::Unit::new_unchecked(rp::Vector::Y))
-                .friction(0.5),
-            Some(ground),
-        );
+        let shape = match scene.ground {
+            Ground::Plane => {
+                rp::ColliderBuilder::halfspace(rapier3d::na::Unit::new_unchecked(rp::Vector::Y))
+            }
+            Ground::Mesh { cells, cell } => {
+                let (vertices, triangles) = ground_mesh(cells, cell);
+                let vertices = vertices.iter().map(|v| rp::Vector::new(v.x, v.y, v.z)).collect();
+                rp::ColliderBuilder::trimesh(vertices, triangles).expect("a ground mesh")
+            }
+        };
+        world.insert_collider(shape.friction(0.5), Some(ground));
         let mut bodies = Vec::new();
         for &(at, kind) in &scene.bodies {
             let body = rp::RigidBodyBuilder::dynamic()
@@ -430,7 +483,7 @@ fn query_rows(wanted: &dyn Fn(&str) -> bool) {
             || {
                 let world = ours.app.world_mut();
                 world.increment_change_tick();
-                let query = state.get(world);
+                let query = state.get(world).expect("a spatial query");
                 let mut found = Found::default();
                 for i in 0..10_000 {
                     let (origin, direction) = query_ray(i);
@@ -469,7 +522,7 @@ fn query_rows(wanted: &dyn Fn(&str) -> bool) {
             || {
                 let world = ours.app.world_mut();
                 world.increment_change_tick();
-                let query = state.get(world);
+                let query = state.get(world).expect("a spatial query");
                 let mut found = Found::default();
                 for i in 0..1_000 {
                     let (kind, from) = query_cast(i);
@@ -488,7 +541,7 @@ fn query_rows(wanted: &dyn Fn(&str) -> bool) {
                     let (kind, from) = query_cast(i);
                     let shape = rapier_shape(kind);
                     let pose = rp::Pose::translation(from.x, from.y, from.z);
-                    let options = rp::ShapeCastOptions::with_max_time_of_impact(50.0);
+                    let options = rapier3d::parry::query::ShapeCastOptions::with_max_time_of_impact(50.0);
                     if let Some((_, hit)) =
                         pipeline.cast_shape(&pose, rp::Vector::X, shape.as_ref(), options)
                     {
@@ -621,6 +674,15 @@ fn main() {
             mixed_kind,
         ),
         grid("(d) 1000 boxes, 600 steps", 1000, 600, box_kind),
+        Scene {
+            name: "(m) 1000 balls on a 100,352-triangle mesh, 300 steps",
+            ground: Ground::Mesh {
+                cells: 224,
+                cell: 0.5,
+            },
+            steps: 300,
+            ..balls()
+        },
         grid("(e) 10,000 boxes, 300 steps", 10_000, 300, box_kind),
     ];
     for scene in &scenes {

@@ -89,7 +89,7 @@ fn on_ground(world: &SpatialQuery, player: SimId, at: &Transform, collider: &Col
         } => half_height + radius,
         Shape::Sphere { radius } => radius,
         Shape::Box { half_extents } => half_extents.y,
-        Shape::HalfSpace { .. } => 0.0,
+        _ => 0.0,
     };
     let down = Ray::new(at.translation, Vec3::NEG_Y, feet + GROUND_REACH);
     let others = QueryFilter::default().excluding(player);

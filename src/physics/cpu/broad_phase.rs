@@ -15,6 +15,7 @@ use bevy::math::Vec3;
 
 use super::{SolverBody, StepParams};
 use crate::physics::components::{BodyKind, Shape};
+use crate::physics::level::LevelMeshes;
 use crate::runtime::sim_math;
 
 /// An axis-aligned bounding box.
@@ -89,11 +90,33 @@ fn wants_pair(a: &SolverBody, b: &SolverBody) -> bool {
     pair_allowed && a.layers.interacts_with(&b.layers)
 }
 
-/// The bounds of a body's shape, grown by `margin`.
-pub fn shape_bounds(body: &SolverBody, margin: f32) -> Aabb {
+/// The bounds of a body's shape, grown by `margin` (a mesh missing from `meshes` has none).
+pub fn shape_bounds(body: &SolverBody, margin: f32, meshes: &LevelMeshes) -> Aabb {
     let m = sim_math::rotation_matrix(body.rotation);
     let axes = [m.x_axis, m.y_axis, m.z_axis];
     let extent = match body.collider.shape {
+        Shape::Mesh { mesh } => {
+            let Some(mesh) = meshes.get(mesh) else {
+                return Aabb {
+                    min: Vec3::splat(f32::INFINITY),
+                    max: Vec3::splat(f32::NEG_INFINITY),
+                };
+            };
+            // The mesh's own box, turned into the world: its centre moved, its extent taken
+            // along each world axis.
+            let local = mesh.bounds();
+            let (centre, half) = ((local.min + local.max) * 0.5, (local.max - local.min) * 0.5);
+            let e = |c: usize| {
+                (axes[0][c].abs() * half.x + axes[1][c].abs() * half.y) + axes[2][c].abs() * half.z
+            };
+            let extent = Vec3::new(e(0), e(1), e(2)) + Vec3::splat(margin);
+            let at =
+                body.position + ((axes[0] * centre.x + axes[1] * centre.y) + axes[2] * centre.z);
+            return Aabb {
+                min: at - extent,
+                max: at + extent,
+            };
+        }
         Shape::Sphere { radius } => Vec3::splat(radius),
         Shape::Box { half_extents: h } => {
             let e = |c: usize| {
@@ -135,9 +158,11 @@ pub fn find_pairs(params: &StepParams, bodies: &[SolverBody], broad: &mut BroadP
     broad.finite.clear();
     broad.pairs.clear();
     for (index, body) in bodies.iter().enumerate() {
-        broad
-            .bounds
-            .push(shape_bounds(body, margin + reach(body, params.dt)));
+        broad.bounds.push(shape_bounds(
+            body,
+            margin + reach(body, params.dt),
+            &params.meshes,
+        ));
         if matches!(body.collider.shape, Shape::HalfSpace { .. }) {
             broad.half_spaces.push(index as u32);
         } else {

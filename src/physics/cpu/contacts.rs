@@ -6,8 +6,9 @@
 //! the shapes touch (the solver warm-starts by it). Points are generated up to the pair's margin
 //! before touching (speculative contacts), so the solver can stop fast bodies at the surface.
 //!
-//! Shape pairs: sphere-sphere, sphere-box, box-box (see [`super::box_box`]), capsule against every
-//! shape, and every shape against a half-space. Pairs are independent, so they run in parallel and
+//! Shape pairs: sphere-sphere, sphere-box (see [`super::sphere_box`]), box-box (see
+//! [`super::box_box`]), capsule against every shape, every shape against a half-space, and every
+//! shape against a level mesh (see [`super::mesh_contacts`]). Pairs are independent, so they run in parallel and
 //! are collected in pair order. This module must never touch velocities or impulses.
 
 use bevy::math::Vec3;
@@ -16,8 +17,10 @@ use rayon::prelude::*;
 pub use super::manifold::{
     ContactPoint, MAX_POINTS, Manifold, Placed, closest_between_segments, closest_on_segment,
 };
-use super::{Motion, SolverBody, StepParams, box_box, math};
+pub use super::sphere_box::box_sphere;
+use super::{Motion, SolverBody, StepParams, box_box, math, mesh_contacts};
 use crate::physics::components::Shape;
+use crate::physics::level::LevelMeshes;
 use crate::runtime::sim_math::dot3;
 
 /// Pairs handed to one parallel task: fixed, whatever the thread count.
@@ -58,6 +61,7 @@ pub fn collide_pairs(
                 &placed(body_a, &motion[a as usize]),
                 &placed(body_b, &motion[b as usize]),
                 margin,
+                &params.meshes,
                 &mut manifold,
             );
             let len = manifold.len as usize;
@@ -67,10 +71,22 @@ pub fn collide_pairs(
         .collect_into_vec(manifolds);
 }
 
-/// The contact points of `a` against `b`, normals from `a` to `b`.
-pub fn collide(a: &Placed, b: &Placed, margin: f32, out: &mut Manifold) {
+/// The contact points of `a` against `b`, normals from `a` to `b` (a mesh missing from `meshes`
+/// touches nothing).
+pub fn collide(a: &Placed, b: &Placed, margin: f32, meshes: &LevelMeshes, out: &mut Manifold) {
     use Shape::*;
     match (a.shape, b.shape) {
+        (Mesh { .. }, Mesh { .. }) => {}
+        (Mesh { mesh }, _) => {
+            if let Some(mesh) = meshes.get(mesh) {
+                mesh_contacts::mesh_any(a, mesh, b, margin, out);
+            }
+        }
+        (_, Mesh { .. }) => {
+            let mut flipped = Manifold::default();
+            collide(b, a, margin, meshes, &mut flipped);
+            push_flipped(&flipped, out);
+        }
         (Sphere { radius: ra }, Sphere { radius: rb }) => {
             sphere_sphere(a.position, ra, b.position, rb, margin, 0, out)
         }
@@ -89,7 +105,7 @@ pub fn collide(a: &Placed, b: &Placed, margin: f32, out: &mut Manifold) {
         _ => {
             // The mirrored pair: collide the other way round and flip the normals.
             let mut flipped = Manifold::default();
-            collide(b, a, margin, &mut flipped);
+            collide(b, a, margin, meshes, &mut flipped);
             push_flipped(&flipped, out);
         }
     }
@@ -114,60 +130,6 @@ pub fn sphere_sphere(
     let on_b = cb - normal * rb;
     out.push(ContactPoint {
         point: (on_a + on_b) * 0.5,
-        normal,
-        separation,
-        feature,
-    });
-}
-
-/// A box against a ball.
-pub fn box_sphere(
-    a: &Placed,
-    h: Vec3,
-    centre: Vec3,
-    radius: f32,
-    margin: f32,
-    feature: u32,
-    out: &mut Manifold,
-) {
-    let d = centre - a.position;
-    let local = [dot3(d, a.axes[0]), dot3(d, a.axes[1]), dot3(d, a.axes[2])];
-    let half = [h.x, h.y, h.z];
-    let clamped = [
-        local[0].clamp(-half[0], half[0]),
-        local[1].clamp(-half[1], half[1]),
-        local[2].clamp(-half[2], half[2]),
-    ];
-    let inside = local == clamped;
-    let (normal, separation, surface) = if inside {
-        // The centre is inside: push out through the nearest face.
-        let depth = [
-            half[0] - local[0].abs(),
-            half[1] - local[1].abs(),
-            half[2] - local[2].abs(),
-        ];
-        let k = if depth[0] <= depth[1] && depth[0] <= depth[2] {
-            0
-        } else if depth[1] <= depth[2] {
-            1
-        } else {
-            2
-        };
-        let sign = if local[k] < 0.0 { -1.0 } else { 1.0 };
-        let normal = a.axes[k] * sign;
-        (normal, -depth[k] - radius, centre + normal * depth[k])
-    } else {
-        let closest =
-            a.position + (a.axes[0] * clamped[0] + a.axes[1] * clamped[1]) + a.axes[2] * clamped[2];
-        let (normal, distance) = math::direction_or(centre - closest, a.axes[1]);
-        (normal, distance - radius, closest)
-    };
-    if separation > margin {
-        return;
-    }
-    let on_b = centre - normal * radius;
-    out.push(ContactPoint {
-        point: (surface + on_b) * 0.5,
         normal,
         separation,
         feature,
@@ -223,6 +185,7 @@ fn capsule_any(
             }
             push_flipped(&flipped, out);
         }
+        Shape::Mesh { .. } => {} // met as the mesh's pair, in `collide`
     }
 }
 
@@ -320,6 +283,6 @@ fn half_space_any(a: &Placed, local_normal: Vec3, b: &Placed, margin: f32, out: 
             plane_sphere(a, local_normal, p0, radius, margin, 0, out);
             plane_sphere(a, local_normal, p1, radius, margin, 1, out);
         }
-        Shape::HalfSpace { .. } => {}
+        Shape::HalfSpace { .. } | Shape::Mesh { .. } => {}
     }
 }

@@ -23,6 +23,7 @@ use bevy::math::Vec3;
 use super::SolverBody;
 use crate::physics::components::{BodyKind, Shape};
 use crate::physics::geometry::{CastHit, Convex, Core, cast, cast_against_half_space};
+use crate::physics::level::LevelMeshes;
 use crate::runtime::sim_math::quat_rotate;
 
 /// How close to a surface (metres) a body may start its sweep and still be swept at full size.
@@ -50,12 +51,17 @@ fn inner_radius(shape: &Shape) -> f32 {
     match *shape {
         Shape::Sphere { radius } | Shape::Capsule { radius, .. } => radius,
         Shape::Box { half_extents: h } => h.x.min(h.y).min(h.z),
-        Shape::HalfSpace { .. } => f32::INFINITY,
+        Shape::HalfSpace { .. } | Shape::Mesh { .. } => f32::INFINITY,
     }
 }
 
 /// Puts every fast body back at the first static or kinematic surface on its path this tick.
-pub fn stop_fast_bodies(bodies: &mut [SolverBody], pairs: &[(u32, u32)], sweeps: &mut Sweeps) {
+pub fn stop_fast_bodies(
+    bodies: &mut [SolverBody],
+    pairs: &[(u32, u32)],
+    meshes: &LevelMeshes,
+    sweeps: &mut Sweeps,
+) {
     sweeps.reach.clear();
     sweeps.reach.resize(bodies.len(), f32::INFINITY);
     for &(a, b) in pairs {
@@ -69,7 +75,7 @@ pub fn stop_fast_bodies(bodies: &mut [SolverBody], pairs: &[(u32, u32)], sweeps:
                 continue;
             }
             let start = sweeps.starts[mover as usize];
-            if let Some(distance) = first_touch(body, start, other) {
+            if let Some(distance) = first_touch(body, start, other, meshes) {
                 let reach = &mut sweeps.reach[mover as usize];
                 *reach = reach.min(distance);
             }
@@ -99,7 +105,12 @@ fn is_fast(body: &SolverBody, start: Vec3) -> bool {
 
 /// How far along its path from `start` the body first touches `target`, if it does within the
 /// path and not where it starts.
-fn first_touch(body: &SolverBody, start: Vec3, target: &SolverBody) -> Option<f32> {
+fn first_touch(
+    body: &SolverBody,
+    start: Vec3,
+    target: &SolverBody,
+    meshes: &LevelMeshes,
+) -> Option<f32> {
     let (direction, length) = super::math::direction_or(body.position - start, Vec3::ZERO);
     let full = Convex::placed(&body.collider.shape, start, body.rotation)?;
     let banded = Convex {
@@ -116,6 +127,12 @@ fn first_touch(body: &SolverBody, start: Vec3, target: &SolverBody) -> Option<f3
                 target.position,
                 quat_rotate(target.rotation, normal),
             ),
+            Shape::Mesh { mesh } => {
+                let mesh = meshes.get(mesh)?;
+                let local = Convex::into_frame(target.position, target.rotation);
+                let moved = moving.mapped(&local);
+                mesh.cast_shape(&moved, local(start, true), local(direction, false), length)
+            }
             shape => Convex::placed(&shape, target.position, target.rotation)
                 .and_then(|placed| cast(moving, start, direction, length, &placed)),
         }

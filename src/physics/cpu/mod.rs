@@ -43,15 +43,18 @@ pub mod jacobians;
 pub mod lanes;
 pub mod manifold;
 pub mod math;
+pub mod mesh_contacts;
 pub mod overlap;
 pub mod rows;
 pub mod sleep;
 pub mod solver;
+pub mod sphere_box;
 
 use bevy::math::{Quat, Vec3};
 use bevy::prelude::Entity;
 
 use super::components::{BodyKind, Collider, CollisionLayers, PhysicsId, Shape};
+use super::level::LevelMeshes;
 use super::resources::{CollisionEvent, ContactReport, PhysicsSettings};
 use super::world::PhysicsWorld;
 use crate::runtime::sim_math;
@@ -112,6 +115,8 @@ pub struct StepParams {
     pub tick: u64,
     /// Gravity, tolerances, sleep thresholds.
     pub settings: PhysicsSettings,
+    /// The level meshes `Shape::Mesh` colliders name.
+    pub meshes: LevelMeshes,
 }
 
 /// Mass properties and orientation of a body for one tick.
@@ -197,7 +202,12 @@ pub fn step(
         &mut scratch.solve,
         &mut scratch.points,
     );
-    continuous::stop_fast_bodies(bodies, &scratch.broad.pairs, &mut scratch.sweeps);
+    continuous::stop_fast_bodies(
+        bodies,
+        &scratch.broad.pairs,
+        &params.meshes,
+        &mut scratch.sweeps,
+    );
     sleep::update(
         params,
         bodies,
@@ -276,7 +286,7 @@ pub fn inverse_local_inertia(shape: &Shape, mass: f32) -> Vec3 {
                 + m_sph * (0.4 * r2 + cap_offset * cap_offset - 0.140_625 * r2);
             Vec3::new(transverse, axial, transverse)
         }
-        Shape::HalfSpace { .. } => Vec3::ZERO,
+        Shape::HalfSpace { .. } | Shape::Mesh { .. } => Vec3::ZERO,
     };
     let inv = |i: f32| {
         if i > 0.0 && i.is_finite() {

@@ -14,6 +14,7 @@ use super::contacts;
 use super::manifold::{Manifold, Placed};
 use super::{SolverBody, StepParams, broad_phase};
 use crate::physics::components::{BodyKind, Collider, CollisionLayers, PhysicsId, RigidBody};
+use crate::physics::level::LevelMeshes;
 use crate::physics::resources::PhysicsSettings;
 use crate::runtime::sim_math;
 use crate::state::SimId;
@@ -46,7 +47,11 @@ pub struct Overlap {
 
 /// Every pair of `bodies` the solver would push apart on its first tick because they overlap by
 /// more than `settings.linear_slop`, sorted by `(a, b)`.
-pub fn overlaps_at_start(bodies: &[StartBody], settings: &PhysicsSettings) -> Vec<Overlap> {
+pub fn overlaps_at_start(
+    bodies: &[StartBody],
+    settings: &PhysicsSettings,
+    meshes: &LevelMeshes,
+) -> Vec<Overlap> {
     let solver_bodies: Vec<SolverBody> = bodies
         .iter()
         .enumerate()
@@ -78,6 +83,7 @@ pub fn overlaps_at_start(bodies: &[StartBody], settings: &PhysicsSettings) -> Ve
         dt: 0.0,
         tick: 0,
         settings: settings.clone(),
+        meshes: meshes.clone(),
     };
     let mut broad = broad_phase::BroadPhase::default();
     broad_phase::find_pairs(&params, &solver_bodies, &mut broad);
@@ -96,7 +102,7 @@ pub fn overlaps_at_start(bodies: &[StartBody], settings: &PhysicsSettings) -> Ve
             continue;
         }
         let mut manifold = Manifold::default();
-        contacts::collide(&placed(body_a), &placed(body_b), 0.0, &mut manifold);
+        contacts::collide(&placed(body_a), &placed(body_b), 0.0, meshes, &mut manifold);
         let depth = manifold
             .points()
             .iter()
@@ -149,7 +155,10 @@ mod tests {
             Collider::sphere(0.5),
         );
         let resting = [ground, crate_on_ground, crate_on_crate, settled_ball];
-        assert_eq!(overlaps_at_start(&resting, &settings), []);
+        assert_eq!(
+            overlaps_at_start(&resting, &settings, &LevelMeshes::default()),
+            []
+        );
 
         let sunk_ball = body(
             Vec3::new(5.0, 0.2, 0.0),
@@ -164,6 +173,7 @@ mod tests {
         let found = overlaps_at_start(
             &[ground, crate_on_crate, sunk_ball, ball_in_crate],
             &settings,
+            &LevelMeshes::default(),
         );
         assert_eq!(found.len(), 2, "{found:?}");
         assert_eq!((found[0].a, found[0].b), (0, 2));
@@ -200,12 +210,20 @@ mod tests {
             filters: 2,
         };
         assert_eq!(
-            overlaps_at_start(&[wall, other_wall, coin, ghost], &settings),
+            overlaps_at_start(
+                &[wall, other_wall, coin, ghost],
+                &settings,
+                &LevelMeshes::default()
+            ),
             []
         );
         // The same ghost on the walls' layer is inside the first wall.
         ghost.layers = CollisionLayers::default();
-        let found = overlaps_at_start(&[wall, other_wall, coin, ghost], &settings);
+        let found = overlaps_at_start(
+            &[wall, other_wall, coin, ghost],
+            &settings,
+            &LevelMeshes::default(),
+        );
         assert_eq!(found.len(), 2, "{found:?}");
         assert_eq!((found[0].a, found[0].b), (0, 3));
         assert_eq!((found[1].a, found[1].b), (1, 3));

@@ -68,9 +68,38 @@ impl Convex {
                 let offset = axes()[1] * half_height;
                 (Core::Segment(position - offset, position + offset), radius)
             }
-            Shape::HalfSpace { .. } => return None,
+            Shape::HalfSpace { .. } | Shape::Mesh { .. } => return None,
         };
         Some(Convex { core, radius })
+    }
+
+    /// A frame (a level mesh's, say): where a world point lies in it and which way a world
+    /// direction points in it, from the frame's `position` and unit `rotation`.
+    pub fn into_frame(position: Vec3, rotation: Quat) -> impl Fn(Vec3, bool) -> Vec3 {
+        let inverse = rotation.inverse();
+        move |v: Vec3, is_point: bool| {
+            let v = if is_point { v - position } else { v };
+            crate::runtime::sim_math::quat_rotate(inverse, v)
+        }
+    }
+
+    /// The same shape with its core's points and directions taken through `map` (a point with
+    /// `true`, a direction with `false`), as [`Convex::into_frame`] gives.
+    pub fn mapped(&self, map: impl Fn(Vec3, bool) -> Vec3) -> Convex {
+        let core = match self.core {
+            Core::Point(p) => Core::Point(map(p, true)),
+            Core::Segment(p, q) => Core::Segment(map(p, true), map(q, true)),
+            Core::Box { centre, axes, half } => Core::Box {
+                centre: map(centre, true),
+                axes: axes.map(|axis| map(axis, false)),
+                half,
+            },
+            Core::Triangle(corners) => Core::Triangle(corners.map(|c| map(c, true))),
+        };
+        Convex {
+            core,
+            radius: self.radius,
+        }
     }
 
     /// An axis-aligned box from `min` to `max`.

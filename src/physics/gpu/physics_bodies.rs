@@ -149,8 +149,14 @@ fn shape_words(shape: &Shape) -> (u32, [f32; 3]) {
             radius,
         } => (SHAPE_CAPSULE, [half_height, radius, 0.0]),
         Shape::HalfSpace { normal } => (SHAPE_HALF_SPACE, normal.to_array()),
+        // Never on the device: a GPU body may not be a mesh, and the colliders mirrored to the
+        // device leave meshes out (GPU bodies do not meet level meshes).
+        Shape::Mesh { .. } => (SHAPE_NONE, [0.0; 3]),
     }
 }
+
+/// The shape word of a shape the device has no code for.
+const SHAPE_NONE: u32 = u32::MAX;
 
 impl GpuBodyInit {
     /// The body's record (`BODY_STRIDE` words). A dynamic body whose mass is not positive and
@@ -161,10 +167,14 @@ impl GpuBodyInit {
             reason: reason.to_owned(),
         };
         let (shape, params) = shape_words(&self.collider.shape);
-        if shape == SHAPE_HALF_SPACE {
+        if shape == SHAPE_HALF_SPACE || shape == SHAPE_NONE {
             return Err(GpuError::UnsupportedShape {
                 slot: self.slot,
-                shape: "half-space",
+                shape: if shape == SHAPE_NONE {
+                    "mesh"
+                } else {
+                    "half-space"
+                },
             });
         }
         if !finite(&params) || params.iter().any(|value| *value < 0.0) {

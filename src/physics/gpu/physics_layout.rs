@@ -212,7 +212,7 @@ impl GpuPhysicsConfig {
 }
 
 /// The diameter of the sphere around a shape's centre that holds the whole shape, as the GPU
-/// computes it for the grid (`None` for a half-space, which is not a GPU body).
+/// computes it for the grid (`None` for a half-space or a mesh, which are not GPU bodies).
 pub fn bounding_diameter(shape: &crate::physics::Shape) -> Option<f32> {
     use crate::physics::Shape;
     let radius = match *shape {
@@ -222,7 +222,7 @@ pub fn bounding_diameter(shape: &crate::physics::Shape) -> Option<f32> {
             half_height,
             radius,
         } => half_height + radius,
-        Shape::HalfSpace { .. } => return None,
+        Shape::HalfSpace { .. } | Shape::Mesh { .. } => return None,
     };
     Some(2.0 * radius)
 }

@@ -261,6 +261,8 @@ fn queue_gpu_tick(
     let mut cpu: Vec<_> = cpu_query
         .iter(world)
         .filter(|(.., body, _)| body.is_none_or(|b| b.class == BodyClass::Cpu))
+        // GPU bodies do not meet level meshes: the device has no triangles.
+        .filter(|(_, collider, ..)| !matches!(collider.shape, crate::physics::Shape::Mesh { .. }))
         .map(|(&sim_id, collider, transform, _, layers)| {
             (
                 sim_id,

@@ -37,6 +37,9 @@ pub enum QueryError {
     /// overlapped (test a point against it, or cast a box or a ray instead).
     #[error("a half-space cannot be a query shape: it is unbounded")]
     Unbounded,
+    /// A level mesh as the query shape: cast or overlap a sphere, box or capsule instead.
+    #[error("a mesh cannot be a query shape: cast or overlap a sphere, a box or a capsule")]
+    MeshShape,
     /// An axis-aligned box whose minimum exceeds its maximum on some axis.
     #[error("the box's minimum {min} exceeds its maximum {max}")]
     InvertedBox {

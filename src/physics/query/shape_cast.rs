@@ -95,6 +95,7 @@ fn checked_shape(shape: &Shape, position: Vec3, rotation: Quat) -> Result<Convex
             size("half extent z", h.z)?;
         }
         Shape::HalfSpace { .. } => return Err(QueryError::Unbounded),
+        Shape::Mesh { .. } => return Err(QueryError::MeshShape),
     }
     Convex::placed(shape, position, rotation).ok_or(QueryError::Unbounded)
 }
@@ -186,6 +187,11 @@ impl SpatialQuery<'_, '_> {
             |entry| {
                 let meets = filter.admits(entry)
                     && match entry.collider.shape {
+                        Shape::Mesh { mesh } => self.mesh(mesh).is_some_and(|mesh| {
+                            mesh.overlaps(
+                                &probe.mapped(Convex::into_frame(entry.position, entry.rotation)),
+                            )
+                        }),
                         Shape::HalfSpace { normal } => cast_against_half_space(
                             probe,
                             Vec3::ZERO,
@@ -243,6 +249,20 @@ impl SpatialQuery<'_, '_> {
                     return true;
                 }
                 let hit: Option<CastHit> = match entry.collider.shape {
+                    Shape::Mesh { mesh } => self.mesh(mesh).and_then(|mesh| {
+                        let local = Convex::into_frame(entry.position, entry.rotation);
+                        let hit = mesh.cast_shape(
+                            &moving.mapped(&local),
+                            local(query.position, true),
+                            local(direction, false),
+                            max,
+                        )?;
+                        Some(CastHit {
+                            point: entry.position + quat_rotate(entry.rotation, hit.point),
+                            normal: quat_rotate(entry.rotation, hit.normal),
+                            ..hit
+                        })
+                    }),
                     Shape::HalfSpace { normal } => cast_against_half_space(
                         &moving,
                         query.position,

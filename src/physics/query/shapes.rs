@@ -38,6 +38,8 @@ pub fn ray_shape(shape: &Shape, origin: Vec3, direction: Vec3, max: f32) -> Opti
             radius,
         } => ray_capsule(origin, direction, half_height, radius),
         Shape::HalfSpace { normal } => ray_half_space(origin, direction, normal),
+        // A mesh's triangles are asked through its tree (`TriangleMesh::cast_ray`).
+        Shape::Mesh { .. } => None,
     }?;
     (hit.distance <= max).then_some(hit)
 }
@@ -59,6 +61,8 @@ pub fn contains_point(shape: &Shape, point: Vec3) -> bool {
             dot3(off, off) <= radius * radius
         }
         Shape::HalfSpace { normal } => dot3(point, normal) <= 0.0,
+        // A mesh is a surface: no point is inside it.
+        Shape::Mesh { .. } => false,
     }
 }
 

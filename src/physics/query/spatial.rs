@@ -19,13 +19,14 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use bevy::ecs::system::{Local, SystemChangeTick, SystemParam};
 use bevy::math::Vec3;
-use bevy::prelude::{Entity, Query, Transform};
+use bevy::prelude::{Entity, Query, Res, Transform};
 
 use super::error::QueryError;
-use super::shapes::{contains_point, ray_shape};
+use super::shapes::{LocalHit, contains_point, ray_shape};
 use super::tree::{ColliderTree, Entry};
 use crate::physics::geometry::bvh::Bounds;
-use crate::physics::{BodyClass, Collider, CollisionLayers, PhysicsBody};
+use crate::physics::geometry::mesh::TriangleMesh;
+use crate::physics::{BodyClass, Collider, CollisionLayers, LevelMeshes, PhysicsBody, Shape};
 use crate::runtime::sim_math::quat_rotate;
 use crate::state::SimId;
 
@@ -173,9 +174,15 @@ pub struct SpatialQuery<'w, 's> {
     /// The colliders as this system's run reads them, and their tree (a cache, never state).
     cache: Local<'s, Mutex<ColliderTree>>,
     ticks: SystemChangeTick,
+    meshes: Option<Res<'w, LevelMeshes>>,
 }
 
 impl SpatialQuery<'_, '_> {
+    /// The level mesh of id `id`.
+    pub(super) fn mesh(&self, id: u64) -> Option<&TriangleMesh> {
+        self.meshes.as_deref().and_then(|meshes| meshes.get(id))
+    }
+
     /// The colliders as they stand, read on the first query of this run of the system.
     pub(super) fn tree(&self) -> MutexGuard<'_, ColliderTree> {
         let mut tree = self.cache.lock().unwrap_or_else(PoisonError::into_inner);
@@ -194,7 +201,7 @@ impl SpatialQuery<'_, '_> {
                     memberships: layers.map_or(u32::MAX, |l| l.memberships),
                 })
                 .collect();
-            tree.refresh(entries);
+            tree.refresh(entries, self.meshes.as_deref().unwrap_or(&NO_MESHES));
             tree.run = Some(run);
         }
         tree
@@ -290,8 +297,15 @@ impl SpatialQuery<'_, '_> {
                 let inverse = entry.rotation.inverse();
                 let origin = quat_rotate(inverse, ray.origin - entry.position);
                 let local_direction = quat_rotate(inverse, direction);
-                let shape = &entry.collider.shape;
-                if let Some(hit) = ray_shape(shape, origin, local_direction, ray.max_distance) {
+                let hit = match entry.collider.shape {
+                    Shape::Mesh { mesh } => self.mesh(mesh).and_then(|mesh| {
+                        let (distance, normal, _) =
+                            mesh.cast_ray(origin, local_direction, ray.max_distance)?;
+                        Some(LocalHit { distance, normal })
+                    }),
+                    ref shape => ray_shape(shape, origin, local_direction, ray.max_distance),
+                };
+                if let Some(hit) = hit {
                     found(RayHit {
                         entity: entry.entity,
                         sim_id: entry.sim_id,
@@ -306,6 +320,9 @@ impl SpatialQuery<'_, '_> {
         Ok(())
     }
 }
+
+/// The meshes of an app without `LevelMeshes`: none.
+static NO_MESHES: std::sync::LazyLock<LevelMeshes> = std::sync::LazyLock::new(LevelMeshes::default);
 
 /// The unit direction of a ray or cast, after checking it and the maximum distance.
 pub(super) fn checked_motion(direction: Vec3, max_distance: f32) -> Result<Vec3, QueryError> {

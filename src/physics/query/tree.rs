@@ -17,14 +17,27 @@
 use bevy::math::{Quat, Vec3};
 use bevy::prelude::Entity;
 
-use crate::physics::Collider;
 use crate::physics::geometry::Convex;
 use crate::physics::geometry::bvh::{Bounds, Bvh};
+use crate::physics::{Collider, LevelMeshes, Shape};
 use crate::state::SimId;
 
 /// How much every collider's bounds are grown, in metres, besides `1e-5` of their distance from
 /// the origin.
 pub const BOUNDS_MARGIN: f32 = 1.0e-3;
+
+/// The world box around a box of a frame at `position` turned by `rotation`.
+fn placed_box(local: Bounds, position: Vec3, rotation: Quat) -> (Vec3, Vec3) {
+    let m = crate::runtime::sim_math::rotation_matrix(rotation);
+    let axes = [m.x_axis, m.y_axis, m.z_axis];
+    let (centre, half) = ((local.min + local.max) * 0.5, (local.max - local.min) * 0.5);
+    let e = |c: usize| {
+        (axes[0][c].abs() * half.x + axes[1][c].abs() * half.y) + axes[2][c].abs() * half.z
+    };
+    let extent = Vec3::new(e(0), e(1), e(2));
+    let at = position + ((axes[0] * centre.x + axes[1] * centre.y) + axes[2] * centre.z);
+    (at - extent, at + extent)
+}
 
 /// One collider as a query sees it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -50,7 +63,8 @@ pub struct ColliderTree {
     pub entries: Vec<Entry>,
     /// The bounds of each entry (empty for half-spaces).
     pub bounds: Vec<Bounds>,
-    /// The entries with no bounds (half-spaces): tested by every query.
+    /// The entries with no bounds (half-spaces, and meshes missing from `LevelMeshes`): tested by
+    /// every query.
     pub unbounded: Vec<u32>,
     /// The tree over the bounded entries (its items index `bounded`).
     tree: Bvh,
@@ -65,7 +79,7 @@ pub struct ColliderTree {
 impl ColliderTree {
     /// Replaces the colliders with `entries`, refitting the tree when they are the same
     /// colliders as before and rebuilding it otherwise.
-    pub fn refresh(&mut self, entries: Vec<Entry>) {
+    pub fn refresh(&mut self, entries: Vec<Entry>, meshes: &LevelMeshes) {
         let same = entries.len() == self.entries.len()
             && entries
                 .iter()
@@ -77,9 +91,15 @@ impl ColliderTree {
         let mut bounded = Vec::with_capacity(self.entries.len());
         let mut item_bounds = Vec::with_capacity(self.entries.len());
         for (index, entry) in self.entries.iter().enumerate() {
-            match Convex::placed(&entry.collider.shape, entry.position, entry.rotation) {
-                Some(convex) => {
-                    let (min, max) = convex.bounds();
+            let reach = match entry.collider.shape {
+                Shape::Mesh { mesh } => meshes
+                    .get(mesh)
+                    .map(|mesh| placed_box(mesh.bounds(), entry.position, entry.rotation)),
+                shape => Convex::placed(&shape, entry.position, entry.rotation)
+                    .map(|convex| convex.bounds()),
+            };
+            match reach {
+                Some((min, max)) => {
                     let far = min.abs().max(max.abs()).max_element();
                     let grow = Vec3::splat(BOUNDS_MARGIN + 1.0e-5 * far);
                     let b = Bounds { min, max }.grown(grow);
