@@ -18,26 +18,8 @@ use crate::physics::components::{BodyKind, Shape};
 use crate::physics::level::LevelMeshes;
 use crate::runtime::sim_math;
 
-/// An axis-aligned bounding box.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Aabb {
-    /// Lower corner.
-    pub min: Vec3,
-    /// Upper corner.
-    pub max: Vec3,
-}
-
-impl Aabb {
-    /// Whether the two boxes overlap (touching counts).
-    pub fn overlaps(&self, other: &Aabb) -> bool {
-        self.min.x <= other.max.x
-            && other.min.x <= self.max.x
-            && self.min.y <= other.max.y
-            && other.min.y <= self.max.y
-            && self.min.z <= other.max.z
-            && other.min.z <= self.max.z
-    }
-}
+/// An axis-aligned bounding box (the geometry layer's [`Bounds`]).
+pub use crate::physics::geometry::bvh::Bounds as Aabb;
 
 /// Broad-phase buffers and results.
 #[derive(Default)]
