@@ -99,7 +99,7 @@ pub fn read_level_mesh(
             let name = file
                 .as_str()
                 .ok_or_else(|| here.bad("/file", "expected a path"))?;
-            let path = scene_file.parent().unwrap_or(Path::new("")).join(name);
+            let path = lexically_normal(&scene_file.parent().unwrap_or(Path::new("")).join(name));
             owned = read_json(&path)?;
             (
                 &owned,
@@ -115,6 +115,28 @@ pub fn read_level_mesh(
         "TriMesh" => tri_mesh(data, &source),
         _ => height_grid(data, &source),
     }
+}
+
+/// `path` with its `.` and `dir/..` parts taken out, without asking the file system (so
+/// `scenes/../levels/a.json` is named `levels/a.json`).
+pub fn lexically_normal(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let last = out.components().next_back();
+                if matches!(last, Some(Component::Normal(_))) {
+                    out.pop();
+                } else {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 fn read_json(path: &Path) -> Result<Value, SceneError> {

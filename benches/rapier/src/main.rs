@@ -459,6 +459,16 @@ fn our_shape(kind: Kind) -> Shape {
     }
 }
 
+/// A query pipeline over rapier's world, borrowed from its broad phase.
+fn rapier_pipeline(w: &rp::PhysicsWorld) -> rp::QueryPipeline<'_> {
+    w.broad_phase.as_query_pipeline(
+        w.narrow_phase.query_dispatcher(),
+        &w.bodies,
+        &w.colliders,
+        rp::QueryFilter::default(),
+    )
+}
+
 /// 10,000 rays and 1,000 shape casts against the 10,000 mixed bodies, after one step.
 fn query_rows(wanted: &dyn Fn(&str) -> bool) {
     let scene = grid("queries", 10_000, 1, mixed_kind);
@@ -468,14 +478,7 @@ fn query_rows(wanted: &dyn Fn(&str) -> bool) {
     theirs.step();
     let world = ours.app.world_mut();
     let mut state = bevy::ecs::system::SystemState::<SpatialQuery>::new(world);
-    let rapier_pipeline = |w: &rp::PhysicsWorld| {
-        w.broad_phase.as_query_pipeline(
-            w.narrow_phase.query_dispatcher(),
-            &w.bodies,
-            &w.colliders,
-            rp::QueryFilter::default(),
-        )
-    };
+
     let name = "(q1) 10,000 rays against 10,000 bodies (a batch)";
     if wanted(name) {
         let result = race_queries(

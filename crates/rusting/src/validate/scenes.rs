@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use rusting_engine::game::project::{PROJECT_FILE, Project};
 use rusting_engine::physics::PhysicsSettings;
 use rusting_engine::runtime::DeterminismError;
+use rusting_engine::scene::level_mesh::lexically_normal;
 use rusting_engine::scene::{LocatedScene, SceneError, overlap, parts};
 
 use super::finding::{Finding, Place, SceneEntity};
@@ -48,10 +49,31 @@ pub fn load_scenes(project: &Project, findings: &mut Vec<Finding>) -> Vec<Locate
     for relative in scene_paths(project) {
         match LocatedScene::load(&project.root, &relative) {
             Ok(scene) => scenes.push(scene),
-            Err(error) => findings.push(scene_error(&name(&relative), &error)),
+            Err(error) => {
+                // A mesh file a scene references is named itself, relative to the project.
+                let root = lexically_normal(&project.root);
+                let file = error_file(&error)
+                    .map(lexically_normal)
+                    .and_then(|file| file.strip_prefix(&root).ok().map(name))
+                    .unwrap_or_else(|| name(&relative));
+                findings.push(scene_error(&file, &error))
+            }
         }
     }
     scenes
+}
+
+/// The file a cook error names.
+fn error_file(error: &SceneError) -> Option<&Path> {
+    match error {
+        SceneError::Io { file, .. }
+        | SceneError::Json { file, .. }
+        | SceneError::UnsupportedVersion { file, .. }
+        | SceneError::UnknownComponent { file, .. }
+        | SceneError::BadValue { file, .. }
+        | SceneError::DuplicateId { file, .. } => Some(file),
+        _ => None,
+    }
 }
 
 /// A cook error as a finding at its place: the JSON pointer, or the line and column of a syntax
