@@ -28,9 +28,9 @@ use bevy::ecs::schedule::{Schedule, SingleThreadedExecutor};
 use bevy::math::Vec3;
 use bevy::prelude::{Entity, Transform};
 use rapier3d::prelude as rp;
+use rusting_engine::physics::geometry::mesh::TriangleMesh;
 use rusting_engine::physics::plugin::cpu_physics_step;
 use rusting_engine::physics::query::{QueryFilter, Ray, ShapeCast, SpatialQuery};
-use rusting_engine::physics::geometry::mesh::TriangleMesh;
 use rusting_engine::physics::{
     Collider, CollisionLayers, LevelMeshes, PhysicsSettings, RigidBody, Shape,
 };
@@ -69,13 +69,24 @@ fn ground_mesh(cells: u32, cell: f32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
     let n = cells + 1;
     let half = cells as f32 * cell * 0.5;
     let vertices = (0..n * n)
-        .map(|i| Vec3::new((i % n) as f32 * cell - half, 0.0, (i / n) as f32 * cell - half))
+        .map(|i| {
+            Vec3::new(
+                (i % n) as f32 * cell - half,
+                0.0,
+                (i / n) as f32 * cell - half,
+            )
+        })
         .collect();
     let mut triangles = Vec::with_capacity((2 * cells * cells) as usize);
     for row in 0..cells {
         for column in 0..cells {
             let at = |r: u32, c: u32| r * n + c;
-            let (a, b, c, d) = (at(row, column), at(row, column + 1), at(row + 1, column), at(row + 1, column + 1));
+            let (a, b, c, d) = (
+                at(row, column),
+                at(row, column + 1),
+                at(row + 1, column),
+                at(row + 1, column + 1),
+            );
             triangles.push([a, c, b]);
             triangles.push([b, c, d]);
         }
@@ -294,7 +305,10 @@ impl Rapier {
             }
             Ground::Mesh { cells, cell } => {
                 let (vertices, triangles) = ground_mesh(cells, cell);
-                let vertices = vertices.iter().map(|v| rp::Vector::new(v.x, v.y, v.z)).collect();
+                let vertices = vertices
+                    .iter()
+                    .map(|v| rp::Vector::new(v.x, v.y, v.z))
+                    .collect();
                 rp::ColliderBuilder::trimesh(vertices, triangles).expect("a ground mesh")
             }
         };
@@ -383,7 +397,11 @@ fn row(name: &str, ours: &Outcome, theirs: &Outcome) {
 fn query_ray(i: u32) -> (Vec3, Vec3) {
     let f = i as f32;
     let origin = Vec3::new((f * 0.618_034) % 30.0, 40.0, (f * 0.414_213_5) % 30.0);
-    let direction = Vec3::new(((f * 0.3) % 1.0 - 0.5) * 0.2, -1.0, ((f * 0.7) % 1.0 - 0.5) * 0.2);
+    let direction = Vec3::new(
+        ((f * 0.3) % 1.0 - 0.5) * 0.2,
+        -1.0,
+        ((f * 0.7) % 1.0 - 0.5) * 0.2,
+    );
     (origin, direction)
 }
 
@@ -395,7 +413,10 @@ fn query_cast(i: u32) -> (Kind, Vec3) {
         1 => Kind::Cube(Vec3::new(0.3, 0.25, 0.2)),
         _ => Kind::Capsule(0.3, 0.2),
     };
-    (kind, Vec3::new(-5.0, 1.0 + (f * 0.37) % 18.0, (f * 0.61) % 30.0))
+    (
+        kind,
+        Vec3::new(-5.0, 1.0 + (f * 0.37) % 18.0, (f * 0.61) % 30.0),
+    )
 }
 
 /// What a batch of queries found: hits and the sum of their distances' bits (to compare the
@@ -544,7 +565,8 @@ fn query_rows(wanted: &dyn Fn(&str) -> bool) {
                     let (kind, from) = query_cast(i);
                     let shape = rapier_shape(kind);
                     let pose = rp::Pose::translation(from.x, from.y, from.z);
-                    let options = rapier3d::parry::query::ShapeCastOptions::with_max_time_of_impact(50.0);
+                    let options =
+                        rapier3d::parry::query::ShapeCastOptions::with_max_time_of_impact(50.0);
                     if let Some((_, hit)) =
                         pipeline.cast_shape(&pose, rp::Vector::X, shape.as_ref(), options)
                     {
@@ -565,11 +587,22 @@ fn fast_balls_row() {
     let name = "(f) 1000 balls at 300 m/s into a 0.1 m wall, 60 steps";
     let launch = |k: u32| {
         let f = k as f32;
-        let start = Vec3::new(-1.0 - (f * 0.618_034) % 2.0, (f * 0.37) % 40.0 - 20.0, (f * 0.73) % 40.0 - 20.0);
+        let start = Vec3::new(
+            -1.0 - (f * 0.618_034) % 2.0,
+            (f * 0.37) % 40.0 - 20.0,
+            (f * 0.73) % 40.0 - 20.0,
+        );
         let off = (f * 0.414_213_5) % 1.0;
         let around = (f * 0.271_828) % 1.0 * std::f32::consts::TAU;
         let tilt = off * 1.0;
-        (start, Vec3::new(tilt.cos(), tilt.sin() * around.cos(), tilt.sin() * around.sin()) * 300.0)
+        (
+            start,
+            Vec3::new(
+                tilt.cos(),
+                tilt.sin() * around.cos(),
+                tilt.sin() * around.sin(),
+            ) * 300.0,
+        )
     };
     // Ours: the balls meet only the wall.
     let mut app = rusting_engine::App::default();
@@ -579,7 +612,10 @@ fn fast_balls_row() {
     world.spawn((
         Transform::default(),
         Collider::cuboid(Vec3::new(0.05, 60.0, 60.0)),
-        CollisionLayers { memberships: 1, filters: 2 },
+        CollisionLayers {
+            memberships: 1,
+            filters: 2,
+        },
     ));
     let balls: Vec<Entity> = (0..BALLS)
         .map(|k| {
@@ -589,7 +625,10 @@ fn fast_balls_row() {
                     Transform::from_translation(at),
                     RigidBody::dynamic(0.01).with_velocity(velocity, Vec3::ZERO),
                     Collider::sphere(0.025),
-                    CollisionLayers { memberships: 2, filters: 1 },
+                    CollisionLayers {
+                        memberships: 2,
+                        filters: 1,
+                    },
                 ))
                 .id()
         })
@@ -597,14 +636,20 @@ fn fast_balls_row() {
     let mut physics = Schedule::default();
     physics.set_executor(SingleThreadedExecutor::new());
     physics.add_systems(cpu_physics_step);
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a thread pool");
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a thread pool");
     // Rapier: the same, with continuous collision on each ball.
     let mut rapier = rp::PhysicsWorld::default();
     rapier.integration_parameters.dt = 1.0 / 60.0;
     let wall = rapier.insert_body(rp::RigidBodyBuilder::fixed());
     rapier.insert_collider(
-        rp::ColliderBuilder::cuboid(0.05, 60.0, 60.0)
-            .collision_groups(rp::InteractionGroups::new(rp::Group::GROUP_1, rp::Group::GROUP_2, rp::InteractionTestMode::And)),
+        rp::ColliderBuilder::cuboid(0.05, 60.0, 60.0).collision_groups(rp::InteractionGroups::new(
+            rp::Group::GROUP_1,
+            rp::Group::GROUP_2,
+            rp::InteractionTestMode::And,
+        )),
         Some(wall),
     );
     let handles: Vec<rp::RigidBodyHandle> = (0..BALLS)
@@ -619,14 +664,19 @@ fn fast_balls_row() {
             rapier.insert_collider(
                 rp::ColliderBuilder::ball(0.025)
                     .mass(0.01)
-                    .collision_groups(rp::InteractionGroups::new(rp::Group::GROUP_2, rp::Group::GROUP_1, rp::InteractionTestMode::And)),
+                    .collision_groups(rp::InteractionGroups::new(
+                        rp::Group::GROUP_2,
+                        rp::Group::GROUP_1,
+                        rp::InteractionTestMode::And,
+                    )),
                 Some(body),
             );
             body
         })
         .collect();
     let (mut ours_time, mut theirs_time) = (0.0, 0.0);
-    let (mut ours_through, mut theirs_through) = (vec![false; BALLS as usize], vec![false; BALLS as usize]);
+    let (mut ours_through, mut theirs_through) =
+        (vec![false; BALLS as usize], vec![false; BALLS as usize]);
     for tick in 0..60u64 {
         let world = app.world_mut();
         world.resource_mut::<FrameTime>().fixed_tick = tick;
@@ -636,16 +686,23 @@ fn fast_balls_row() {
         let start = Instant::now();
         rapier.step();
         theirs_time += start.elapsed().as_secs_f64();
+        // Through: the centre past the wall's far face.
         for (k, &ball) in balls.iter().enumerate() {
-            ours_through[k] |= app.world().get::<Transform>(ball).expect("a ball").translation.x > -0.05;
+            ours_through[k] |= app
+                .world()
+                .get::<Transform>(ball)
+                .expect("a ball")
+                .translation
+                .x
+                > 0.05;
         }
         for (k, &ball) in handles.iter().enumerate() {
-            theirs_through[k] |= rapier.bodies[ball].translation().x > -0.05;
+            theirs_through[k] |= rapier.bodies[ball].translation().x > 0.05;
         }
     }
     let (ours_ms, theirs_ms) = (ours_time * 1000.0 / 60.0, theirs_time * 1000.0 / 60.0);
     println!(
-        "{:<52} {:>9.3} {:>10.3} {:>6.2}  past the wall's face: ours {}, rapier {}",
+        "{:<52} {:>9.3} {:>10.3} {:>6.2}  through the wall: ours {}, rapier {}",
         name,
         ours_ms,
         theirs_ms,

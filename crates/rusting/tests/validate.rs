@@ -243,6 +243,58 @@ fn a_scene_that_does_not_cook_is_reported_at_its_pointer() {
     assert!(stderr.contains("2 errors"), "{stderr}");
 }
 
+/// Bad level-mesh data is `SCENE_INVALID` at the place of the bad triangle: in the scene for an
+/// inline mesh, in the mesh's own file (named relative to the project) for one the scene
+/// references; a good mesh file validates, and a crate resting on it is no overlap.
+/// Fails if a mesh file's error is put at the scene's path, or mesh data is not checked.
+#[test]
+fn bad_level_mesh_data_is_reported_in_its_own_file() {
+    let fixture = Fixture::new("mesh", "Local");
+    let level = |shape: &str| {
+        format!(
+            r#"{{"format_version": 1, "entities": [
+  {{"id": 1, "name": "Level", "components": {{"Collider": {{"shape": {shape}}}}}}},
+  {{"id": 2, "name": "Crate", "transform": {{"translation": [0.5, 0.25, 0.5]}},
+   "components": {{"RigidBody": {{"mass": 1}}, "Collider": {{"shape": {{"Box": {{"half_extents": [0.25, 0.25, 0.25]}}}}}}}}}}
+]}}"#
+        )
+    };
+    fixture.write(
+        "levels/floor.mesh.json",
+        r#"{"vertices": [[-2, 0, -2], [2, 0, -2], [-2, 0, 2], [2, 0, 2]], "indices": [[0, 2, 1], [1, 2, 3]]}"#,
+    );
+    fixture.write(
+        "scenes/main.scene.json",
+        &level(r#"{"TriMesh": {"file": "../levels/floor.mesh.json"}}"#),
+    );
+    let (code, value) = fixture.validate();
+    assert_eq!(code, 0, "{value}");
+    fixture.write(
+        "levels/floor.mesh.json",
+        r#"{"vertices": [[-2, 0, -2], [2, 0, -2], [-2, 0, 2]], "indices": [[0, 2, 1], [1, 2, 3]]}"#,
+    );
+    fixture.write(
+        "scenes/inline.scene.json",
+        &level(r#"{"Heightfield": {"rows": 2, "columns": 3, "cell_size": [1, 1], "heights": [0, 0, 0, 0]}}"#),
+    );
+    let (code, value) = fixture.validate();
+    assert_eq!(code, 1, "{value}");
+    let invalid = with_code(&value, "SCENE_INVALID");
+    assert_eq!(invalid.len(), 2, "{value}");
+    let at = |file: &str| {
+        invalid
+            .iter()
+            .find(|f| f["file"] == file)
+            .unwrap_or_else(|| panic!("no finding in {file}: {value}"))["pointer"]
+            .clone()
+    };
+    assert_eq!(
+        at("scenes/inline.scene.json"),
+        "/entities/0/components/Collider/shape/Heightfield/heights"
+    );
+    assert_eq!(at("levels/floor.mesh.json"), "/indices/1");
+}
+
 /// A crate resting on the ground passes; a ball sunk into a crate is `SCENE_BODIES_OVERLAP`,
 /// naming both entities and their pointers; a sensor coin inside the crate is not. Fails if
 /// pointers follow the cooked (id) order instead of the source order, or sensors count.
