@@ -427,6 +427,18 @@ struct Found {
     distance_sum: f64,
 }
 
+impl Found {
+    /// The tally of a batch's answers: a hit's distance, or `None` for a miss.
+    fn of(answers: impl Iterator<Item = Option<f32>>) -> Found {
+        let mut found = Found::default();
+        for distance in answers.flatten() {
+            found.hits += 1;
+            found.distance_sum += distance as f64;
+        }
+        found
+    }
+}
+
 /// Times `batches` batches of `run` on each engine in turn (ours first), in ms per batch.
 fn race_queries(
     batches: usize,
@@ -508,33 +520,25 @@ fn query_rows(wanted: &dyn Fn(&str) -> bool) {
                 let world = ours.app.world_mut();
                 world.increment_change_tick();
                 let query = state.get(world).expect("a spatial query");
-                let mut found = Found::default();
-                for i in 0..10_000 {
+                Found::of((0..10_000).map(|i| {
                     let (origin, direction) = query_ray(i);
                     let ray = Ray::new(origin, direction, 100.0);
-                    if let Ok(Some(hit)) = query.cast_ray(&ray, &QueryFilter::default()) {
-                        found.hits += 1;
-                        found.distance_sum += hit.distance as f64;
-                    }
-                }
-                found
+                    let hit = query.cast_ray(&ray, &QueryFilter::default());
+                    hit.ok().flatten().map(|hit| hit.distance)
+                }))
             },
             || {
                 let pipeline = rapier_pipeline(&theirs.world);
-                let mut found = Found::default();
-                for i in 0..10_000 {
+                Found::of((0..10_000).map(|i| {
                     let (origin, direction) = query_ray(i);
                     let length = direction.length();
                     let ray = rp::Ray::new(
                         rp::Vector::new(origin.x, origin.y, origin.z),
                         rp::Vector::new(direction.x, direction.y, direction.z) / length,
                     );
-                    if let Some((_, hit)) = pipeline.cast_ray_and_get_normal(&ray, 100.0, true) {
-                        found.hits += 1;
-                        found.distance_sum += hit.time_of_impact as f64;
-                    }
-                }
-                found
+                    let hit = pipeline.cast_ray_and_get_normal(&ray, 100.0, true);
+                    hit.map(|(_, hit)| hit.time_of_impact)
+                }))
             },
         );
         query_row(name, result);
@@ -547,34 +551,24 @@ fn query_rows(wanted: &dyn Fn(&str) -> bool) {
                 let world = ours.app.world_mut();
                 world.increment_change_tick();
                 let query = state.get(world).expect("a spatial query");
-                let mut found = Found::default();
-                for i in 0..1_000 {
+                Found::of((0..1_000).map(|i| {
                     let (kind, from) = query_cast(i);
                     let cast = ShapeCast::new(our_shape(kind), from, Vec3::X, 50.0);
-                    if let Ok(Some(hit)) = query.cast_shape(&cast, &QueryFilter::default()) {
-                        found.hits += 1;
-                        found.distance_sum += hit.distance as f64;
-                    }
-                }
-                found
+                    let hit = query.cast_shape(&cast, &QueryFilter::default());
+                    hit.ok().flatten().map(|hit| hit.distance)
+                }))
             },
             || {
                 let pipeline = rapier_pipeline(&theirs.world);
-                let mut found = Found::default();
-                for i in 0..1_000 {
+                Found::of((0..1_000).map(|i| {
                     let (kind, from) = query_cast(i);
                     let shape = rapier_shape(kind);
                     let pose = rp::Pose::translation(from.x, from.y, from.z);
                     let options =
                         rapier3d::parry::query::ShapeCastOptions::with_max_time_of_impact(50.0);
-                    if let Some((_, hit)) =
-                        pipeline.cast_shape(&pose, rp::Vector::X, shape.as_ref(), options)
-                    {
-                        found.hits += 1;
-                        found.distance_sum += hit.time_of_impact as f64;
-                    }
-                }
-                found
+                    let hit = pipeline.cast_shape(&pose, rp::Vector::X, shape.as_ref(), options);
+                    hit.map(|(_, hit)| hit.time_of_impact)
+                }))
             },
         );
         query_row(name, result);

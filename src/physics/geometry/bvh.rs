@@ -267,19 +267,24 @@ mod tests {
             min: Vec3::new(10.0, 2.0, 4.0),
             max: Vec3::new(20.0, 9.0, 12.0),
         };
-        let brute: Vec<u32> = (0..500)
-            .filter(|&i| boxes[i as usize].overlaps(&probe))
-            .collect();
-        let mut seen = Vec::new();
-        tree.visit(
-            &boxes,
-            |b| b.overlaps(&probe),
-            |i| {
-                seen.push(i);
-                true
-            },
-        );
-        seen.sort_unstable();
+        // What the tree visits for the probe, and what testing every box finds.
+        let both = |tree: &Bvh, boxes: &[Bounds]| {
+            let brute: Vec<u32> = (0..boxes.len() as u32)
+                .filter(|&i| boxes[i as usize].overlaps(&probe))
+                .collect();
+            let mut seen = Vec::new();
+            tree.visit(
+                boxes,
+                |b| b.overlaps(&probe),
+                |i| {
+                    seen.push(i);
+                    true
+                },
+            );
+            seen.sort_unstable();
+            (seen, brute)
+        };
+        let (seen, brute) = both(&tree, &boxes);
         assert_eq!(seen, brute);
         assert!(!brute.is_empty());
         // Moved items: refitted, the tree still finds exactly the brute-force set.
@@ -291,19 +296,7 @@ mod tests {
             })
             .collect();
         tree.refit(&moved);
-        let brute: Vec<u32> = (0..500)
-            .filter(|&i| moved[i as usize].overlaps(&probe))
-            .collect();
-        let mut seen = Vec::new();
-        tree.visit(
-            &moved,
-            |b| b.overlaps(&probe),
-            |i| {
-                seen.push(i);
-                true
-            },
-        );
-        seen.sort_unstable();
+        let (seen, brute) = both(&tree, &moved);
         assert_eq!(seen, brute);
     }
 
