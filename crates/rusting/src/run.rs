@@ -106,6 +106,15 @@ pub fn run(request: &Request) -> Result<String, Failure> {
     if let Some(script) = request.script {
         env.push(("RUSTING_INPUT_SCRIPT", path(script)));
     }
+    if window {
+        // The game starts with no `RUSTING_*` variable of this command's environment but the ones
+        // named here; the window's own settings (docs/play.md) pass through.
+        for name in ["RUSTING_SCREENSHOT", "RUSTING_WINDOW_SIZE"] {
+            if let Ok(value) = std::env::var(name) {
+                env.push((name, value));
+            }
+        }
+    }
     if let Some(record) = request.record {
         env.push(("RUSTING_REPLAY_OUT", path(record)));
     }
