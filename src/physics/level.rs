@@ -16,10 +16,11 @@ use bevy::prelude::Resource;
 
 use super::geometry::mesh::TriangleMesh;
 
-/// Every level mesh, by content id.
+/// Every level mesh, by content id. Cloning it is one reference count (the solver takes a copy
+/// into its step parameters every tick); adding a mesh copies the map only while a clone holds it.
 #[derive(Resource, Clone, Debug, Default, PartialEq)]
 pub struct LevelMeshes {
-    meshes: BTreeMap<u64, Arc<TriangleMesh>>,
+    meshes: Arc<BTreeMap<u64, Arc<TriangleMesh>>>,
 }
 
 impl LevelMeshes {
@@ -27,7 +28,9 @@ impl LevelMeshes {
     /// `Collider::mesh`.
     pub fn insert(&mut self, mesh: TriangleMesh) -> u64 {
         let id = mesh.id();
-        self.meshes.entry(id).or_insert_with(|| Arc::new(mesh));
+        if !self.meshes.contains_key(&id) {
+            Arc::make_mut(&mut self.meshes).insert(id, Arc::new(mesh));
+        }
         id
     }
 

@@ -15,6 +15,7 @@ use bevy::math::Vec3;
 
 use super::{SolverBody, StepParams};
 use crate::physics::components::{BodyKind, Shape};
+use crate::physics::geometry::bvh::turned_extent;
 use crate::physics::level::LevelMeshes;
 use crate::runtime::sim_math;
 
@@ -76,36 +77,28 @@ fn wants_pair(a: &SolverBody, b: &SolverBody) -> bool {
 pub fn shape_bounds(body: &SolverBody, margin: f32, meshes: &LevelMeshes) -> Aabb {
     let m = sim_math::rotation_matrix(body.rotation);
     let axes = [m.x_axis, m.y_axis, m.z_axis];
-    let extent = match body.collider.shape {
-        Shape::Mesh { mesh } => {
-            let Some(mesh) = meshes.get(mesh) else {
-                return Aabb {
-                    min: Vec3::splat(f32::INFINITY),
-                    max: Vec3::splat(f32::NEG_INFINITY),
-                };
-            };
-            // The mesh's own box, turned into the world: its centre moved, its extent taken
-            // along each world axis.
-            let local = mesh.bounds();
-            let (centre, half) = ((local.min + local.max) * 0.5, (local.max - local.min) * 0.5);
-            let e = |c: usize| {
-                (axes[0][c].abs() * half.x + axes[1][c].abs() * half.y) + axes[2][c].abs() * half.z
-            };
-            let extent = Vec3::new(e(0), e(1), e(2)) + Vec3::splat(margin);
-            let at =
-                body.position + ((axes[0] * centre.x + axes[1] * centre.y) + axes[2] * centre.z);
-            return Aabb {
-                min: at - extent,
-                max: at + extent,
-            };
-        }
+    if let Shape::Mesh { mesh } = body.collider.shape {
+        return match meshes.get(mesh) {
+            Some(mesh) => mesh
+                .bounds()
+                .placed(body.position, &axes)
+                .grown(Vec3::splat(margin)),
+            None => Aabb::EMPTY,
+        };
+    }
+    let grow = shape_extent(&body.collider.shape, &axes) + Vec3::splat(margin);
+    Aabb {
+        min: body.position - grow,
+        max: body.position + grow,
+    }
+}
+
+/// How far a sphere, box or capsule turned to `axes` reaches from its centre along each world
+/// axis (zero for a half-space or a mesh, whose bounds are not around their position).
+pub fn shape_extent(shape: &Shape, axes: &[Vec3; 3]) -> Vec3 {
+    match *shape {
         Shape::Sphere { radius } => Vec3::splat(radius),
-        Shape::Box { half_extents: h } => {
-            let e = |c: usize| {
-                (axes[0][c].abs() * h.x + axes[1][c].abs() * h.y) + axes[2][c].abs() * h.z
-            };
-            Vec3::new(e(0), e(1), e(2))
-        }
+        Shape::Box { half_extents } => turned_extent(axes, half_extents),
         Shape::Capsule {
             half_height,
             radius,
@@ -114,12 +107,7 @@ pub fn shape_bounds(body: &SolverBody, margin: f32, meshes: &LevelMeshes) -> Aab
             axes[1].y.abs() * half_height + radius,
             axes[1].z.abs() * half_height + radius,
         ),
-        Shape::HalfSpace { .. } => Vec3::ZERO,
-    };
-    let grow = extent + Vec3::splat(margin);
-    Aabb {
-        min: body.position - grow,
-        max: body.position + grow,
+        Shape::HalfSpace { .. } | Shape::Mesh { .. } => Vec3::ZERO,
     }
 }
 

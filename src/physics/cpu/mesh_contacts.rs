@@ -18,6 +18,7 @@
 
 use bevy::math::Vec3;
 
+use super::broad_phase::shape_extent;
 use super::manifold::{ContactPoint, MAX_POINTS, Manifold, Placed, closest_on_segment};
 use super::math::direction_or;
 use super::sphere_box::box_sphere;
@@ -172,24 +173,6 @@ pub fn local_box(at: &Placed, low: Vec3, high: Vec3) -> Bounds {
 
 /// A placed sphere, box or capsule's world box, grown by `margin`.
 fn world_bounds(p: &Placed, margin: f32) -> (Vec3, Vec3) {
-    let extent = match p.shape {
-        Shape::Sphere { radius } => Vec3::splat(radius),
-        Shape::Box { half_extents: h } => {
-            let e = |c: usize| {
-                (p.axes[0][c].abs() * h.x + p.axes[1][c].abs() * h.y) + p.axes[2][c].abs() * h.z
-            };
-            Vec3::new(e(0), e(1), e(2))
-        }
-        Shape::Capsule {
-            half_height,
-            radius,
-        } => Vec3::new(
-            p.axes[1].x.abs() * half_height + radius,
-            p.axes[1].y.abs() * half_height + radius,
-            p.axes[1].z.abs() * half_height + radius,
-        ),
-        Shape::HalfSpace { .. } | Shape::Mesh { .. } => Vec3::ZERO,
-    };
-    let grow = extent + Vec3::splat(margin);
+    let grow = shape_extent(&p.shape, &p.axes) + Vec3::splat(margin);
     (p.position - grow, p.position + grow)
 }

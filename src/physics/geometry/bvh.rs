@@ -86,6 +86,28 @@ impl Bounds {
     fn centre(&self) -> Vec3 {
         (self.min + self.max) * 0.5
     }
+
+    /// The world box around this box of a frame placed at `position` with `axes` (the world
+    /// directions of the frame's X, Y and Z): its centre moved, its half size taken along each
+    /// world axis ([`turned_extent`]).
+    pub fn placed(&self, position: Vec3, axes: &[Vec3; 3]) -> Bounds {
+        let (centre, half) = (self.centre(), (self.max - self.min) * 0.5);
+        let at = position + ((axes[0] * centre.x + axes[1] * centre.y) + axes[2] * centre.z);
+        let extent = turned_extent(axes, half);
+        Bounds {
+            min: at - extent,
+            max: at + extent,
+        }
+    }
+}
+
+/// The half size along each world axis of a box of half size `half` turned so that its local
+/// axes point along `axes`: `sum_k |axes[k][c]| * half[k]`, summed in that order.
+pub fn turned_extent(axes: &[Vec3; 3], half: Vec3) -> Vec3 {
+    let e = |c: usize| {
+        (axes[0][c].abs() * half.x + axes[1][c].abs() * half.y) + axes[2][c].abs() * half.z
+    };
+    Vec3::new(e(0), e(1), e(2))
 }
 
 /// One node: a leaf's items are `items[first..first + count]`; an inner node's children are

@@ -158,11 +158,7 @@ impl Convex {
             Core::Point(p) => (p, p),
             Core::Segment(p0, p1) => (p0.min(p1), p0.max(p1)),
             Core::Box { centre, axes, half } => {
-                let e = |c: usize| {
-                    (axes[0][c].abs() * half.x + axes[1][c].abs() * half.y)
-                        + axes[2][c].abs() * half.z
-                };
-                let extent = Vec3::new(e(0), e(1), e(2));
+                let extent = super::bvh::turned_extent(&axes, half);
                 (centre - extent, centre + extent)
             }
             Core::Triangle([a, b, c]) => (a.min(b).min(c), a.max(b).max(c)),

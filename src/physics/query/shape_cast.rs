@@ -14,7 +14,7 @@ use bevy::math::{Quat, Vec3, Vec4};
 use bevy::prelude::Entity;
 
 use super::error::QueryError;
-use super::spatial::{QueryFilter, QueryHit, SpatialQuery, checked_motion, order};
+use super::spatial::{QueryFilter, QueryHit, SpatialQuery, checked_motion, every, nearest};
 use crate::physics::Shape;
 use crate::physics::geometry::Convex;
 use crate::physics::geometry::bvh::Bounds;
@@ -118,15 +118,9 @@ impl SpatialQuery<'_, '_> {
         filter: &QueryFilter,
         predicate: impl Fn(&ShapeHit) -> bool,
     ) -> Result<Option<ShapeHit>, QueryError> {
-        let mut nearest: Option<ShapeHit> = None;
-        let reach = Cell::new(cast.max_distance);
-        self.each_shape_hit(cast, filter, &reach, |hit| {
-            if predicate(&hit) && nearest.is_none_or(|best| order(&hit, &best).is_lt()) {
-                nearest = Some(hit);
-                reach.set(hit.distance);
-            }
-        })?;
-        Ok(nearest)
+        nearest(cast.max_distance, predicate, |reach, found| {
+            self.each_shape_hit(cast, filter, reach, found)
+        })
     }
 
     /// Every hit of the swept shape (one per collider) among the colliders `filter` admits,
@@ -136,12 +130,9 @@ impl SpatialQuery<'_, '_> {
         cast: &ShapeCast,
         filter: &QueryFilter,
     ) -> Result<Vec<ShapeHit>, QueryError> {
-        let mut hits = Vec::new();
-        self.each_shape_hit(cast, filter, &Cell::new(cast.max_distance), |hit| {
-            hits.push(hit)
-        })?;
-        hits.sort_by(order);
-        Ok(hits)
+        every(cast.max_distance, |reach, found| {
+            self.each_shape_hit(cast, filter, reach, found)
+        })
     }
 
     /// The colliders that meet `shape` centred at `position` and turned by `rotation` (touching

@@ -220,26 +220,17 @@ impl SpatialQuery<'_, '_> {
         filter: &QueryFilter,
         predicate: impl Fn(&RayHit) -> bool,
     ) -> Result<Option<RayHit>, QueryError> {
-        let mut nearest: Option<RayHit> = None;
-        let reach = Cell::new(ray.max_distance);
-        self.each_hit(ray, filter, &reach, |hit| {
-            if predicate(&hit) && nearest.is_none_or(|best| order(&hit, &best).is_lt()) {
-                nearest = Some(hit);
-                reach.set(hit.distance);
-            }
-        })?;
-        Ok(nearest)
+        nearest(ray.max_distance, predicate, |reach, found| {
+            self.each_hit(ray, filter, reach, found)
+        })
     }
 
     /// Every hit of `ray` (one per collider) among the colliders `filter` admits, nearest first,
     /// ties by `SimId`.
     pub fn ray_hits(&self, ray: &Ray, filter: &QueryFilter) -> Result<Vec<RayHit>, QueryError> {
-        let mut hits = Vec::new();
-        self.each_hit(ray, filter, &Cell::new(ray.max_distance), |hit| {
-            hits.push(hit)
-        })?;
-        hits.sort_by(order);
-        Ok(hits)
+        every(ray.max_distance, |reach, found| {
+            self.each_hit(ray, filter, reach, found)
+        })
     }
 
     /// The colliders that contain `point` (inside or on the surface) among those `filter`
@@ -338,6 +329,35 @@ pub(super) fn checked_motion(direction: Vec3, max_distance: f32) -> Result<Vec3,
 
 fn on_cpu(body: Option<&PhysicsBody>) -> bool {
     body.is_none_or(|body| body.class == BodyClass::Cpu)
+}
+
+/// The nearest of the hits `each` reports (given the reach it may prune by, which shrinks to the
+/// nearest accepted hit) that `predicate` accepts.
+pub(super) fn nearest(
+    max: f32,
+    predicate: impl Fn(&QueryHit) -> bool,
+    each: impl FnOnce(&Cell<f32>, &mut dyn FnMut(QueryHit)) -> Result<(), QueryError>,
+) -> Result<Option<QueryHit>, QueryError> {
+    let mut nearest: Option<QueryHit> = None;
+    let reach = Cell::new(max);
+    each(&reach, &mut |hit| {
+        if predicate(&hit) && nearest.is_none_or(|best| order(&hit, &best).is_lt()) {
+            nearest = Some(hit);
+            reach.set(hit.distance);
+        }
+    })?;
+    Ok(nearest)
+}
+
+/// Every hit `each` reports (within `max`), in [`order`].
+pub(super) fn every(
+    max: f32,
+    each: impl FnOnce(&Cell<f32>, &mut dyn FnMut(QueryHit)) -> Result<(), QueryError>,
+) -> Result<Vec<QueryHit>, QueryError> {
+    let mut hits = Vec::new();
+    each(&Cell::new(max), &mut |hit| hits.push(hit))?;
+    hits.sort_by(order);
+    Ok(hits)
 }
 
 /// Nearest first; at equal distances (compared as bits, so never by a rounding), lower `SimId`.

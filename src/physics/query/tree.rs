@@ -29,14 +29,8 @@ pub const BOUNDS_MARGIN: f32 = 1.0e-3;
 /// The world box around a box of a frame at `position` turned by `rotation`.
 fn placed_box(local: Bounds, position: Vec3, rotation: Quat) -> (Vec3, Vec3) {
     let m = crate::runtime::sim_math::rotation_matrix(rotation);
-    let axes = [m.x_axis, m.y_axis, m.z_axis];
-    let (centre, half) = ((local.min + local.max) * 0.5, (local.max - local.min) * 0.5);
-    let e = |c: usize| {
-        (axes[0][c].abs() * half.x + axes[1][c].abs() * half.y) + axes[2][c].abs() * half.z
-    };
-    let extent = Vec3::new(e(0), e(1), e(2));
-    let at = position + ((axes[0] * centre.x + axes[1] * centre.y) + axes[2] * centre.z);
-    (at - extent, at + extent)
+    let placed = local.placed(position, &[m.x_axis, m.y_axis, m.z_axis]);
+    (placed.min, placed.max)
 }
 
 /// One collider as a query sees it.
@@ -60,12 +54,10 @@ pub struct Entry {
 #[derive(Default)]
 pub struct ColliderTree {
     /// The colliders, in the order the ECS gave them.
-    pub entries: Vec<Entry>,
-    /// The bounds of each entry (empty for half-spaces).
-    pub bounds: Vec<Bounds>,
+    entries: Vec<Entry>,
     /// The entries with no bounds (half-spaces, and meshes missing from `LevelMeshes`): tested by
     /// every query.
-    pub unbounded: Vec<u32>,
+    unbounded: Vec<u32>,
     /// The tree over the bounded entries (its items index `bounded`).
     tree: Bvh,
     /// The entry each tree item is.
@@ -73,7 +65,7 @@ pub struct ColliderTree {
     /// The bounds of each tree item.
     item_bounds: Vec<Bounds>,
     /// The run of the system this was read in.
-    pub run: Option<bevy::ecs::change_detection::Tick>,
+    pub(super) run: Option<bevy::ecs::change_detection::Tick>,
 }
 
 impl ColliderTree {
@@ -86,7 +78,6 @@ impl ColliderTree {
                 .zip(&self.entries)
                 .all(|(a, b)| a.entity == b.entity && a.collider.shape == b.collider.shape);
         self.entries = entries;
-        self.bounds.clear();
         self.unbounded.clear();
         let mut bounded = Vec::with_capacity(self.entries.len());
         let mut item_bounds = Vec::with_capacity(self.entries.len());
@@ -103,14 +94,10 @@ impl ColliderTree {
                     let far = min.abs().max(max.abs()).max_element();
                     let grow = Vec3::splat(BOUNDS_MARGIN + 1.0e-5 * far);
                     let b = Bounds { min, max }.grown(grow);
-                    self.bounds.push(b);
                     bounded.push(index as u32);
                     item_bounds.push(b);
                 }
-                None => {
-                    self.bounds.push(Bounds::EMPTY);
-                    self.unbounded.push(index as u32);
-                }
+                None => self.unbounded.push(index as u32),
             }
         }
         if same && bounded == self.bounded {
