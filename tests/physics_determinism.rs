@@ -92,7 +92,7 @@ fn run_in_pool(threads: usize, ticks: u64) -> Vec<Vec<u32>> {
                 settings: PhysicsSettings::default(),
                 meshes: Default::default(),
             };
-            cpu::step(&params, &mut bodies, &mut world, &mut scratch);
+            cpu::step(&params, &mut bodies, &mut [], &mut world, &mut scratch);
             parallel = parallel.max(scratch.solve.batches.parallel_batches());
             trace.push(bits(&bodies));
         }

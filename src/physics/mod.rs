@@ -4,6 +4,7 @@
 //!   `PhysicsId`: what a game puts on entities.
 //! - [`resources`]: `PhysicsSettings`, `PhysicsIdRegistry`, `CollisionEvents` and the solver
 //!   constants `SOLVER_ITERATIONS`, `POSITION_ITERATIONS`, `SLEEP_STEPS`.
+//! - [`joint`]: `Joint`, two bodies held by a hinge, slider, ball joint, weld or rope.
 //! - [`world`]: `PhysicsWorld`, the state the solver carries between ticks.
 //! - [`level`]: `LevelMeshes`, the static triangle meshes that `Shape::Mesh` colliders name.
 //! - [`cpu`]: the solver itself, plain Rust over slices.
@@ -18,6 +19,7 @@ pub mod components;
 pub mod cpu;
 pub mod geometry;
 pub mod gpu;
+pub mod joint;
 pub mod level;
 pub mod plugin;
 pub mod query;
@@ -28,10 +30,11 @@ pub use components::{
     BodyClass, BodyKind, Collider, CollisionLayers, PhysicsBody, PhysicsId, RigidBody, Shape,
     Sleeping,
 };
+pub use joint::{Joint, JointError, JointFrame, JointKind, JointLimits, Motor, Spring};
 pub use level::LevelMeshes;
 pub use plugin::PhysicsPlugin;
 pub use resources::{
-    CollisionEvent, CollisionEventKind, CollisionEvents, ContactReport, PhysicsIdRegistry,
-    PhysicsSettings, SLEEP_STEPS, SOLVER_ITERATIONS, SOLVER_SUBSTEPS, Touch,
+    CollisionEvent, CollisionEventKind, CollisionEvents, ContactReport, JointBroke, JointEvents,
+    PhysicsIdRegistry, PhysicsSettings, SLEEP_STEPS, SOLVER_ITERATIONS, SOLVER_SUBSTEPS, Touch,
 };
 pub use world::PhysicsWorld;

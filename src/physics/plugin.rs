@@ -3,8 +3,9 @@
 //!
 //! [`cpu_physics_step`] is the first system of the engine's fixed chain (`SimSet::Physics`). It
 //! gathers every CPU body (an entity with a `Transform` and a `Collider`, whose `PhysicsBody` class
-//! is not `Gpu`) sorted by `SimId`, runs [`cpu::step`] with `FrameTime::fixed_delta`, and writes
-//! positions, rotations and velocities back; `Sleeping` and `PhysicsId` changes go through
+//! is not `Gpu`) and every `Joint`, each sorted by `SimId`, runs [`cpu::step`] with
+//! `FrameTime::fixed_delta`, and writes positions, rotations and velocities back, with the
+//! `broken` flag of joints that broke and their `JointEvents`; `Sleeping` and `PhysicsId` changes go through
 //! commands, applied before the next set of the chain runs. It is an ordinary system, so game
 //! systems that touch none of its data need no order against it. This module must never do
 //! physics itself, and never touch GPU-class bodies.
@@ -17,9 +18,11 @@ use bevy::prelude::{Commands, Entity, IntoScheduleConfigs, Local, Query, Res, Re
 use super::components::{
     BodyClass, BodyKind, Collider, CollisionLayers, PhysicsBody, PhysicsId, RigidBody, Sleeping,
 };
+use super::cpu::joints::SolverJoint;
 use super::cpu::{self, SolverBody, StepParams, StepScratch};
+use super::joint::Joint;
 use super::level::LevelMeshes;
-use super::resources::{CollisionEvents, PhysicsIdRegistry, PhysicsSettings};
+use super::resources::{CollisionEvents, JointEvents, PhysicsIdRegistry, PhysicsSettings};
 use super::world::PhysicsWorld;
 use crate::runtime::{DeterminismMode, DeterminismSupport, FrameTime, SimSet};
 use crate::state::{SimId, SimRegistry, SimStateAppExt, SnapshotAppExt};
@@ -40,6 +43,7 @@ impl Plugin for PhysicsPlugin {
             .insert_resource(PhysicsIdRegistry::default())
             .insert_resource(PhysicsWorld::default())
             .insert_resource(CollisionEvents::default())
+            .insert_resource(JointEvents::default())
             .init_resource::<LevelMeshes>()
             // Meshes never change and are named by their content, so a restored collider finds
             // its mesh under the same id: nothing to copy.
@@ -48,12 +52,14 @@ impl Plugin for PhysicsPlugin {
             .register_sim_resource::<PhysicsIdRegistry>()
             .register_sim_resource::<PhysicsWorld>()
             .register_sim_resource::<CollisionEvents>()
+            .register_sim_resource::<JointEvents>()
             .register_sim_component::<RigidBody>()
             .register_sim_component::<Collider>()
             .register_sim_component::<CollisionLayers>()
             .register_sim_component::<PhysicsBody>()
             .register_sim_component::<Sleeping>()
             .register_sim_component::<PhysicsId>()
+            .register_sim_component::<Joint>()
             .add_systems(FixedUpdate, cpu_physics_step.in_set(SimSet::Physics));
         // A GPU body's `Transform` is a read-back copy of state on the device: not hashed.
         app.world_mut()
@@ -75,6 +81,7 @@ pub struct CpuStepBuffers {
     all_bodies: Vec<SimId>,
     had_id: Vec<Option<PhysicsId>>,
     was_sleeping: Vec<bool>,
+    joints: Vec<SolverJoint>,
     scratch: StepScratch,
 }
 
@@ -95,7 +102,13 @@ type BodyQuery<'w, 's> = Query<
     ),
 >;
 
-/// Copies CPU bodies into the solver, steps it one tick, and copies them back.
+/// The joints the CPU solver reads, and marks when they break.
+type JointQuery<'w, 's> = Query<'w, 's, (Entity, &'static SimId, &'static mut Joint)>;
+
+/// The events the step writes.
+type EventsOut<'w> = (ResMut<'w, CollisionEvents>, Option<ResMut<'w, JointEvents>>);
+
+/// Copies CPU bodies and joints into the solver, steps it one tick, and copies them back.
 #[allow(clippy::too_many_arguments)]
 pub fn cpu_physics_step(
     mut commands: Commands,
@@ -103,13 +116,25 @@ pub fn cpu_physics_step(
     settings: Res<PhysicsSettings>,
     mut registry: ResMut<PhysicsIdRegistry>,
     mut physics: ResMut<PhysicsWorld>,
-    mut events: ResMut<CollisionEvents>,
+    (mut events, joint_events): EventsOut,
     mut query: BodyQuery,
+    mut joint_query: JointQuery,
     mut buffers: Local<CpuStepBuffers>,
     meshes: Option<Res<LevelMeshes>>,
 ) {
     let buffers = &mut *buffers;
     gather(&query, buffers);
+    buffers.joints.clear();
+    buffers.joints.extend(
+        joint_query
+            .iter()
+            .map(|(entity, &sim_id, joint)| SolverJoint {
+                sim_id,
+                entity,
+                joint: *joint,
+            }),
+    );
+    buffers.joints.sort_unstable_by_key(|j| j.sim_id);
     // Slots go to every collider body, GPU ones included (their slot is their place in the GPU
     // buffers), in `SimId` order.
     buffers.all_bodies.clear();
@@ -130,12 +155,23 @@ pub fn cpu_physics_step(
     cpu::step(
         &params,
         &mut buffers.bodies,
+        &mut buffers.joints,
         &mut physics,
         &mut buffers.scratch,
     );
     write_back(&mut commands, &mut query, buffers);
+    for broke in &buffers.scratch.joints.events {
+        if let Ok((.., mut joint)) = joint_query.get_mut(broke.entity) {
+            joint.broken = true;
+        }
+    }
     events.events.clone_from(&buffers.scratch.events);
     events.contacts.clone_from(&buffers.scratch.contacts);
+    if let Some(mut joint_events) = joint_events {
+        joint_events
+            .broke
+            .clone_from(&buffers.scratch.joints.events);
+    }
 }
 
 fn gather(query: &BodyQuery, buffers: &mut CpuStepBuffers) {

@@ -407,3 +407,47 @@ mod tests {
         assert_eq!(registry.len(), 3);
     }
 }
+
+/// A joint broke: its force or torque went past its limit on this tick.
+#[derive(Clone, Copy, Debug, PartialEq, rusting_macros::SimState)]
+pub struct JointBroke {
+    /// The tick it broke on (ticks completed before it).
+    pub tick: u64,
+    /// The joint's simulation id.
+    pub joint: SimId,
+    /// The joint's entity this tick: a handle, never an order.
+    #[sim_state(skip = "a handle resolved from `joint` every tick")]
+    pub entity: Entity,
+    /// The first body (`None` for the world).
+    pub a: Option<SimId>,
+    /// The second body.
+    pub b: SimId,
+    /// The force the joint carried on its last substep (N).
+    pub force: f32,
+    /// The torque it carried (N·m).
+    pub torque: f32,
+    /// Numbered with the collision events, in one count over the whole run.
+    pub id: u64,
+}
+
+impl MapEntities for JointBroke {
+    fn map_entities<M: EntityMapper>(&mut self, mapper: &mut M) {
+        self.entity = mapper.get_mapped(self.entity);
+    }
+}
+
+/// The joints that broke on the latest physics tick, ordered by joint `SimId` (simulation state).
+#[derive(Resource, Clone, Debug, Default, PartialEq, rusting_macros::SimState)]
+#[component(map_entities)]
+pub struct JointEvents {
+    /// This tick's breaks.
+    pub broke: Vec<JointBroke>,
+}
+
+impl MapEntities for JointEvents {
+    fn map_entities<M: EntityMapper>(&mut self, mapper: &mut M) {
+        for event in &mut self.broke {
+            event.map_entities(mapper);
+        }
+    }
+}

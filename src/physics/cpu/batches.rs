@@ -17,17 +17,17 @@
 //! All arithmetic is `lanes`' IEEE operations in a fixed order. This module must never decide
 //! which pairs touch or in what order colours run; `colouring` does.
 
-use std::marker::PhantomData;
 use std::ops::Range;
 
 use rayon::prelude::*;
 
 use super::body_state::{Displacement, PointResult, Velocity};
-use super::colouring::{Colouring, OVERFLOW};
+use super::colouring::{COLOURS, Colouring, OVERFLOW};
 use super::jacobians::Sources;
 use super::lanes::{LANES, LaneVec3, Lanes};
 use super::manifold::Manifold;
 pub use super::rows::{Batch, WidePoint, WideRow};
+use super::shared_velocities::SharedVelocities;
 
 /// Batches handed to one parallel task.
 const BATCHES_PER_TASK: usize = 16;
@@ -70,6 +70,8 @@ pub struct Batches {
     manifold_first: Vec<u32>,
     /// Per velocity slot, the last parallel span that writes it (plus one), for checking spans.
     written_by: Vec<u32>,
+    /// Per colour (the overflow last), its spans: a range of `spans`.
+    by_colour: Vec<Range<usize>>,
 }
 
 /// The soft-contact coefficients of a pass, for every lane.
@@ -108,78 +110,6 @@ pub struct PassParams {
     pub min_push: Lanes,
     /// `linear_slop`.
     pub slop: Lanes,
-}
-
-/// Velocities shared by the lanes and threads of one colour.
-///
-/// The colouring guarantees that within one span no two lanes, of one batch or of two, name the
-/// same moving body, and only moving bodies (inverse mass above 0) are ever written, so no
-/// velocity is written by one lane while another reads or writes it.
-#[derive(Clone, Copy)]
-struct SharedVelocities<'a> {
-    ptr: *mut Velocity,
-    len: usize,
-    _borrow: PhantomData<&'a mut [Velocity]>,
-}
-
-// SAFETY: see the type's documentation; every access is bounds-checked, and every span that runs
-// on several threads is checked for disjoint writes when it is built (`check_parallel_spans`).
-unsafe impl Send for SharedVelocities<'_> {}
-// SAFETY: as above.
-unsafe impl Sync for SharedVelocities<'_> {}
-
-impl<'a> SharedVelocities<'a> {
-    fn new(velocities: &'a mut [Velocity]) -> Self {
-        SharedVelocities {
-            ptr: velocities.as_mut_ptr(),
-            len: velocities.len(),
-            _borrow: PhantomData,
-        }
-    }
-
-    #[inline(always)]
-    fn get(self, i: u32) -> Velocity {
-        let i = i as usize;
-        assert!(i < self.len);
-        // SAFETY: in bounds; no other lane writes this body during the span.
-        unsafe { self.ptr.add(i).read() }
-    }
-
-    #[inline(always)]
-    fn set(self, i: u32, v: Velocity) {
-        let i = i as usize;
-        assert!(i < self.len);
-        // SAFETY: in bounds; this lane is the only one naming this moving body in the span.
-        unsafe { self.ptr.add(i).write(v) }
-    }
-
-    /// The linear and angular velocities of four bodies.
-    #[inline(always)]
-    fn gather(self, bodies: [u32; LANES]) -> (LaneVec3, LaneVec3) {
-        let v = bodies.map(|i| self.get(i));
-        (
-            LaneVec3::from_vecs(v.map(|v| v.linear)),
-            LaneVec3::from_vecs(v.map(|v| v.angular)),
-        )
-    }
-
-    /// Writes back the velocities of the lanes whose body moves.
-    #[inline(always)]
-    fn scatter(self, bodies: [u32; LANES], inv_mass: Lanes, linear: LaneVec3, angular: LaneVec3) {
-        let (inv_mass, linear, angular) =
-            (inv_mass.to_array(), linear.to_vecs(), angular.to_vecs());
-        for lane in 0..LANES {
-            if inv_mass[lane] > 0.0 {
-                self.set(
-                    bodies[lane],
-                    Velocity {
-                        linear: linear[lane],
-                        angular: angular[lane],
-                    },
-                );
-            }
-        }
-    }
 }
 
 /// The velocities of the two bodies of every lane of a batch, while the batch is solved.
@@ -264,7 +194,15 @@ impl Batches {
             }));
         self.spans.clear();
         let (mut batches, mut points) = (0, 0);
+        self.by_colour.clear();
+        self.by_colour.resize(COLOURS + 1, 0..0);
         for group in &colouring.groups {
+            let span = self.spans.len();
+            let range = &mut self.by_colour[group.colour];
+            if range.start == range.end {
+                *range = span..span;
+            }
+            range.end = span + 1;
             let count = group
                 .manifolds
                 .len()
@@ -351,10 +289,11 @@ impl Batches {
             .sum()
     }
 
-    /// Runs `kernel` on every batch, colour by colour in order, the batches of a large colour on
-    /// several threads.
+    /// Runs `kernel` on every batch of `colour`, the batches of a large colour on several
+    /// threads.
     fn for_each_batch(
         &mut self,
+        colour: usize,
         velocities: &mut [Velocity],
         kernel: impl Fn(&Batch, &mut [WidePoint], SharedVelocities<'_>) + Sync,
     ) {
@@ -375,14 +314,15 @@ impl Batches {
                 }
             }
         };
-        for span in &self.spans {
+        let spans = self.by_colour.get(colour).cloned().unwrap_or_default();
+        for span in &self.spans[spans] {
             run(span, &mut self.points);
         }
     }
 
-    /// Applies every point's accumulated impulses (warm starting).
-    pub fn warm_start(&mut self, velocities: &mut [Velocity]) {
-        self.for_each_batch(velocities, |batch, points, v| {
+    /// Applies the accumulated impulses of every point of `colour` (warm starting).
+    pub fn warm_start(&mut self, colour: usize, velocities: &mut [Velocity]) {
+        self.for_each_batch(colour, velocities, |batch, points, v| {
             let mut pair = PairVelocities::gather(v, batch);
             for p in points.iter() {
                 let impulses = [p.normal_impulse, p.tangent_impulse[0], p.tangent_impulse[1]];
@@ -394,15 +334,17 @@ impl Batches {
         });
     }
 
-    /// One velocity pass over every point: the normal, then (relaxing pass only) friction.
+    /// One velocity pass over every point of `colour`: the normal, then (relaxing pass only)
+    /// friction.
     pub fn solve(
         &mut self,
+        colour: usize,
         velocities: &mut [Velocity],
         displacements: &[Displacement],
         params: PassParams,
         pass: Pass,
     ) {
-        self.for_each_batch(velocities, |batch, points, v| {
+        self.for_each_batch(colour, velocities, |batch, points, v| {
             let mut pair = PairVelocities::gather(v, batch);
             let moved = match pass {
                 Pass::Relax => Some((
@@ -470,9 +412,9 @@ impl Batches {
 
     /// Bounces: points that approached faster than `threshold` (a negative speed) and carried
     /// load leave at `-e * approach`.
-    pub fn restitution(&mut self, velocities: &mut [Velocity], threshold: f32) {
+    pub fn restitution(&mut self, colour: usize, velocities: &mut [Velocity], threshold: f32) {
         let threshold = Lanes::splat(threshold);
-        self.for_each_batch(velocities, |batch, points, v| {
+        self.for_each_batch(colour, velocities, |batch, points, v| {
             if !batch.bounces {
                 return;
             }

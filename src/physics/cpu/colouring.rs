@@ -56,6 +56,17 @@ pub struct Colouring {
     pub groups: Vec<Group>,
     /// Counting-sort buckets, one per colour and point count.
     counts: Vec<usize>,
+    /// Joint indices grouped by colour, in joint order within a colour.
+    pub joint_order: Vec<u32>,
+    /// Per colour (the overflow last), its joints: a range of `joint_order`.
+    pub joint_spans: Vec<Range<usize>>,
+    /// Per joint, its colour, or `None` when neither body moves.
+    joint_colour: Vec<Option<usize>>,
+}
+
+/// Whether body `i` moves (an index past the last body is the world, which never does).
+fn moves(motion: &[Motion], i: usize) -> bool {
+    motion.get(i).is_some_and(|m| m.inv_mass > 0.0)
 }
 
 /// The bucket of a colour and point count.
@@ -64,43 +75,80 @@ fn bucket(colour: usize, points: usize) -> usize {
 }
 
 impl Colouring {
-    /// Colours `manifolds`; a body moves when its `motion` has a positive inverse mass.
-    pub fn build(&mut self, manifolds: &[Manifold], motion: &[Motion]) {
+    /// Colours the joints, then the manifolds, in one graph; a body moves when its `motion` has a
+    /// positive inverse mass (a joint's body index past the last body is the world, which never
+    /// moves).
+    pub fn build(&mut self, manifolds: &[Manifold], joints: &[(u32, u32)], motion: &[Motion]) {
         self.used.clear();
         self.used.resize(motion.len(), 0);
+        // Joints first: they persist from tick to tick, so they keep their colours while contacts
+        // come and go around them.
+        self.joint_colour.clear();
+        for &(a, b) in joints {
+            let (a, b) = (a as usize, b as usize);
+            let still = !moves(motion, a) && !moves(motion, b);
+            let colour = (!still).then(|| self.take(a, b, motion));
+            self.joint_colour.push(colour);
+        }
+        self.sort_joints();
         self.colour_of.clear();
         self.colour_of.resize(manifolds.len(), None);
         for (i, m) in manifolds.iter().enumerate() {
             if m.len == 0 {
                 continue;
             }
-            let (a, b) = (m.a as usize, m.b as usize);
-            let (moves_a, moves_b) = (motion[a].inv_mass > 0.0, motion[b].inv_mass > 0.0);
-            let taken =
-                (if moves_a { self.used[a] } else { 0 }) | (if moves_b { self.used[b] } else { 0 });
-            // Colours this manifold may take: the first `DYNAMIC_COLOURS` for two moving bodies,
-            // every colour but 0 otherwise.
-            let allowed: u64 = if moves_a && moves_b {
-                (1u64 << DYNAMIC_COLOURS) - 1
-            } else {
-                !1u64
-            };
-            let free = allowed & !taken;
-            let colour = if free == 0 {
-                OVERFLOW
-            } else {
-                let c = free.trailing_zeros() as usize;
-                if moves_a {
-                    self.used[a] |= 1 << c;
-                }
-                if moves_b {
-                    self.used[b] |= 1 << c;
-                }
-                c
-            };
-            self.colour_of[i] = Some(colour);
+            self.colour_of[i] = Some(self.take(m.a as usize, m.b as usize, motion));
         }
         self.sort(manifolds);
+    }
+
+    /// The lowest colour free for an edge between bodies `a` and `b`, marked as taken by the ones
+    /// that move; the overflow when none is free.
+    fn take(&mut self, a: usize, b: usize, motion: &[Motion]) -> usize {
+        let (moves_a, moves_b) = (moves(motion, a), moves(motion, b));
+        let taken =
+            (if moves_a { self.used[a] } else { 0 }) | (if moves_b { self.used[b] } else { 0 });
+        // Colours this edge may take: the first `DYNAMIC_COLOURS` for two moving bodies, every
+        // colour but 0 otherwise.
+        let allowed: u64 = if moves_a && moves_b {
+            (1u64 << DYNAMIC_COLOURS) - 1
+        } else {
+            !1u64
+        };
+        let free = allowed & !taken;
+        if free == 0 {
+            return OVERFLOW;
+        }
+        let c = free.trailing_zeros() as usize;
+        if moves_a {
+            self.used[a] |= 1 << c;
+        }
+        if moves_b {
+            self.used[b] |= 1 << c;
+        }
+        c
+    }
+
+    /// Fills `joint_order` and `joint_spans` from `joint_colour`, stable in joint order.
+    fn sort_joints(&mut self) {
+        let mut starts = [0usize; COLOURS + 2];
+        for colour in self.joint_colour.iter().flatten() {
+            starts[colour + 1] += 1;
+        }
+        for i in 1..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        self.joint_spans.clear();
+        self.joint_spans
+            .extend((0..=COLOURS).map(|c| starts[c]..starts[c + 1]));
+        self.joint_order.clear();
+        self.joint_order.resize(starts[COLOURS + 1], 0);
+        for (i, colour) in self.joint_colour.iter().enumerate() {
+            if let Some(c) = *colour {
+                self.joint_order[starts[c]] = i as u32;
+                starts[c] += 1;
+            }
+        }
     }
 
     /// Fills `order` and `groups` from `colour_of` by a counting sort, stable in manifold order.
@@ -186,7 +234,7 @@ mod tests {
         }
         manifolds.push(manifold(3, 7, 0));
         let mut colouring = Colouring::default();
-        colouring.build(&manifolds, &motion);
+        colouring.build(&manifolds, &[], &motion);
         let mut seen = vec![0; manifolds.len()];
         let mut taken = std::collections::BTreeSet::new();
         for group in &colouring.groups {

@@ -2,18 +2,21 @@
 //!
 //! [`step`] advances a set of bodies, sorted by `SimId`, by one fixed tick:
 //!
-//! 1. [`broad_phase::find_pairs`]: sweep and prune on the axis of greatest spread, pairs sorted
-//!    into body order.
+//! 1. [`joints::resolve`]: each joint's bodies found by `SimId`; then [`broad_phase::find_pairs`]:
+//!    sweep and prune on the axis of greatest spread, pairs sorted into body order, less the pairs
+//!    a joint keeps from colliding.
 //! 2. [`sleep::wake_touched`]: sleeping bodies near a moving one wake, with everything resting on
 //!    them.
 //! 3. [`contacts::collide_pairs`]: the narrow phase, in parallel, one manifold per pair.
-//! 4. [`solver::prepare`]: the manifolds coloured so that no two of a colour share a moving body
-//!    ([`colouring`]), and their constraints built four at a time into SIMD lanes
-//!    ([`jacobians`], [`batches`]), warm-started from [`PhysicsWorld`] by feature.
+//! 4. [`solver::prepare`] and [`joints::prepare`]: the joints and manifolds coloured so that no
+//!    two of a colour share a moving body ([`colouring`]), the contacts built four at a time into
+//!    SIMD lanes ([`jacobians`], [`batches`]), warm-started from [`PhysicsWorld`] by feature, and
+//!    the joints measured and warm-started by joint.
 //! 5. [`solver::solve`]: `SOLVER_SUBSTEPS` substeps, each gravity ([`integrate::gravity`]), warm
 //!    start, a biased velocity pass with soft position correction, positions and rotations
 //!    ([`integrate::positions`], rotation through `sim_math`), and a relaxing pass: eight velocity
-//!    passes in all. Then restitution.
+//!    passes in all, each taking the colours in order, a colour's joints before its contacts.
+//!    Then restitution, and [`joints::finish`]: joints past their break force break.
 //! 6. [`continuous::stop_fast_bodies`]: a body that moved more than half its smallest extent is
 //!    swept along its path and put back at the first static or kinematic surface it meets.
 //! 7. [`sleep::update`]: groups of touching bodies at rest for `SLEEP_STEPS` ticks fall asleep.
@@ -40,13 +43,16 @@ pub mod continuous;
 pub mod events;
 pub mod integrate;
 pub mod jacobians;
+pub mod joints;
 pub mod lanes;
 pub mod manifold;
 pub mod math;
 pub mod mesh_contacts;
 pub mod overlap;
 pub mod rows;
+pub mod shared_velocities;
 pub mod sleep;
+pub mod softness;
 pub mod solver;
 pub mod sphere_box;
 
@@ -55,7 +61,7 @@ use bevy::prelude::Entity;
 
 use super::components::{BodyKind, Collider, CollisionLayers, PhysicsId, Shape};
 use super::level::LevelMeshes;
-use super::resources::{CollisionEvent, ContactReport, PhysicsSettings};
+use super::resources::{self, CollisionEvent, ContactReport, PhysicsSettings};
 use super::world::PhysicsWorld;
 use crate::runtime::sim_math;
 use crate::state::SimId;
@@ -154,12 +160,15 @@ pub struct StepScratch {
     pub events: Vec<CollisionEvent>,
     /// The pairs touching this tick, in body order.
     pub contacts: Vec<ContactReport>,
+    /// The tick's joints: their bodies, constraints and breaks.
+    pub joints: joints::JointScratch,
 }
 
-/// Advances `bodies` (sorted by `sim_id`) by one tick.
+/// Advances `bodies` (sorted by `sim_id`), held by `joints` (sorted by `sim_id`), by one tick.
 pub fn step(
     params: &StepParams,
     bodies: &mut [SolverBody],
+    joints: &mut [joints::SolverJoint],
     world: &mut PhysicsWorld,
     scratch: &mut StepScratch,
 ) {
@@ -171,10 +180,13 @@ pub fn step(
             body.sleeping = false;
         }
     }
+    joints::resolve(bodies, joints, &mut scratch.joints);
     broad_phase::find_pairs(params, bodies, &mut scratch.broad);
+    joints::filter_pairs(&mut scratch.broad.pairs, &scratch.joints.no_contact);
     sleep::wake_touched(
         bodies,
         &scratch.broad.pairs,
+        &scratch.joints.links,
         world,
         &mut scratch.islands,
         &mut scratch.woken,
@@ -193,6 +205,15 @@ pub fn step(
         &scratch.manifolds,
         world,
         &mut scratch.solve,
+        &scratch.joints.edges,
+    );
+    joints::prepare(
+        bodies,
+        &scratch.motion,
+        joints,
+        world,
+        &scratch.solve.colouring,
+        &mut scratch.joints,
     );
     scratch.sweeps.begin(bodies);
     solver::solve(
@@ -200,7 +221,15 @@ pub fn step(
         bodies,
         &scratch.manifolds,
         &mut scratch.solve,
+        &mut scratch.joints,
         &mut scratch.points,
+    );
+    joints::finish(
+        params.tick,
+        params.dt / resources::SOLVER_SUBSTEPS as f32,
+        joints,
+        world,
+        &mut scratch.joints,
     );
     continuous::stop_fast_bodies(
         bodies,
@@ -212,6 +241,7 @@ pub fn step(
         params,
         bodies,
         &scratch.manifolds,
+        &scratch.joints.links,
         world,
         &mut scratch.islands,
     );

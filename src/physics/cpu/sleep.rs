@@ -1,7 +1,8 @@
 //! Sleep: bodies at rest stop simulating until something disturbs them.
 //!
 //! A body's sleep counter (in [`PhysicsWorld`]) counts the ticks it has spent below both sleep
-//! speeds. Bodies in contact form islands (union-find over the manifolds, in pair order); an island
+//! speeds. Bodies in contact or held by a joint form islands (union-find over the manifolds, in
+//! pair order, and the joints' links); an island
 //! falls asleep when every body in it has counted `SLEEP_STEPS`, so a stack sleeps as one and never
 //! half of it. A sleeping body wakes when a moving body comes within its bounds, and then every
 //! sleeping body whose bounds touch it wakes too, so the whole stack responds to the hit. Sleeping
@@ -43,6 +44,7 @@ fn union(parent: &mut [u32], a: u32, b: u32) {
 pub fn wake_touched(
     bodies: &mut [SolverBody],
     pairs: &[(u32, u32)],
+    links: &[(u32, u32)],
     world: &mut PhysicsWorld,
     parent: &mut Vec<u32>,
     woken: &mut Vec<u32>,
@@ -53,15 +55,16 @@ pub fn wake_touched(
     }
     parent.clear();
     parent.extend(0..bodies.len() as u32);
-    // Sleeping bodies whose bounds touch form groups.
-    for &(a, b) in pairs {
+    // Sleeping bodies whose bounds touch, or that a joint holds together, form groups.
+    for &(a, b) in pairs.iter().chain(links) {
         if bodies[a as usize].sleeping && bodies[b as usize].sleeping {
             union(parent, a, b);
         }
     }
-    // A group is disturbed when one of its bodies is near an awake dynamic or moving kinematic body.
+    // A group is disturbed when one of its bodies is near, or joined to, an awake dynamic or moving
+    // kinematic body.
     let mut disturbed = vec![false; bodies.len()];
-    for &(a, b) in pairs {
+    for &(a, b) in pairs.iter().chain(links) {
         let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
         let moving = |body: &SolverBody| body.is_awake_dynamic() || body.is_moving_kinematic();
         if ba.sleeping && moving(bb) {
@@ -100,6 +103,7 @@ pub fn update(
     params: &StepParams,
     bodies: &mut [SolverBody],
     manifolds: &[Manifold],
+    links: &[(u32, u32)],
     world: &mut PhysicsWorld,
     parent: &mut Vec<u32>,
 ) {
@@ -139,9 +143,10 @@ pub fn update(
 
     parent.clear();
     parent.extend(0..bodies.len() as u32);
-    for m in manifolds.iter().filter(|m| m.len > 0) {
-        if bodies[m.a as usize].is_awake_dynamic() && bodies[m.b as usize].is_awake_dynamic() {
-            union(parent, m.a, m.b);
+    let touching = manifolds.iter().filter(|m| m.len > 0).map(|m| (m.a, m.b));
+    for (a, b) in touching.chain(links.iter().copied()) {
+        if bodies[a as usize].is_awake_dynamic() && bodies[b as usize].is_awake_dynamic() {
+            union(parent, a, b);
         }
     }
     // The smallest counter of each island, at its root.

@@ -25,15 +25,17 @@
 //! order; the batches of one colour are independent, so they may run on several threads without
 //! changing a bit. This module must never change which pairs touch.
 
-use std::f32::consts::TAU;
 use std::ops::Range;
 
-use super::batches::{Batches, Pass, PassParams, WideSoftness};
+use super::batches::{Batches, Pass, PassParams};
 pub use super::body_state::{Displacement, PointResult, Velocity};
-use super::colouring::Colouring;
+use super::colouring::{COLOURS, Colouring};
 use super::jacobians::Sources;
+use super::joints::kernels::JointPass;
+use super::joints::{JOINT_DAMPING_RATIO, JOINT_HERTZ, JointScratch};
 use super::lanes::Lanes;
 use super::manifold::Manifold;
+use super::softness::Softness;
 use super::{Motion, SolverBody, StepParams, integrate};
 use crate::physics::resources::{SOLVER_ITERATIONS, SOLVER_SUBSTEPS};
 use crate::physics::world::PhysicsWorld;
@@ -44,37 +46,6 @@ pub const CONTACT_HERTZ: f32 = 60.0;
 pub const CONTACT_DAMPING_RATIO: f32 = 10.0;
 
 const _: () = assert!(SOLVER_ITERATIONS == 2 * SOLVER_SUBSTEPS);
-
-/// A soft constraint's coefficients for one substep of length `h` (Box2D v3's `b2MakeSoft`).
-#[derive(Clone, Copy, Debug)]
-struct Softness {
-    bias_rate: f32,
-    mass_scale: f32,
-    impulse_scale: f32,
-}
-
-impl Softness {
-    /// The same coefficients in every lane.
-    fn wide(self) -> WideSoftness {
-        WideSoftness {
-            bias_rate: Lanes::splat(self.bias_rate),
-            mass_scale: Lanes::splat(self.mass_scale),
-            impulse_scale: Lanes::splat(self.impulse_scale),
-        }
-    }
-
-    fn new(hertz: f32, damping_ratio: f32, h: f32) -> Self {
-        let omega = TAU * hertz;
-        let a1 = 2.0 * damping_ratio + h * omega;
-        let a2 = h * omega * a1;
-        let a3 = 1.0 / (1.0 + a2);
-        Softness {
-            bias_rate: omega / a1,
-            mass_scale: a2 * a3,
-            impulse_scale: a3,
-        }
-    }
-}
 
 /// Velocities and displacements of every body during the solve, and the constraints in SIMD
 /// layout (scratch).
@@ -92,16 +63,18 @@ pub struct SolveState {
     pub warm_starts: Vec<Range<usize>>,
 }
 
-/// Colours the manifolds and builds their constraints in SIMD layout, each warm-started with last
-/// tick's impulses for the same feature.
+/// Colours the joints (`joints`: each one's two velocity slots) and the manifolds, and builds the
+/// manifolds' constraints in SIMD layout, each warm-started with last tick's impulses for the same
+/// feature.
 pub fn prepare(
     bodies: &[SolverBody],
     motion: &[Motion],
     manifolds: &[Manifold],
     world: &PhysicsWorld,
     state: &mut SolveState,
+    joints: &[(u32, u32)],
 ) {
-    state.colouring.build(manifolds, motion);
+    state.colouring.build(manifolds, joints, motion);
     warm_start_ranges(bodies, manifolds, world, &mut state.warm_starts);
     let sources = Sources {
         bodies,
@@ -146,9 +119,18 @@ pub fn solve(
     bodies: &mut [SolverBody],
     manifolds: &[Manifold],
     state: &mut SolveState,
+    joints: &mut JointScratch,
     results: &mut Vec<PointResult>,
 ) {
     let h = params.dt / SOLVER_SUBSTEPS as f32;
+    let joint_soft = Softness::new(JOINT_HERTZ, JOINT_DAMPING_RATIO, h);
+    let joint_pass = |use_bias| JointPass {
+        h,
+        inv_h: 1.0 / h,
+        soft: joint_soft,
+        use_bias,
+    };
+    let (biased, relaxing) = (joint_pass(true), joint_pass(false));
     let soft = Softness::new(CONTACT_HERTZ, CONTACT_DAMPING_RATIO, h).wide();
     let fixed = Softness::new(2.0 * CONTACT_HERTZ, CONTACT_DAMPING_RATIO, h).wide();
     let pass_params = PassParams {
@@ -170,17 +152,24 @@ pub fn solve(
     let batches = &mut state.batches;
     for _ in 0..SOLVER_SUBSTEPS {
         integrate::gravity(params, h, bodies, velocities);
-        batches.warm_start(velocities);
-        batches.solve(
-            velocities,
-            displacements,
-            pass_params,
-            Pass::Biased { soft, fixed },
-        );
+        for colour in 0..=COLOURS {
+            joints.warm_start(colour, velocities, displacements);
+            batches.warm_start(colour, velocities);
+        }
+        for colour in 0..=COLOURS {
+            joints.solve(colour, velocities, displacements, &biased);
+            let pass = Pass::Biased { soft, fixed };
+            batches.solve(colour, velocities, displacements, pass_params, pass);
+        }
         integrate::positions(h, bodies, velocities, displacements);
-        batches.solve(velocities, displacements, pass_params, Pass::Relax);
+        for colour in 0..=COLOURS {
+            joints.solve(colour, velocities, displacements, &relaxing);
+            batches.solve(colour, velocities, displacements, pass_params, Pass::Relax);
+        }
     }
-    batches.restitution(velocities, -params.settings.restitution_threshold);
+    for colour in 0..=COLOURS {
+        batches.restitution(colour, velocities, -params.settings.restitution_threshold);
+    }
     batches.results(manifolds, results);
     integrate::finish_rotations(bodies, displacements);
     for (body, velocity) in bodies.iter_mut().zip(velocities.iter()) {
