@@ -874,3 +874,77 @@ fn a_joint_between_a_light_and_a_heavy_body_stays_stable() {
         "the pair gained energy: {highest} J from {start} J"
     );
 }
+
+/// A scene of a hinged gate and a chain of two links on ropes.
+const JOINT_SCENE: &str = r#"{
+  "format_version": 1,
+  "entities": [
+    { "id": 10, "name": "Gate",
+      "transform": { "translation": [0.5, 1, 0] },
+      "components": { "RigidBody": { "mass": 5 },
+                      "Collider": { "shape": { "Box": { "half_extents": [0.5, 1, 0.05] } } } } },
+    { "id": 11, "name": "Gate hinge",
+      "components": { "Joint": {
+        "body_b": 10,
+        "frame_a": { "anchor": [0, 1, 0], "rotation": [0, 0, 0.70710677, 0.70710677] },
+        "frame_b": { "anchor": [-0.5, 0, 0], "rotation": [0, 0, 0.70710677, 0.70710677] },
+        "kind": { "Revolute": { "limits": { "lower": -1.5, "upper": 1.5 },
+                                "motor": { "Position": { "target": 0.8, "stiffness": 2,
+                                                         "damping": 1, "max_force": 200 } } } }
+      } } },
+    { "id": 20, "name": "Lamp",
+      "transform": { "translation": [3, 2, 0] },
+      "components": { "RigidBody": { "mass": 1 }, "Collider": { "shape": { "Sphere": { "radius": 0.2 } } } } },
+    { "id": 21, "name": "Lamp rope",
+      "components": { "Joint": {
+        "body_b": 20, "frame_a": { "anchor": [3, 3, 0] },
+        "kind": { "Distance": { "min": 0, "max": 1 } } } } }
+  ]
+}"#;
+
+/// Joints declared in a scene cook, load with their bodies' simulation ids in place of the scene
+/// ids, and hold: the gate's motor turns it to 0.8 rad about Y and the lamp hangs 1 m under its
+/// hook. Fails if loading keeps the scene ids (the joints then name the wrong bodies: the gate
+/// hinge names the lamp rope's entity, which is no body, and the gate falls).
+#[test]
+fn joints_load_from_scenes() {
+    use rusting_engine::scene;
+    let cooked = scene::cook(JOINT_SCENE, std::path::Path::new("gate.scene.json")).unwrap();
+    let mut app = app();
+    let spawned = scene::spawn_scene(app.world_mut(), &cooked);
+    let gate = *app.world().get::<SimId>(spawned[0]).unwrap();
+    let lamp = *app.world().get::<SimId>(spawned[2]).unwrap();
+    let hinge = app.world().get::<Joint>(spawned[1]).unwrap();
+    assert_eq!((hinge.body_a, hinge.body_b), (None, gate));
+    for _ in 0..300 {
+        tick(&mut app);
+    }
+    let angle = door_angle(transform(&mut app, gate).rotation);
+    assert!((angle - 0.8).abs() < 0.01, "the gate stands at {angle} rad");
+    let at = transform(&mut app, lamp).translation;
+    assert!((at - Vec3::new(3.0, 2.0, 0.0)).length() < 0.02, "the lamp hangs at {at}");
+}
+
+/// A bad joint in a scene is refused with the file and the JSON pointer of the value at fault.
+/// Fails if the scene checks skip `Joint::check` or the bodies' existence (the scene then cooks).
+#[test]
+fn bad_joints_in_scenes_name_the_place() {
+    use rusting_engine::scene;
+    let cases = [
+        ("\"body_b\": 20,", "\"body_b\": 99,", "/entities/3/components/Joint/body_b", "no entity"),
+        ("\"body_b\": 20,", "\"body_b\": 21,", "/entities/3/components/Joint/body_b", "no Collider"),
+        ("\"min\": 0, \"max\": 1", "\"min\": 2, \"max\": 1", "/entities/3/components/Joint/kind", "lower bound"),
+        ("\"body_b\": 10,", "\"body_a\": 10, \"body_b\": 10,", "/entities/1/components/Joint/body_b", "to itself"),
+        ("\"lower\": -1.5", "\"lower\": -4", "/entities/1/components/Joint/kind", "pi"),
+    ];
+    for (from, to, pointer, words) in cases {
+        assert!(JOINT_SCENE.contains(from), "{from}");
+        let text = JOINT_SCENE.replacen(from, to, 1);
+        let error = scene::cook(&text, std::path::Path::new("levels/gate.scene.json"))
+            .expect_err(to)
+            .to_string();
+        assert!(error.contains("levels/gate.scene.json"), "{error}");
+        assert!(error.contains(pointer), "{to}: {error}");
+        assert!(error.contains(words), "{to}: {error}");
+    }
+}

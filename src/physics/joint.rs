@@ -100,21 +100,26 @@ pub enum JointKind {
     /// A hinge: the anchors stay together and the frames turn about their shared X axis.
     Revolute {
         /// Angle limits in radians, within `[-pi, pi]`.
+        #[serde(default)]
         limits: Option<JointLimits>,
         /// The hinge's motor.
+        #[serde(default)]
         motor: Motor,
     },
     /// A slider: the frames keep their rotation and `b`'s anchor moves along `a`'s X axis.
     Prismatic {
         /// Travel limits in metres along the axis.
+        #[serde(default)]
         limits: Option<JointLimits>,
         /// The slider's motor.
+        #[serde(default)]
         motor: Motor,
     },
     /// A ball joint: the anchors stay together and the frames turn freely, `b`'s X axis kept
     /// within `cone` radians of `a`'s when a cone is given.
     Spherical {
         /// The largest angle between the two X axes, in `(0, pi]`.
+        #[serde(default)]
         cone: Option<f32>,
     },
     /// A rope, a rod or a spring between the anchors: their distance stays within
@@ -125,6 +130,7 @@ pub enum JointKind {
         /// The longest allowed distance in metres (`min == max` makes a rigid rod).
         max: f32,
         /// A spring between the limits.
+        #[serde(default)]
         spring: Option<Spring>,
     },
 }
@@ -171,7 +177,7 @@ pub struct Joint {
 #[non_exhaustive]
 pub enum JointError {
     /// The joint joins a body to itself.
-    #[error("the joint joins body {0:?} to itself")]
+    #[error("the joint joins body {} to itself", .0.0)]
     SameBody(SimId),
     /// A number that must be finite is not.
     #[error("{0} is not a finite number")]
@@ -180,7 +186,7 @@ pub enum JointError {
     #[error("{0} is not a unit quaternion")]
     NotUnit(&'static str),
     /// A lower bound is above its upper bound.
-    #[error("{what}: lower bound {lower} is above upper bound {upper}")]
+    #[error("{what}: the lower bound {lower} is above the upper bound {upper}")]
     Inverted {
         /// Which bounds.
         what: &'static str,
@@ -567,5 +573,22 @@ mod tests {
         let mut j = Joint::fixed(None, SimId(1));
         j.frame_b.rotation = Quat::from_xyzw(0.0, 0.0, 0.0, 2.0);
         assert_eq!(j.check(), Err(JointError::NotUnit("frame_b")));
+    }
+}
+
+impl JointError {
+    /// The field of a `Joint` the error is about, for pointing at it in a scene.
+    pub fn field(&self) -> &'static str {
+        match self {
+            JointError::SameBody(_) => "body_b",
+            JointError::NotFinite(what) | JointError::NotUnit(what) => match *what {
+                "frame_a" => "frame_a",
+                "frame_b" => "frame_b",
+                "break_force" => "break_force",
+                "break_torque" => "break_torque",
+                _ => "kind",
+            },
+            JointError::Inverted { .. } | JointError::OutOfRange { .. } => "kind",
+        }
     }
 }

@@ -88,6 +88,10 @@ pub struct SceneComponents {
     /// `GpuBehaviour`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_behaviour: Option<crate::physics::gpu::GpuBehaviour>,
+    /// `Joint`: its `body_a` and `body_b` are the scene ids of the bodies it holds (`body_a`
+    /// absent for the world); loading puts their simulation ids in their place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joint: Option<crate::physics::Joint>,
     /// `Appearance` (presentation: not part of the scene's identity).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub appearance: Option<Appearance>,
@@ -299,9 +303,13 @@ impl Cooker<'_> {
         };
         let mut seen: BTreeMap<u64, String> = BTreeMap::new();
         let mut entities = Vec::with_capacity(list.len());
+        let mut joints = Vec::new();
         for (index, value) in list.iter().enumerate() {
             let here = place.at(index);
             let entity = self.entity(value, &here)?;
+            if let Some(joint) = entity.components.joint {
+                joints.push((joint, here.at("components").at("Joint")));
+            }
             if let Some(first) = seen.get(&entity.id) {
                 return Err(SceneError::DuplicateId {
                     file: self.file.to_owned(),
@@ -314,6 +322,14 @@ impl Cooker<'_> {
             entities.push(entity);
         }
         entities.sort_by_key(|e| e.id);
+        for (joint, here) in &joints {
+            let ends = [("body_a", joint.body_a), ("body_b", Some(joint.body_b))];
+            for (field, id) in ends {
+                if let Some(id) = id {
+                    self.joint_body(&entities, id.0, &here.at(field))?;
+                }
+            }
+        }
         let mut meshes = self.meshes.take();
         meshes.sort_by_key(|mesh| mesh.id);
         meshes.dedup_by_key(|mesh| mesh.id);
@@ -497,6 +513,13 @@ impl Cooker<'_> {
                     }
                     out.gpu_behaviour = Some(behaviour);
                 }
+                "Joint" => {
+                    let joint: crate::physics::Joint = self.typed(value, &here)?;
+                    if let Err(e) = joint.check() {
+                        return Err(self.bad(&here.at(e.field()), e.to_string()));
+                    }
+                    out.joint = Some(joint);
+                }
                 "Appearance" => {
                     let appearance: Appearance = self.typed(value, &here)?;
                     self.finite(&appearance.color, &here.at("color"))?;
@@ -538,6 +561,28 @@ impl Cooker<'_> {
             }
         }
         Ok(out)
+    }
+
+    /// Checks that scene entity `id`, which a joint at `place` names, is a body the CPU solver
+    /// simulates.
+    fn joint_body(&self, entities: &[CookedEntity], id: u64, place: &Place) -> Result<(), SceneError> {
+        let Ok(index) = entities.binary_search_by_key(&id, |e| e.id) else {
+            return Err(self.bad(place, format!("no entity of this scene has id {id}")));
+        };
+        let c = &entities[index].components;
+        if c.collider.is_none() {
+            return Err(self.bad(
+                place,
+                format!("entity {id} has no Collider: a joint holds bodies, which need one"),
+            ));
+        }
+        if c.physics_body.is_some_and(|b| b.class != BodyClass::Cpu) {
+            return Err(self.bad(
+                place,
+                format!("entity {id} is a GPU body: joints hold bodies of the CPU solver"),
+            ));
+        }
+        Ok(())
     }
 
     fn check_rigid_body(&self, body: &RigidBody, place: &Place) -> Result<(), SceneError> {

@@ -19,6 +19,9 @@ use crate::runtime::PartUsers;
 /// solver, or GPU physics, whose mode the device decides when the app starts.
 pub fn entity_parts(components: &SceneComponents) -> Vec<&'static str> {
     let mut parts = Vec::new();
+    if components.joint.is_some() {
+        parts.push(CPU_SOLVER_PART);
+    }
     if components.collider.is_some() {
         let class = components.physics_body.map(|b| b.class).unwrap_or_default();
         match class {

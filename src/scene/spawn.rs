@@ -11,6 +11,7 @@ use bevy::prelude::{Entity, Name, Transform, World};
 use super::SceneId;
 use super::cook::CookedScene;
 use crate::physics::{LevelMeshes, PhysicsSettings};
+use crate::state::SimId;
 
 /// Spawns every entity of `scene` in id order and applies its settings; returns the entities in the
 /// same order.
@@ -84,6 +85,34 @@ pub fn spawn_scene(world: &mut World, scene: &CookedScene) -> Vec<Entity> {
             commands.insert(super::game_types::PendingGameComponents(c.game.clone()));
         }
         spawned.push(commands.id());
+    }
+    // Joints name their bodies by scene id; the bodies now have simulation ids to name instead.
+    let sim_id = |world: &World, id: u64| {
+        scene
+            .entities
+            .binary_search_by_key(&id, |e| e.id)
+            .ok()
+            .and_then(|i| world.get::<SimId>(spawned[i]).copied())
+    };
+    for (entity, &spawned_as) in scene.entities.iter().zip(&spawned) {
+        let Some(mut joint) = entity.components.joint else {
+            continue;
+        };
+        // Cooking checked that both bodies are in the scene; a cooked scene read from elsewhere
+        // may not hold them, and then the joint is left out.
+        let Some(b) = sim_id(world, joint.body_b.0) else {
+            continue;
+        };
+        let a = match joint.body_a {
+            None => None,
+            Some(a) => match sim_id(world, a.0) {
+                Some(a) => Some(a),
+                None => continue,
+            },
+        };
+        joint.body_a = a;
+        joint.body_b = b;
+        world.entity_mut(spawned_as).insert(joint);
     }
     spawned
 }
