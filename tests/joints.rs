@@ -922,7 +922,10 @@ fn joints_load_from_scenes() {
     let angle = door_angle(transform(&mut app, gate).rotation);
     assert!((angle - 0.8).abs() < 0.01, "the gate stands at {angle} rad");
     let at = transform(&mut app, lamp).translation;
-    assert!((at - Vec3::new(3.0, 2.0, 0.0)).length() < 0.02, "the lamp hangs at {at}");
+    assert!(
+        (at - Vec3::new(3.0, 2.0, 0.0)).length() < 0.02,
+        "the lamp hangs at {at}"
+    );
 }
 
 /// A bad joint in a scene is refused with the file and the JSON pointer of the value at fault.
@@ -931,11 +934,36 @@ fn joints_load_from_scenes() {
 fn bad_joints_in_scenes_name_the_place() {
     use rusting_engine::scene;
     let cases = [
-        ("\"body_b\": 20,", "\"body_b\": 99,", "/entities/3/components/Joint/body_b", "no entity"),
-        ("\"body_b\": 20,", "\"body_b\": 21,", "/entities/3/components/Joint/body_b", "no Collider"),
-        ("\"min\": 0, \"max\": 1", "\"min\": 2, \"max\": 1", "/entities/3/components/Joint/kind", "lower bound"),
-        ("\"body_b\": 10,", "\"body_a\": 10, \"body_b\": 10,", "/entities/1/components/Joint/body_b", "to itself"),
-        ("\"lower\": -1.5", "\"lower\": -4", "/entities/1/components/Joint/kind", "pi"),
+        (
+            "\"body_b\": 20,",
+            "\"body_b\": 99,",
+            "/entities/3/components/Joint/body_b",
+            "no entity",
+        ),
+        (
+            "\"body_b\": 20,",
+            "\"body_b\": 21,",
+            "/entities/3/components/Joint/body_b",
+            "no Collider",
+        ),
+        (
+            "\"min\": 0, \"max\": 1",
+            "\"min\": 2, \"max\": 1",
+            "/entities/3/components/Joint/kind",
+            "lower bound",
+        ),
+        (
+            "\"body_b\": 10,",
+            "\"body_a\": 10, \"body_b\": 10,",
+            "/entities/1/components/Joint/body_b",
+            "to itself",
+        ),
+        (
+            "\"lower\": -1.5",
+            "\"lower\": -4",
+            "/entities/1/components/Joint/kind",
+            "pi",
+        ),
     ];
     for (from, to, pointer, words) in cases {
         assert!(JOINT_SCENE.contains(from), "{from}");

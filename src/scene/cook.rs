@@ -565,7 +565,12 @@ impl Cooker<'_> {
 
     /// Checks that scene entity `id`, which a joint at `place` names, is a body the CPU solver
     /// simulates.
-    fn joint_body(&self, entities: &[CookedEntity], id: u64, place: &Place) -> Result<(), SceneError> {
+    fn joint_body(
+        &self,
+        entities: &[CookedEntity],
+        id: u64,
+        place: &Place,
+    ) -> Result<(), SceneError> {
         let Ok(index) = entities.binary_search_by_key(&id, |e| e.id) else {
             return Err(self.bad(place, format!("no entity of this scene has id {id}")));
         };
