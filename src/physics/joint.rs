@@ -530,6 +530,23 @@ fn check_motor(motor: &Motor) -> Result<(), JointError> {
     }
 }
 
+impl JointError {
+    /// The field of a `Joint` the error is about, for pointing at it in a scene.
+    pub fn field(&self) -> &'static str {
+        match self {
+            JointError::SameBody(_) => "body_b",
+            JointError::NotFinite(what) | JointError::NotUnit(what) => match *what {
+                "frame_a" => "frame_a",
+                "frame_b" => "frame_b",
+                "break_force" => "break_force",
+                "break_torque" => "break_torque",
+                _ => "kind",
+            },
+            JointError::Inverted { .. } | JointError::OutOfRange { .. } => "kind",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -573,22 +590,5 @@ mod tests {
         let mut j = Joint::fixed(None, SimId(1));
         j.frame_b.rotation = Quat::from_xyzw(0.0, 0.0, 0.0, 2.0);
         assert_eq!(j.check(), Err(JointError::NotUnit("frame_b")));
-    }
-}
-
-impl JointError {
-    /// The field of a `Joint` the error is about, for pointing at it in a scene.
-    pub fn field(&self) -> &'static str {
-        match self {
-            JointError::SameBody(_) => "body_b",
-            JointError::NotFinite(what) | JointError::NotUnit(what) => match *what {
-                "frame_a" => "frame_a",
-                "frame_b" => "frame_b",
-                "break_force" => "break_force",
-                "break_torque" => "break_torque",
-                _ => "kind",
-            },
-            JointError::Inverted { .. } | JointError::OutOfRange { .. } => "kind",
-        }
     }
 }
