@@ -19,7 +19,9 @@ fn hashes(app: &rusting_engine::App) -> Vec<u64> {
         .collect()
 }
 
-/// Fails if the weld is left out: the swinging ball then knocks the bracket off its post.
+/// Fails if a motor whose target changes does not wake its sleeping body (the drawbridge, asleep
+/// by tick 115, then stays down at -0.015 rad), or if the weld is left out (the swinging ball
+/// then knocks the bracket off its post).
 #[test]
 fn the_joints_example_does_what_it_says() {
     let mut app = example::run(600);
