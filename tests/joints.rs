@@ -672,7 +672,8 @@ fn all_asleep(app: &mut App, ids: &[SimId]) -> bool {
 /// A ragdoll of capsules and a ball (head, torso, pelvis, arms and legs in two parts each), held by
 /// ball joints with cones at the waist, shoulders and hips and by hinges with limits at the neck,
 /// elbows and knees, falls down a flight of five steps and comes to rest: every part asleep within
-/// twenty seconds, no joint open more than 2 cm, and every elbow and knee within its limits.
+/// twenty seconds, no joint open more than 2 cm, and every elbow and knee within 0.1 rad of its
+/// limits (a limit is soft: a knee that carries the body rests a little past its stop).
 /// Fails if a limit's impulse may turn negative (the limits then pull the joints into their
 /// stops and the ragdoll never rests).
 #[test]
@@ -811,7 +812,7 @@ fn a_ragdoll_falls_down_steps_and_comes_to_rest() {
             b.rotation * hinge.frame_b.rotation,
         );
         assert!(
-            (-2.05..=0.05).contains(&angle),
+            (-2.1..=0.1).contains(&angle),
             "a hinge stands at {angle} rad"
         );
     }

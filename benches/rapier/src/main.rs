@@ -19,8 +19,12 @@
 //! speedup of our 10,000-body scene on two threads against one, with the final-state hashes of both
 //! (they must be equal).
 //!
+//! The joint rows (`joints`) time Box2D's joint grid and a pile of chains the same way.
+//!
 //! Run: `cargo run --release --locked --manifest-path benches/rapier/Cargo.toml --target-dir target`;
 //! an argument picks the scenes whose name contains it (`pyramid`, `boxes`, `threads`, ...).
+
+mod joints;
 
 use std::time::Instant;
 
@@ -768,6 +772,7 @@ fn main() {
             row(scene.name, &ours, &theirs);
         }
     }
+    joints::rows(&wanted);
     query_rows(&wanted);
     if wanted("(f) 1000 balls at 300 m/s into a 0.1 m wall, 60 steps") {
         fast_balls_row();

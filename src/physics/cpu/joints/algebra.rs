@@ -56,6 +56,19 @@ pub fn solve2(k00: f32, k01: f32, k11: f32, b: [f32; 2]) -> [f32; 2] {
     ]
 }
 
+/// The inverse of a symmetric `k` as rows (its cofactor columns over the determinant), or zero
+/// when `k` is singular: `rows_mul(&inverse3(&k), b)` solves `k x = b` as [`solve3`] does.
+#[inline]
+pub fn inverse3(k: &Mat3) -> [Vec3; 3] {
+    let rows = [cross(k[1], k[2]), cross(k[2], k[0]), cross(k[0], k[1])];
+    let det = dot3(k[0], rows[0]);
+    if !(det.is_finite() && det.abs() > f32::MIN_POSITIVE) {
+        return [Vec3::ZERO; 3];
+    }
+    let inv = 1.0 / det;
+    rows.map(|r| r * inv)
+}
+
 /// `1 / k`, or zero when `k` is not positive (a row neither body can move along).
 #[inline]
 pub fn inverse_or_zero(k: f32) -> f32 {
@@ -83,6 +96,8 @@ pub struct PairMass {
     pub inv_inertia_a: [Vec3; 3],
     /// `b`'s world inverse inertia, as rows.
     pub inv_inertia_b: [Vec3; 3],
+    /// `Ia + Ib`, as rows: the effective mass matrix of a rotation lock.
+    pub inertia_sum: [Vec3; 3],
 }
 
 impl PairMass {
@@ -98,15 +113,25 @@ impl PairMass {
         [column(Vec3::X), column(Vec3::Y), column(Vec3::Z)]
     }
 
-    /// The effective mass matrix of a rotation lock, `Ia + Ib`, as columns.
-    pub fn angular(&self) -> Mat3 {
-        let column = |e: Vec3| rows_mul(&self.inv_inertia_a, e) + rows_mul(&self.inv_inertia_b, e);
-        [column(Vec3::X), column(Vec3::Y), column(Vec3::Z)]
+    /// The masses of two bodies, with the sum of their inverse inertias.
+    pub fn new(
+        inv_mass_a: f32,
+        inv_inertia_a: [Vec3; 3],
+        inv_mass_b: f32,
+        inv_inertia_b: [Vec3; 3],
+    ) -> Self {
+        PairMass {
+            inv_mass_a,
+            inv_mass_b,
+            inv_inertia_a,
+            inv_inertia_b,
+            inertia_sum: std::array::from_fn(|r| inv_inertia_a[r] + inv_inertia_b[r]),
+        }
     }
 
     /// `u . (Ia + Ib) v`.
     pub fn angular_between(&self, u: Vec3, v: Vec3) -> f32 {
-        dot3(u, rows_mul(&self.inv_inertia_a, v)) + dot3(u, rows_mul(&self.inv_inertia_b, v))
+        dot3(u, rows_mul(&self.inertia_sum, v))
     }
 
     /// `(ma + mb) u . v + (ra x u) . Ia (ra x v) + (rb x u) . Ib (rb x v)`: one entry of a
@@ -181,7 +206,9 @@ mod tests {
         let x = Vec3::new(1.0, -2.0, 3.0);
         let b = columns_mul(&k, x);
         assert!(solve3(&k, b).distance(x) < 1e-5);
+        assert!(rows_mul(&inverse3(&k), b).distance(x) < 1e-5);
         assert_eq!(solve3(&[Vec3::ZERO; 3], b), Vec3::ZERO);
+        assert_eq!(inverse3(&[Vec3::ZERO; 3]), [Vec3::ZERO; 3]);
         let y = solve2(4.0, 1.0, 3.0, [2.0, -1.0]);
         assert!((4.0 * y[0] + y[1] - 2.0).abs() < 1e-6);
         assert!((y[0] + 3.0 * y[1] + 1.0).abs() < 1e-6);

@@ -25,7 +25,7 @@
 use bevy::math::{Quat, Vec3};
 
 use super::Prepared;
-use super::algebra::{PairVelocity, axes, inverse_or_zero, solve2, solve3};
+use super::algebra::{PairVelocity, inverse_or_zero, rows_mul, solve2};
 use crate::physics::cpu::body_state::Displacement;
 use crate::physics::cpu::math::direction_or;
 use crate::physics::cpu::softness::Softness;
@@ -86,10 +86,10 @@ struct Pose {
     rb: Vec3,
     /// From `a`'s anchor to `b`'s.
     d: Vec3,
-    /// `a`'s joint frame in the world.
-    qa: Quat,
-    /// `b`'s joint frame in the world.
-    qb: Quat,
+    /// `a`'s frame's X, Y and Z axes in the world.
+    a: [Vec3; 3],
+    /// `b`'s frame's X axis in the world.
+    xb: Vec3,
 }
 
 /// `m r` for a displacement's rotation matrix (columns).
@@ -105,9 +105,17 @@ fn pose(p: &Prepared, da: &Displacement, db: &Displacement) -> Pose {
         ra,
         rb,
         d: ((db.position - da.position) + (rb - ra)) + p.delta_center,
-        qa: quat_mul(da.rotation, p.frame_a),
-        qb: quat_mul(db.rotation, p.frame_b),
+        a: p.axes_a.map(|axis| turned(&da.matrix, axis)),
+        xb: turned(&db.matrix, p.x_b),
     }
+}
+
+/// The two joint frames' rotations in the world now, for the kinds that measure angles.
+fn frames(p: &Prepared, da: &Displacement, db: &Displacement) -> (Quat, Quat) {
+    (
+        quat_mul(da.rotation, p.frame_a),
+        quat_mul(db.rotation, p.frame_b),
+    )
 }
 
 /// `b`'s frame turned about `a`'s X axis relative to `a`'s, in `(-pi, pi]`: a hinge's angle.
@@ -170,34 +178,45 @@ fn motor(motor: &Motor, value: f32, rate: f32, mass: f32, acc: f32, h: f32) -> f
     }
 }
 
-/// Applies the joint's accumulated impulses (warm starting).
+/// Applies the joint's accumulated impulses (warm starting). Only the arms are measured anew;
+/// an axis is turned to where it stands only when an impulse acts along it.
 pub fn warm_start(p: &Prepared, da: &Displacement, db: &Displacement, v: &mut PairVelocity) {
-    let pose = pose(p, da, db);
+    let ra = turned(&da.matrix, p.ra);
+    let rb = turned(&db.matrix, p.rb);
+    let d = || ((db.position - da.position) + (rb - ra)) + p.delta_center;
+    let x = || turned(&da.matrix, p.axes_a[0]);
     let m = &p.mass;
     let i = &p.impulses;
     let axial = (i.axial + i.lower) - i.upper;
-    let x = axes(pose.qa)[0];
     match p.kind {
         JointKind::Fixed => {
             v.turn(m, i.angular);
-            v.push(m, pose.ra, pose.rb, i.linear);
+            v.push(m, ra, rb, i.linear);
         }
         JointKind::Revolute { .. } => {
-            v.turn(m, i.angular + x * axial);
-            v.push(m, pose.ra, pose.rb, i.linear);
+            let turn = if axial != 0.0 {
+                i.angular + x() * axial
+            } else {
+                i.angular
+            };
+            v.turn(m, turn);
+            v.push(m, ra, rb, i.linear);
         }
         JointKind::Prismatic { .. } => {
             v.turn(m, i.angular);
-            v.push(m, pose.ra + pose.d, pose.rb, i.linear + x * axial);
+            v.push(m, ra + d(), rb, i.linear + x() * axial);
         }
         JointKind::Spherical { .. } => {
-            let (swing, _) = direction_or(cross(x, axes(pose.qb)[0]), Vec3::ZERO);
-            v.turn(m, swing * -i.upper);
-            v.push(m, pose.ra, pose.rb, i.linear);
+            if i.upper != 0.0 {
+                let xb = turned(&db.matrix, p.x_b);
+                let (swing, _) = direction_or(cross(x(), xb), Vec3::ZERO);
+                v.turn(m, swing * -i.upper);
+            }
+            v.push(m, ra, rb, i.linear);
         }
         JointKind::Distance { .. } => {
-            let (n, _) = direction_or(pose.d, x);
-            v.push(m, pose.ra, pose.rb, n * axial);
+            let (n, _) = direction_or(d(), x());
+            v.push(m, ra, rb, n * axial);
         }
     }
 }
@@ -213,14 +232,22 @@ pub fn solve(
     let pose = pose(p, da, db);
     match p.kind {
         JointKind::Fixed => {
-            lock_rotation(p, &pose, v, pass);
+            lock_rotation(p, da, db, v, pass);
             lock_point(p, &pose, v, pass);
         }
         JointKind::Revolute { limits, motor: m } => {
-            let [x, y, z] = axes(pose.qa);
-            let k = inverse_or_zero(p.mass.angular_between(x, x));
-            let angle = hinge_angle(pose.qa, pose.qb);
-            if !matches!(m, Motor::Off) {
+            let [x, y, z] = pose.a;
+            let driven = !matches!(m, Motor::Off);
+            let (k, angle) = if driven || limits.is_some() {
+                let (qa, qb) = frames(p, da, db);
+                (
+                    inverse_or_zero(p.mass.angular_between(x, x)),
+                    hinge_angle(qa, qb),
+                )
+            } else {
+                (0.0, 0.0)
+            };
+            if driven {
                 let old = p.impulses.axial;
                 p.impulses.axial = motor(&m, angle, dot3(x, v.spin()), k, old, pass.h);
                 v.turn(&p.mass, x * (p.impulses.axial - old));
@@ -245,7 +272,7 @@ pub fn solve(
             }
             // The two rows that keep the axes aligned: `xa x xb` is the rotation that would
             // bring them together, seen along `a`'s Y and Z.
-            let e = cross(x, axes(pose.qb)[0]);
+            let e = cross(x, pose.xb);
             let (bias, mass_scale, impulse_scale) = pass.lock();
             let spin = v.spin();
             let acc = p.impulses.angular;
@@ -253,11 +280,7 @@ pub fn solve(
                 dot3(y, spin) + bias * dot3(y, e),
                 dot3(z, spin) + bias * dot3(z, e),
             ];
-            let (kyy, kyz, kzz) = (
-                p.mass.angular_between(y, y),
-                p.mass.angular_between(y, z),
-                p.mass.angular_between(z, z),
-            );
+            let [kyy, kyz, kzz] = p.hinge_mass;
             let [ly, lz] = solve2(kyy, kyz, kzz, rhs);
             let impulse = (y * (-mass_scale * ly - impulse_scale * dot3(y, acc)))
                 + z * (-mass_scale * lz - impulse_scale * dot3(z, acc));
@@ -266,7 +289,7 @@ pub fn solve(
             lock_point(p, &pose, v, pass);
         }
         JointKind::Prismatic { limits, motor: m } => {
-            let [x, y, z] = axes(pose.qa);
+            let [x, y, z] = pose.a;
             let ra = pose.ra + pose.d;
             let k = inverse_or_zero(p.mass.linear_between(ra, pose.rb, x, x));
             let travel = dot3(x, pose.d);
@@ -284,7 +307,7 @@ pub fn solve(
                 let upper = limit(&mut p.impulses.upper, limits.upper - travel, -rate, k, pass);
                 v.push(&p.mass, ra, pose.rb, x * -upper);
             }
-            lock_rotation(p, &pose, v, pass);
+            lock_rotation(p, da, db, v, pass);
             // The two rows across the axis.
             let (bias, mass_scale, impulse_scale) = pass.lock();
             let rhs = [
@@ -305,7 +328,7 @@ pub fn solve(
         }
         JointKind::Spherical { cone } => {
             if let Some(cone) = cone {
-                let (xa, xb) = (axes(pose.qa)[0], axes(pose.qb)[0]);
+                let (xa, xb) = (pose.a[0], pose.xb);
                 let (swing, sine) = direction_or(cross(xa, xb), Vec3::ZERO);
                 if sine > 0.0 {
                     let angle = acos(dot3(xa, xb).clamp(-1.0, 1.0));
@@ -320,7 +343,7 @@ pub fn solve(
             lock_point(p, &pose, v, pass);
         }
         JointKind::Distance { min, max, spring } => {
-            let x = axes(pose.qa)[0];
+            let x = pose.a[0];
             let (n, length) = direction_or(pose.d, x);
             let (ra, rb) = (pose.ra, pose.rb);
             let k = inverse_or_zero(p.mass.linear_between(ra, rb, n, n));
@@ -361,10 +384,17 @@ fn limit(acc: &mut f32, c: f32, rate: f32, mass: f32, pass: &JointPass) -> f32 {
 }
 
 /// The three rows that hold the frames' relative rotation.
-fn lock_rotation(p: &mut Prepared, pose: &Pose, v: &mut PairVelocity, pass: &JointPass) {
+fn lock_rotation(
+    p: &mut Prepared,
+    da: &Displacement,
+    db: &Displacement,
+    v: &mut PairVelocity,
+    pass: &JointPass,
+) {
     let (bias, mass_scale, impulse_scale) = pass.lock();
-    let error = rotation_error(pose.qa, pose.qb);
-    let x = solve3(&p.mass.angular(), v.spin() + error * bias);
+    let (qa, qb) = frames(p, da, db);
+    let error = rotation_error(qa, qb);
+    let x = rows_mul(&p.angular_inverse, v.spin() + error * bias);
     let impulse = x * -mass_scale - p.impulses.angular * impulse_scale;
     p.impulses.angular += impulse;
     v.turn(&p.mass, impulse);
@@ -373,8 +403,7 @@ fn lock_rotation(p: &mut Prepared, pose: &Pose, v: &mut PairVelocity, pass: &Joi
 /// The three rows that hold the anchors together.
 fn lock_point(p: &mut Prepared, pose: &Pose, v: &mut PairVelocity, pass: &JointPass) {
     let (bias, mass_scale, impulse_scale) = pass.lock();
-    let k = p.mass.point(pose.ra, pose.rb);
-    let x = solve3(&k, v.point(pose.ra, pose.rb) + pose.d * bias);
+    let x = rows_mul(&p.point_inverse, v.point(pose.ra, pose.rb) + pose.d * bias);
     let impulse = x * -mass_scale - p.impulses.linear * impulse_scale;
     p.impulses.linear += impulse;
     v.push(&p.mass, pose.ra, pose.rb, impulse);
@@ -384,7 +413,7 @@ fn lock_point(p: &mut Prepared, pose: &Pose, v: &mut PairVelocity, pass: &JointP
 /// impulses and its frame at the start of the tick.
 pub fn load(p: &Prepared, h: f32) -> (f32, f32) {
     let i = &p.impulses;
-    let x = axes(p.frame_a)[0];
+    let x = p.axes_a[0];
     let axial = (i.axial + i.lower) - i.upper;
     let (linear, angular) = match p.kind {
         JointKind::Fixed => (i.linear, i.angular),

@@ -33,7 +33,7 @@ use bevy::math::{Quat, Vec3};
 use bevy::prelude::Entity;
 use rayon::prelude::*;
 
-use self::algebra::{PairMass, PairVelocity, axes};
+use self::algebra::{PairMass, PairVelocity, axes, inverse3};
 use self::kernels::JointPass;
 use super::body_state::{Displacement, Velocity};
 use super::colouring::{COLOURS, Colouring, OVERFLOW};
@@ -108,6 +108,18 @@ pub struct Prepared {
     pub frame_a: Quat,
     /// `b`'s joint frame.
     pub frame_b: Quat,
+    /// `a`'s frame's X, Y and Z axes at the start of the tick.
+    pub axes_a: [Vec3; 3],
+    /// `b`'s frame's X axis at the start of the tick.
+    pub x_b: Vec3,
+    /// The inverse of the point constraint's effective mass at the start of the tick, as rows:
+    /// the arms turn little within a tick, and the rows themselves use the current arms.
+    pub point_inverse: [Vec3; 3],
+    /// The inverse of `Ia + Ib`, as rows.
+    pub angular_inverse: [Vec3; 3],
+    /// A hinge's two rows across its axis (`a`'s Y and Z at the start of the tick): their
+    /// effective mass `[yy, yz, zz]`.
+    pub hinge_mass: [f32; 3],
     /// Accumulated impulses.
     pub impulses: Impulses,
 }
@@ -296,19 +308,47 @@ pub fn prepare(
                     }
                 });
             scratch.prepared_of[j as usize] = scratch.prepared.len() as u32;
+            let mass = PairMass::new(inv_mass_a, inv_inertia_a, inv_mass_b, inv_inertia_b);
+            let (ra, rb) = (anchor_a - pose_a.0, anchor_b - pose_b.0);
+            let point_inverse = match joint.joint.kind {
+                JointKind::Fixed | JointKind::Revolute { .. } | JointKind::Spherical { .. } => {
+                    inverse3(&mass.point(ra, rb))
+                }
+                _ => [Vec3::ZERO; 3],
+            };
+            let angular_inverse = match joint.joint.kind {
+                JointKind::Fixed | JointKind::Prismatic { .. } => {
+                    let s = &mass.inertia_sum;
+                    // Symmetric: its rows are its columns.
+                    inverse3(&[s[0], s[1], s[2]])
+                }
+                _ => [Vec3::ZERO; 3],
+            };
+            let axes_a = axes(frame_a);
+            let hinge_mass = match joint.joint.kind {
+                JointKind::Revolute { .. } => {
+                    let [_, y, z] = axes_a;
+                    [
+                        mass.angular_between(y, y),
+                        mass.angular_between(y, z),
+                        mass.angular_between(z, z),
+                    ]
+                }
+                _ => [0.0; 3],
+            };
             scratch.prepared.push(Prepared {
                 joint: j,
                 a,
                 b,
                 kind: joint.joint.kind,
-                mass: PairMass {
-                    inv_mass_a,
-                    inv_mass_b,
-                    inv_inertia_a,
-                    inv_inertia_b,
-                },
-                ra: anchor_a - pose_a.0,
-                rb: anchor_b - pose_b.0,
+                mass,
+                axes_a,
+                hinge_mass,
+                x_b: axes(frame_b)[0],
+                point_inverse,
+                angular_inverse,
+                ra,
+                rb,
                 delta_center: pose_b.0 - pose_a.0,
                 frame_a,
                 frame_b,
