@@ -19,6 +19,9 @@
 //!   solver's continuous sweep), and every tick a fan of rays, swept spheres, boxes and capsules,
 //!   and box and shape overlaps across the scene, their answers kept in a hashed resource, so the
 //!   spatial queries' bits are compared like the solver's.
+//! - `joints`: every kind of joint, declared in the scene: a bridge of hinged planks with crates
+//!   dropped on it, a swinging chain with cone limits, a motorised door, a slider driven into its
+//!   limit with a block welded on, a spring, and a rope that breaks.
 //!
 //! The generated scenes go through the scene cooker like any game's, so every body has a
 //! `SceneId` and a name the reports pair and blame by. `RUSTING_THREADS` limits the worker threads
@@ -112,6 +115,184 @@ fn queries_scene() -> Value {
                 "Collider": { "shape": { "Sphere": { "radius": 0.025 } } } } }));
     }
     scene
+}
+
+/// A joint's JSON frame: an anchor, and the joint's axis along Z when `across`.
+fn frame(anchor: [f32; 3], across: bool) -> Value {
+    let rotation = if across {
+        [
+            0.0,
+            -std::f32::consts::FRAC_1_SQRT_2,
+            0.0,
+            std::f32::consts::FRAC_1_SQRT_2,
+        ]
+    } else {
+        [0.0, 0.0, 0.0, 1.0]
+    };
+    json!({ "anchor": anchor, "rotation": rotation })
+}
+
+/// Every kind of joint, declared in the scene: a bridge of hinged planks with crates dropped on
+/// it, a chain of ball-jointed capsules swinging down, a motorised door, a slider driven into its
+/// limit, a weld, a spring, and a rope that breaks under a falling weight.
+fn joints_scene() -> Value {
+    let mut entities = vec![ground()];
+    let mut joint_id = 5000;
+    let mut joint = |entities: &mut Vec<Value>, name: String, spec: Value| {
+        entities.push(json!({ "id": joint_id, "name": name, "components": { "Joint": spec } }));
+        joint_id += 1;
+    };
+    let body = |id: u32, name: String, at: [f32; 3], mass: f32, shape: Value| {
+        json!({ "id": id, "name": name, "transform": { "translation": at },
+            "components": { "RigidBody": { "mass": mass }, "Collider": { "shape": shape } } })
+    };
+    // The bridge: 16 planks from x = -4 to 4 at a height of 4, its ends hinged to the world.
+    let plank = json!({ "Box": { "half_extents": [0.25, 0.05, 1.0] } });
+    for i in 0..16u32 {
+        let x = -4.0 + 0.25 + 0.5 * i as f32;
+        entities.push(body(
+            100 + i,
+            format!("Plank {i}"),
+            [x, 4.0, 0.0],
+            1.0,
+            plank.clone(),
+        ));
+        let (body_a, anchor_a) = if i == 0 {
+            (Value::Null, [-4.0, 4.0, 0.0])
+        } else {
+            (json!(99 + i), [0.25, 0.0, 0.0])
+        };
+        joint(
+            &mut entities,
+            format!("Hinge {i}"),
+            json!({ "body_a": body_a, "body_b": 100 + i,
+            "frame_a": frame(anchor_a, true), "frame_b": frame([-0.25, 0.0, 0.0], true),
+            "kind": { "Revolute": {} } }),
+        );
+    }
+    joint(
+        &mut entities,
+        "Hinge 16".into(),
+        json!({ "body_b": 115,
+        "frame_a": frame([4.0, 4.0, 0.0], true), "frame_b": frame([0.25, 0.0, 0.0], true),
+        "kind": { "Revolute": {} } }),
+    );
+    for k in 0..6u32 {
+        let f = k as f32;
+        entities.push(body(
+            200 + k,
+            format!("Crate {k}"),
+            [f * 1.2 - 3.0, 6.0 + f * 0.7, 0.1 * f],
+            1.5,
+            json!({ "Box": { "half_extents": [0.25, 0.25, 0.25] } }),
+        ));
+    }
+    // The chain: ten capsules from a hook, laid out sideways to swing down.
+    for i in 0..10u32 {
+        let at = [8.0 + 0.5 * i as f32 + 0.25, 9.0, 0.0];
+        entities.push(json!({ "id": 300 + i, "name": format!("Link {i}"),
+            "transform": { "translation": at, "euler_degrees": [0.0, 0.0, 90.0] },
+            "components": { "RigidBody": { "mass": 0.5 },
+                "Collider": { "shape": { "Capsule": { "half_height": 0.17, "radius": 0.08 } } } } }));
+        let (body_a, anchor_a) = if i == 0 {
+            (Value::Null, [8.0, 9.0, 0.0])
+        } else {
+            (json!(299 + i), [0.0, -0.25, 0.0])
+        };
+        joint(
+            &mut entities,
+            format!("Link joint {i}"),
+            json!({ "body_a": body_a, "body_b": 300 + i,
+            "frame_a": frame(anchor_a, false), "frame_b": frame([0.0, 0.25, 0.0], false),
+            "kind": { "Spherical": { "cone": 1.2 } } }),
+        );
+    }
+    // A door on a vertical hinge, driven to 1 rad.
+    entities.push(body(
+        400,
+        "Door".into(),
+        [-8.5, 1.0, 3.0],
+        10.0,
+        json!({ "Box": { "half_extents": [0.5, 1.0, 0.05] } }),
+    ));
+    joint(
+        &mut entities,
+        "Door hinge".into(),
+        json!({ "body_b": 400,
+        "frame_a": { "anchor": [-9.0, 1.0, 3.0], "rotation": [0.0, 0.0, 0.70710677, 0.70710677] },
+        "frame_b": { "anchor": [-0.5, 0.0, 0.0], "rotation": [0.0, 0.0, 0.70710677, 0.70710677] },
+        "kind": { "Revolute": { "limits": { "lower": -1.5, "upper": 1.5 },
+            "motor": { "Position": { "target": 1.0, "stiffness": 2.0, "damping": 1.0,
+                                     "max_force": 200.0 } } } } }),
+    );
+    // A slider driven along X into its upper limit, a block welded to it.
+    entities.push(body(
+        410,
+        "Slider".into(),
+        [-8.0, 0.5, -3.0],
+        2.0,
+        json!({ "Box": { "half_extents": [0.3, 0.3, 0.3] } }),
+    ));
+    joint(
+        &mut entities,
+        "Rail".into(),
+        json!({ "body_b": 410,
+        "frame_a": frame([-8.0, 0.5, -3.0], false), "frame_b": frame([0.0, 0.0, 0.0], false),
+        "kind": { "Prismatic": { "limits": { "lower": -1.0, "upper": 2.0 },
+            "motor": { "Velocity": { "speed": 1.5, "max_force": 50.0 } } } } }),
+    );
+    entities.push(body(
+        411,
+        "Welded block".into(),
+        [-8.0, 1.0, -3.0],
+        0.5,
+        json!({ "Box": { "half_extents": [0.2, 0.2, 0.2] } }),
+    ));
+    joint(
+        &mut entities,
+        "Weld".into(),
+        json!({ "body_a": 410, "body_b": 411,
+        "frame_a": frame([0.0, 0.5, 0.0], false), "frame_b": frame([0.0, 0.0, 0.0], false),
+        "kind": "Fixed" }),
+    );
+    // A ball on a spring, and a crate on a rope that a falling weight snaps.
+    entities.push(body(
+        420,
+        "Bob".into(),
+        [-12.0, 3.0, 0.0],
+        1.0,
+        json!({ "Sphere": { "radius": 0.2 } }),
+    ));
+    joint(
+        &mut entities,
+        "Spring".into(),
+        json!({ "body_b": 420,
+        "frame_a": frame([-12.0, 5.0, 0.0], false),
+        "kind": { "Distance": { "min": 0.5, "max": 3.0,
+            "spring": { "rest_length": 1.5, "hertz": 1.5, "damping_ratio": 0.1 } } } }),
+    );
+    entities.push(body(
+        430,
+        "Hanging crate".into(),
+        [-15.0, 3.0, 0.0],
+        2.0,
+        json!({ "Box": { "half_extents": [0.3, 0.3, 0.3] } }),
+    ));
+    joint(
+        &mut entities,
+        "Rope".into(),
+        json!({ "body_b": 430,
+        "frame_a": frame([-15.0, 5.3, 0.0], false), "frame_b": frame([0.0, 0.3, 0.0], false),
+        "kind": { "Distance": { "min": 0.0, "max": 2.0 } }, "break_force": 150.0 }),
+    );
+    entities.push(body(
+        431,
+        "Weight".into(),
+        [-15.0, 7.0, 0.0],
+        20.0,
+        json!({ "Sphere": { "radius": 0.3 } }),
+    ));
+    json!({ "format_version": 1, "settings": { "gravity": [0, -9.81, 0] }, "entities": entities })
 }
 
 /// What the `queries` scene's questions answered, tick by tick: `(kind, sim id, distance bits)`
@@ -221,6 +402,11 @@ fn scenes() -> Result<Vec<(&'static str, CookedScene, u64)>, String> {
         (
             "queries",
             generated("queries", queries_scene())?,
+            DETAILED_TICKS,
+        ),
+        (
+            "joints",
+            generated("joints", joints_scene())?,
             DETAILED_TICKS,
         ),
     ])

@@ -228,7 +228,8 @@ fn rapier(scene: &JointScene, match_ours: bool) -> Rapier {
     }
     if scene.collide {
         let ground = world.insert_body(rp::RigidBodyBuilder::fixed());
-        let plane = rp::ColliderBuilder::halfspace(rapier3d::na::Unit::new_unchecked(rp::Vector::Y));
+        let plane =
+            rp::ColliderBuilder::halfspace(rapier3d::na::Unit::new_unchecked(rp::Vector::Y));
         world.insert_collider(plane.friction(0.5), Some(ground));
     }
     let groups = if scene.collide {
@@ -295,10 +296,22 @@ fn rapier(scene: &JointScene, match_ours: bool) -> Rapier {
 /// Runs the joint rows that `wanted` picks.
 pub fn rows(wanted: &dyn Fn(&str) -> bool) {
     let scenes = [
-        (joint_grid("(j1) joint grid, 100 x 100 hinged balls, 300 steps"), false),
-        (chain_pile("(j2) pile of 100 20-link chains, 300 steps"), false),
-        (joint_grid("(j1') the joint grid, rapier matched to ours"), true),
-        (chain_pile("(j2') the chain pile, rapier matched to ours"), true),
+        (
+            joint_grid("(j1) joint grid, 100 x 100 hinged balls, 300 steps"),
+            false,
+        ),
+        (
+            chain_pile("(j2) pile of 100 20-link chains, 300 steps"),
+            false,
+        ),
+        (
+            joint_grid("(j1') the joint grid, rapier matched to ours"),
+            true,
+        ),
+        (
+            chain_pile("(j2') the chain pile, rapier matched to ours"),
+            true,
+        ),
     ];
     for (scene, match_ours) in &scenes {
         if !wanted(scene.name) {
