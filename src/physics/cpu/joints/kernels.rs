@@ -25,7 +25,7 @@
 use bevy::math::{Quat, Vec3};
 
 use super::Prepared;
-use super::algebra::{PairVelocity, inverse_or_zero, rows_mul, solve2};
+use super::algebra::{PairVelocity, inverse_or_zero, rows_mul, solve2, solve3};
 use crate::physics::cpu::body_state::Displacement;
 use crate::physics::cpu::math::direction_or;
 use crate::physics::cpu::softness::Softness;
@@ -403,7 +403,11 @@ fn lock_rotation(
 /// The three rows that hold the anchors together.
 fn lock_point(p: &mut Prepared, pose: &Pose, v: &mut PairVelocity, pass: &JointPass) {
     let (bias, mass_scale, impulse_scale) = pass.lock();
-    let x = rows_mul(&p.point_inverse, v.point(pose.ra, pose.rb) + pose.d * bias);
+    // The effective mass with the current arms: a link whipping round turns its arms too far
+    // within a tick for the tick's starting ones to do (a chain let fall from the horizontal
+    // then blows up).
+    let k = p.mass.point(pose.ra, pose.rb);
+    let x = solve3(&k, v.point(pose.ra, pose.rb) + pose.d * bias);
     let impulse = x * -mass_scale - p.impulses.linear * impulse_scale;
     p.impulses.linear += impulse;
     v.push(&p.mass, pose.ra, pose.rb, impulse);

@@ -112,9 +112,6 @@ pub struct Prepared {
     pub axes_a: [Vec3; 3],
     /// `b`'s frame's X axis at the start of the tick.
     pub x_b: Vec3,
-    /// The inverse of the point constraint's effective mass at the start of the tick, as rows:
-    /// the arms turn little within a tick, and the rows themselves use the current arms.
-    pub point_inverse: [Vec3; 3],
     /// The inverse of `Ia + Ib`, as rows.
     pub angular_inverse: [Vec3; 3],
     /// A hinge's two rows across its axis (`a`'s Y and Z at the start of the tick): their
@@ -310,12 +307,6 @@ pub fn prepare(
             scratch.prepared_of[j as usize] = scratch.prepared.len() as u32;
             let mass = PairMass::new(inv_mass_a, inv_inertia_a, inv_mass_b, inv_inertia_b);
             let (ra, rb) = (anchor_a - pose_a.0, anchor_b - pose_b.0);
-            let point_inverse = match joint.joint.kind {
-                JointKind::Fixed | JointKind::Revolute { .. } | JointKind::Spherical { .. } => {
-                    inverse3(&mass.point(ra, rb))
-                }
-                _ => [Vec3::ZERO; 3],
-            };
             let angular_inverse = match joint.joint.kind {
                 JointKind::Fixed | JointKind::Prismatic { .. } => {
                     let s = &mass.inertia_sum;
@@ -345,7 +336,6 @@ pub fn prepare(
                 axes_a,
                 hinge_mass,
                 x_b: axes(frame_b)[0],
-                point_inverse,
                 angular_inverse,
                 ra,
                 rb,
