@@ -26,6 +26,7 @@
 
 pub mod algebra;
 pub mod kernels;
+pub mod wide;
 
 use std::ops::Range;
 
@@ -145,6 +146,11 @@ pub struct JointScratch {
     written_by: Vec<u32>,
     /// The joints that broke this tick, in joint order.
     pub events: Vec<JointBroke>,
+    /// Per colour, where its plain joints (solved in lanes, first in the colour) end in
+    /// `prepared`.
+    plain_ends: Vec<usize>,
+    /// The plain joints in SIMD layout.
+    wide: wide::WideJoints,
 }
 
 /// Where a joint's frames are in the world for bodies at `(position, rotation)`: the anchors and
@@ -282,9 +288,18 @@ pub fn prepare(
     scratch.spans.clear();
     scratch.prepared_of.clear();
     scratch.prepared_of.resize(joints.len(), u32::MAX);
+    scratch.plain_ends.clear();
     for colour in 0..=COLOURS {
         let start = scratch.prepared.len();
-        for &j in &colouring.joint_order[colouring.joint_spans[colour].clone()] {
+        let order = &colouring.joint_order[colouring.joint_spans[colour].clone()];
+        // The plain joints first (solved four at a time), then the rest, each in joint order.
+        let plain = |j: &u32| wide::is_plain(&joints[*j as usize].joint.kind);
+        let plain_count = order.iter().filter(|j| plain(j)).count();
+        let ordered = (order.iter().filter(|j| plain(j))).chain(order.iter().filter(|j| !plain(j)));
+        for (n, &j) in ordered.enumerate() {
+            if n == plain_count {
+                scratch.plain_ends.push(scratch.prepared.len());
+            }
             let joint = &joints[j as usize];
             let (a, b) = scratch.edges[j as usize];
             let (pose_a, pose_b) = (pose_of(bodies, a), pose_of(bodies, b));
@@ -345,8 +360,18 @@ pub fn prepare(
                 impulses,
             });
         }
+        if scratch.plain_ends.len() == colour {
+            scratch.plain_ends.push(scratch.prepared.len());
+        }
         scratch.spans.push(start..scratch.prepared.len());
     }
+    let spare = bodies.len() as u32;
+    scratch.wide.build(
+        &scratch.prepared,
+        &scratch.spans,
+        &scratch.plain_ends,
+        spare,
+    );
     scratch.check_parallel(bodies.len() + 1);
 }
 
@@ -391,6 +416,7 @@ impl JointScratch {
         let Some(span) = self.spans.get(colour).cloned() else {
             return;
         };
+        let span = self.plain_ends[colour]..span.end;
         if span.is_empty() {
             return;
         }
@@ -431,6 +457,9 @@ impl JointScratch {
         velocities: &mut [Velocity],
         displacements: &[Displacement],
     ) {
+        let parallel = self.parallel.get(colour).copied().unwrap_or(false);
+        self.wide
+            .warm_start(colour, parallel, velocities, displacements);
         self.for_each(colour, velocities, displacements, |p, da, db, v| {
             kernels::warm_start(p, da, db, v)
         });
@@ -444,6 +473,9 @@ impl JointScratch {
         displacements: &[Displacement],
         pass: &JointPass,
     ) {
+        let parallel = self.parallel.get(colour).copied().unwrap_or(false);
+        self.wide
+            .solve(colour, parallel, velocities, displacements, pass);
         self.for_each(colour, velocities, displacements, |p, da, db, v| {
             kernels::solve(p, da, db, v, pass)
         });
@@ -472,6 +504,7 @@ pub fn finish(
     scratch: &mut JointScratch,
 ) {
     scratch.events.clear();
+    scratch.wide.write_back(&mut scratch.prepared);
     let old = std::mem::take(&mut world.joints);
     let mut stored = old.iter().peekable();
     for (j, joint) in joints.iter_mut().enumerate() {
