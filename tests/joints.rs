@@ -74,7 +74,7 @@ fn period(offsets: &[f32], dt: f32) -> f32 {
 /// capsule hinged at its top end (a physical pendulum, `2 pi sqrt(I / (m g d))` with the
 /// capsule's inertia about the hinge), both times `1 + theta^2 / 16`. As built the ball is 0.003%
 /// off. Fails if a point constraint's effective mass takes an arm's cross product the wrong way
-/// round (`rb x turn_b` in `PairMass::point`: the hinged capsule is then thrown about).
+/// round (`rb x turn_b` in the lanes' `point_mass`: the hinged capsule is then thrown about).
 #[test]
 fn a_pendulum_keeps_its_period() {
     let mut app = app();
