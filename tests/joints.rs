@@ -977,3 +977,107 @@ fn bad_joints_in_scenes_name_the_place() {
         assert!(error.contains(words), "{to}: {error}");
     }
 }
+
+/// Whether body `id` has been put to sleep.
+fn asleep(app: &mut App, id: SimId) -> bool {
+    let e = entity_of(app, id);
+    app.world().get::<Sleeping>(e).is_some()
+}
+
+/// Islands follow joints: a crate resting on the ground, tied by a slack rope to a pendulum that
+/// keeps swinging, stays awake with it, while the same crate without the rope falls asleep; and
+/// when the rope is cut (despawned), the crate sleeps. Fails if sleep's islands leave out the
+/// joints' links (the tied crate then sleeps after a second, as the untied one does).
+#[test]
+fn a_body_joined_to_a_moving_one_does_not_sleep() {
+    let mut app = app();
+    app.world_mut()
+        .spawn((Transform::default(), Collider::half_space(Vec3::Y)));
+    let crate_at = |x: f32| Transform::from_xyz(x, 0.5, 0.0);
+    let tied = spawn_body(
+        &mut app,
+        crate_at(0.0),
+        Collider::cuboid(Vec3::splat(0.5)),
+        1.0,
+    );
+    let loose = spawn_body(
+        &mut app,
+        crate_at(6.0),
+        Collider::cuboid(Vec3::splat(0.5)),
+        1.0,
+    );
+    let pivot = Vec3::new(3.0, 6.0, 0.0);
+    let bob = spawn_body(
+        &mut app,
+        Transform::from_translation(pivot + Vec3::new(1.0, -1.0, 0.0)),
+        Collider::sphere(0.2),
+        1.0,
+    );
+    spawn_joint(
+        &mut app,
+        Joint::rod(None, bob, 2f32.sqrt()).with_anchors(pivot, Vec3::ZERO),
+    );
+    let rope = spawn_joint(&mut app, Joint::rope(Some(tied), bob, 20.0).colliding());
+    for _ in 0..240 {
+        tick(&mut app);
+    }
+    assert!(asleep(&mut app, loose), "the loose crate never slept");
+    assert!(
+        !asleep(&mut app, tied),
+        "the tied crate slept while the pendulum swings"
+    );
+    assert!(!asleep(&mut app, bob));
+    app.world_mut().despawn(rope);
+    for _ in 0..120 {
+        tick(&mut app);
+    }
+    assert!(
+        asleep(&mut app, tied),
+        "the crate did not sleep once the rope was cut"
+    );
+    assert!(!asleep(&mut app, bob));
+}
+
+/// A scene's bodies that a joint holds may overlap at the start (a ragdoll's limbs at their
+/// joints): `rusting validate`'s overlap check leaves them out, and still reports the same bodies
+/// without the joint. Fails if the check runs without the scene's joints.
+#[test]
+fn joined_bodies_may_overlap_in_a_scene() {
+    use rusting_engine::physics::PhysicsSettings;
+    use rusting_engine::scene::LocatedScene;
+    use rusting_engine::scene::overlap::bodies_overlapping_at_start;
+    let dir = std::env::temp_dir().join(format!("rusting-joint-overlap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let limb = |id: u32, y: f32| {
+        format!(
+            r#"{{ "id": {id}, "transform": {{ "translation": [0, {y}, 0] }},
+                 "components": {{ "RigidBody": {{ "mass": 1 }},
+                   "Collider": {{ "shape": {{ "Capsule": {{ "half_height": 0.3, "radius": 0.1 }} }} }} }} }}"#
+        )
+    };
+    let joint = r#"{ "id": 3, "components": { "Joint": { "body_a": 1, "body_b": 2,
+        "frame_a": { "anchor": [0, 0.3, 0] }, "frame_b": { "anchor": [0, -0.3, 0] },
+        "kind": { "Spherical": {} } } } }"#;
+    let scene = |with_joint: bool| {
+        let mut entities = vec![limb(1, 1.0), limb(2, 1.6)];
+        if with_joint {
+            entities.push(joint.to_string());
+        }
+        format!(
+            r#"{{ "format_version": 1, "entities": [{}] }}"#,
+            entities.join(",")
+        )
+    };
+    let settings = PhysicsSettings::default();
+    for (with_joint, expected) in [(true, 0), (false, 1)] {
+        std::fs::write(dir.join("limbs.scene.json"), scene(with_joint)).unwrap();
+        let located = LocatedScene::load(&dir, std::path::Path::new("limbs.scene.json")).unwrap();
+        let found = bodies_overlapping_at_start(&located, &settings);
+        assert_eq!(
+            found.len(),
+            expected,
+            "with the joint: {with_joint}: {found:?}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -54,7 +54,28 @@ pub fn bodies_overlapping_at_start(
             meshes.insert(mesh);
         }
     }
-    overlaps_at_start(&bodies, settings, &meshes)
+    // Bodies a joint holds (and keeps from colliding) may overlap: a ragdoll's limbs at its joints.
+    let index_of = |id: u64| {
+        entities
+            .binary_search_by_key(&id, |(e, _)| e.id)
+            .ok()
+            .map(|i| i as u32)
+    };
+    let mut joined: Vec<(u32, u32)> = scene
+        .cooked
+        .entities
+        .iter()
+        .filter_map(|e| e.components.joint)
+        .filter(|joint| !joint.collide_connected)
+        .filter_map(|joint| {
+            let a = index_of(joint.body_a?.0)?;
+            let b = index_of(joint.body_b.0)?;
+            Some((a.min(b), a.max(b)))
+        })
+        .collect();
+    joined.sort_unstable();
+    joined.dedup();
+    overlaps_at_start(&bodies, settings, &meshes, &joined)
         .into_iter()
         .map(|overlap| SceneOverlap {
             a: scene.user(entities[overlap.a].0),

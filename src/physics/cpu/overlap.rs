@@ -46,11 +46,13 @@ pub struct Overlap {
 }
 
 /// Every pair of `bodies` the solver would push apart on its first tick because they overlap by
-/// more than `settings.linear_slop`, sorted by `(a, b)`.
+/// more than `settings.linear_slop`, sorted by `(a, b)`; `joined` (sorted, lower index first) are
+/// the pairs a joint keeps from colliding, which overlap freely.
 pub fn overlaps_at_start(
     bodies: &[StartBody],
     settings: &PhysicsSettings,
     meshes: &LevelMeshes,
+    joined: &[(u32, u32)],
 ) -> Vec<Overlap> {
     let solver_bodies: Vec<SolverBody> = bodies
         .iter()
@@ -87,6 +89,7 @@ pub fn overlaps_at_start(
     };
     let mut broad = broad_phase::BroadPhase::default();
     broad_phase::find_pairs(&params, &solver_bodies, &mut broad);
+    super::joints::filter_pairs(&mut broad.pairs, joined);
     let placed = |body: &SolverBody| {
         let m = sim_math::rotation_matrix(body.rotation);
         Placed {
@@ -156,7 +159,7 @@ mod tests {
         );
         let resting = [ground, crate_on_ground, crate_on_crate, settled_ball];
         assert_eq!(
-            overlaps_at_start(&resting, &settings, &LevelMeshes::default()),
+            overlaps_at_start(&resting, &settings, &LevelMeshes::default(), &[]),
             []
         );
 
@@ -174,6 +177,7 @@ mod tests {
             &[ground, crate_on_crate, sunk_ball, ball_in_crate],
             &settings,
             &LevelMeshes::default(),
+            &[],
         );
         assert_eq!(found.len(), 2, "{found:?}");
         assert_eq!((found[0].a, found[0].b), (0, 2));
@@ -213,7 +217,8 @@ mod tests {
             overlaps_at_start(
                 &[wall, other_wall, coin, ghost],
                 &settings,
-                &LevelMeshes::default()
+                &LevelMeshes::default(),
+                &[]
             ),
             []
         );
@@ -223,6 +228,7 @@ mod tests {
             &[wall, other_wall, coin, ghost],
             &settings,
             &LevelMeshes::default(),
+            &[],
         );
         assert_eq!(found.len(), 2, "{found:?}");
         assert_eq!((found[0].a, found[0].b), (0, 3));
