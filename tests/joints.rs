@@ -986,8 +986,10 @@ fn asleep(app: &mut App, id: SimId) -> bool {
 
 /// Islands follow joints: a crate resting on the ground, tied by a slack rope to a pendulum that
 /// keeps swinging, stays awake with it, while the same crate without the rope falls asleep; and
-/// when the rope is cut (despawned), the crate sleeps. Fails if sleep's islands leave out the
-/// joints' links (the tied crate then sleeps after a second, as the untied one does).
+/// when the rope is cut (despawned), the crate sleeps. Fails if sleep and waking leave out the
+/// joints' links (the tied crate then sleeps as the untied one does). Either half alone keeps it
+/// awake: an island that counts the link never sleeps, and a crate asleep beside a moving body it
+/// is joined to wakes the next tick.
 #[test]
 fn a_body_joined_to_a_moving_one_does_not_sleep() {
     let mut app = app();
