@@ -84,7 +84,7 @@ fn bad_joints_in_scenes_name_the_place() {
         (
             "\"min\": 0, \"max\": 1",
             "\"min\": 2, \"max\": 1",
-            "/entities/3/components/Joint/kind",
+            "/entities/3/components/Joint/kind/Distance:",
             "lower bound",
         ),
         (
@@ -96,7 +96,7 @@ fn bad_joints_in_scenes_name_the_place() {
         (
             "\"lower\": -1.5",
             "\"lower\": -4",
-            "/entities/1/components/Joint/kind",
+            "/entities/1/components/Joint/kind/Revolute/limits:",
             "pi",
         ),
     ];

@@ -531,7 +531,8 @@ fn check_motor(motor: &Motor) -> Result<(), JointError> {
 }
 
 impl JointError {
-    /// The field of a `Joint` the error is about, for pointing at it in a scene.
+    /// The field of a `Joint` the error is about, for pointing at it in a scene: a top-level
+    /// field, or `kind` (see [`Joint::error_path`] for the path into it).
     pub fn field(&self) -> &'static str {
         match self {
             JointError::SameBody(_) => "body_b",
@@ -544,6 +545,46 @@ impl JointError {
             },
             JointError::Inverted { .. } | JointError::OutOfRange { .. } => "kind",
         }
+    }
+
+    /// What the error names, for errors inside the kind.
+    fn what(&self) -> &'static str {
+        match self {
+            JointError::NotFinite(what) | JointError::NotUnit(what) => what,
+            JointError::Inverted { what, .. } | JointError::OutOfRange { what, .. } => what,
+            JointError::SameBody(_) => "",
+        }
+    }
+}
+
+impl Joint {
+    /// The path within this joint (JSON pointer segments joined by `/`) of the value `error` is
+    /// about: `body_b`, `frame_a`, `kind/Revolute/limits`, `kind/Distance/spring`, ...
+    pub fn error_path(&self, error: &JointError) -> String {
+        let field = error.field();
+        if field != "kind" {
+            return field.to_owned();
+        }
+        let variant = match self.kind {
+            JointKind::Fixed => return "kind".to_owned(),
+            JointKind::Revolute { .. } => "Revolute",
+            JointKind::Prismatic { .. } => "Prismatic",
+            JointKind::Spherical { .. } => "Spherical",
+            JointKind::Distance { .. } => "Distance",
+        };
+        let what = error.what();
+        let inner = if what.contains("motor") {
+            "/motor"
+        } else if what.contains("limit") {
+            "/limits"
+        } else if what.starts_with("spring") {
+            "/spring"
+        } else if what == "cone" {
+            "/cone"
+        } else {
+            ""
+        };
+        format!("kind/{variant}{inner}")
     }
 }
 

@@ -516,7 +516,11 @@ impl Cooker<'_> {
                 "Joint" => {
                     let joint: crate::physics::Joint = self.typed(value, &here)?;
                     if let Err(e) = joint.check() {
-                        return Err(self.bad(&here.at(e.field()), e.to_string()));
+                        let mut at = here.clone();
+                        for segment in joint.error_path(&e).split('/') {
+                            at = at.at(segment);
+                        }
+                        return Err(self.bad(&at, e.to_string()));
                     }
                     out.joint = Some(joint);
                 }
