@@ -552,3 +552,91 @@ fn a_body_joined_to_a_moving_one_does_not_sleep() {
     );
     assert!(!asleep(&mut app, bob));
 }
+
+/// A block on a slider along X, driven at 1.5 m/s by a velocity motor, travels at that speed and
+/// stops at its upper limit of 2 m without leaving the rail; a bob on a spring of 1.5 Hz swings
+/// at 1.5 Hz about where its weight stretches the spring to. Fails if the slider's limit pushes
+/// the wrong way (`upper - travel` read as `travel - upper`: the block then stops at once), or
+/// if the spring's frequency is taken in radians per second.
+#[test]
+fn a_slider_stops_at_its_limit_and_a_spring_keeps_its_frequency() {
+    let mut app = app();
+    let start = Vec3::new(0.0, 3.0, 0.0);
+    let block = spawn_body(
+        &mut app,
+        Transform::from_translation(start),
+        Collider::cuboid(Vec3::splat(0.3)),
+        2.0,
+    );
+    spawn_joint(
+        &mut app,
+        Joint::prismatic(None, block)
+            .with_anchors(start, Vec3::ZERO)
+            .with_limits(-1.0, 2.0)
+            .with_motor(Motor::Velocity {
+                speed: 1.5,
+                max_force: 100.0,
+            }),
+    );
+    let (hertz, rest) = (1.5f32, 1.5f32);
+    let hook = Vec3::new(10.0, 6.0, 0.0);
+    let bob = spawn_body(
+        &mut app,
+        Transform::from_translation(hook - Vec3::new(0.0, rest, 0.0)),
+        Collider::sphere(0.2),
+        1.0,
+    );
+    spawn_joint(
+        &mut app,
+        Joint::distance(None, bob, 0.5, 3.0)
+            .with_spring(rest, hertz, 0.0)
+            .with_anchors(hook, Vec3::ZERO),
+    );
+    let dt = app.world().resource::<FrameTime>().fixed_delta;
+    let mut heights = Vec::new();
+    for t in 0..120 {
+        tick(&mut app);
+        heights.push(transform(&mut app, bob).translation.y);
+        if t == 40 {
+            // Two thirds of a second in: moving at the motor's speed, still short of the limit.
+            let at = transform(&mut app, block).translation;
+            let x = at.x - start.x;
+            assert!((x - 1.5 * 41.0 * dt).abs() < 0.05, "the block is at {x} m");
+        }
+    }
+    let at = transform(&mut app, block).translation;
+    assert!(
+        (at.x - start.x - 2.0).abs() < 0.01,
+        "the block stopped at {} m",
+        at.x - start.x
+    );
+    assert!(
+        (at.y - start.y).abs() < 0.01 && at.z.abs() < 0.01,
+        "the block left its rail: {at}"
+    );
+    let rotation = transform(&mut app, block).rotation;
+    assert!(
+        rotation.angle_between(Quat::IDENTITY) < 0.01,
+        "the block turned"
+    );
+    // The spring's period from its up-crossings of the mean height.
+    let mean = heights.iter().sum::<f32>() / heights.len() as f32;
+    let offsets: Vec<f32> = heights.iter().map(|y| y - mean).collect();
+    let ups: Vec<f32> = offsets
+        .windows(2)
+        .enumerate()
+        .filter(|(_, w)| w[0] < 0.0 && w[1] >= 0.0)
+        .map(|(t, w)| t as f32 + w[0] / (w[0] - w[1]))
+        .collect();
+    assert!(
+        ups.len() >= 3,
+        "the spring did not swing ({} crossings)",
+        ups.len()
+    );
+    let period = (ups[ups.len() - 1] - ups[0]) / (ups.len() - 1) as f32 * dt;
+    assert!(
+        (period * hertz - 1.0).abs() < 0.05,
+        "the spring swings with a period of {period} s, not {} s",
+        1.0 / hertz
+    );
+}

@@ -46,7 +46,7 @@ pub struct JointPass {
 }
 
 impl JointPass {
-    /// The bias, mass scale and impulse scale of a lock with error `c` in this pass.
+    /// The bias rate, mass scale and impulse scale of a lock in this pass.
     #[inline]
     fn lock(&self) -> (f32, f32, f32) {
         if self.use_bias {
