@@ -555,9 +555,9 @@ fn a_body_joined_to_a_moving_one_does_not_sleep() {
 
 /// A block on a slider along X, driven at 1.5 m/s by a velocity motor, travels at that speed and
 /// stops at its upper limit of 2 m without leaving the rail; a bob on a spring of 1.5 Hz swings
-/// at 1.5 Hz about where its weight stretches the spring to. Fails if the slider's limit pushes
-/// the wrong way (`upper - travel` read as `travel - upper`: the block then stops at once), or
-/// if the spring's frequency is taken in radians per second.
+/// at 1.5 Hz about where its weight stretches the spring to. Fails if the slider's upper limit
+/// pushes the wrong way (`travel - upper` for `upper - travel`: the block is thrown off), or if
+/// the spring's frequency is taken in radians per second (the bob then hangs without swinging).
 #[test]
 fn a_slider_stops_at_its_limit_and_a_spring_keeps_its_frequency() {
     let mut app = app();
