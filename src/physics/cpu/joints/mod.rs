@@ -16,8 +16,11 @@
 //!    moving one wakes with it (`sleep` reads [`JointScratch::links`]), and a motor with work to
 //!    do wakes its bodies.
 //! 2. [`prepare`], after the colouring: each joint is measured at the start of the tick, with its
-//!    bodies' masses, and warm-started with last tick's impulses from `PhysicsWorld::joints`.
-//! 3. [`JointScratch::warm_start`] and [`JointScratch::solve`], inside the substeps (`kernels`).
+//!    bodies' masses, and warm-started with last tick's impulses from `PhysicsWorld::joints`; each
+//!    colour's plain joints come first and are packed into lanes.
+//! 3. [`JointScratch::warm_start`] and [`JointScratch::solve`], inside the substeps: plain joints
+//!    (hinges without limits or a motor, ball joints without a cone) four at a time in SIMD lanes
+//!    ([`wide`]), the rest one at a time ([`kernels`]).
 //! 4. [`finish`], after the solve: a joint whose force or torque passed its limit breaks (its
 //!    `broken` flag is set and a `JointBroke` event numbered with the collision events); the others'
 //!    impulses are stored, in joint `SimId` order.
