@@ -22,7 +22,7 @@ section() {
   echo "   ($2)"
 }
 
-section "Physics tick against rapier 0.36" "docs/performance.md, 'The CPU solver against rapier'"
+section "Physics tick against rapier 0.36" "docs/performance.md, 'The CPU solver against rapier', 'Joints against rapier', 'Queries, ...'"
 target/release/rusting_rapier_bench
 
 section "World-state hash against a plain copy" "'The world-state hash'"
