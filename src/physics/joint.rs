@@ -116,11 +116,16 @@ pub enum JointKind {
         motor: Motor,
     },
     /// A ball joint: the anchors stay together and the frames turn freely, `b`'s X axis kept
-    /// within `cone` radians of `a`'s when a cone is given.
+    /// within `cone` radians of `a`'s when a cone is given, and its twist about that axis within
+    /// `twist` when limits are given.
     Spherical {
         /// The largest angle between the two X axes, in `(0, pi]`.
         #[serde(default)]
         cone: Option<f32>,
+        /// Limits on the twist: how far `b`'s frame turns about its X axis relative to `a`'s, in
+        /// radians within `[-pi, pi]` (a ragdoll's neck or upper arm).
+        #[serde(default)]
+        twist: Option<JointLimits>,
     },
     /// A rope, a rod or a spring between the anchors: their distance stays within
     /// `[min, max]`; a spring pulls it towards its rest length.
@@ -272,7 +277,14 @@ impl Joint {
 
     /// A ball joint without a cone.
     pub fn spherical(body_a: Option<SimId>, body_b: SimId) -> Self {
-        Joint::new(JointKind::Spherical { cone: None }, body_a, body_b)
+        Joint::new(
+            JointKind::Spherical {
+                cone: None,
+                twist: None,
+            },
+            body_a,
+            body_b,
+        )
     }
 
     /// A rope: the anchors at most `length` apart.
@@ -334,15 +346,17 @@ impl Joint {
         self
     }
 
-    /// The same hinge or slider with limits on its coordinate.
+    /// The same hinge or slider with limits on its coordinate, ball joint with limits on its
+    /// twist, or distance joint with these lengths.
     pub fn with_limits(mut self, lower: f32, upper: f32) -> Self {
         let new = Some(JointLimits { lower, upper });
         match &mut self.kind {
             JointKind::Revolute { limits, .. } | JointKind::Prismatic { limits, .. } => {
                 *limits = new
             }
+            JointKind::Spherical { twist, .. } => *twist = new,
             JointKind::Distance { min, max, .. } => (*min, *max) = (lower, upper),
-            JointKind::Fixed | JointKind::Spherical { .. } => {}
+            JointKind::Fixed => {}
         }
         self
     }
@@ -359,7 +373,7 @@ impl Joint {
 
     /// The same ball joint with a cone limit of `angle` radians.
     pub fn with_cone(mut self, angle: f32) -> Self {
-        if let JointKind::Spherical { cone } = &mut self.kind {
+        if let JointKind::Spherical { cone, .. } = &mut self.kind {
             *cone = Some(angle);
         }
         self
@@ -435,8 +449,8 @@ impl Joint {
             JointKind::Revolute { limits, motor } => {
                 if let Some(limits) = limits {
                     ordered("limits", limits.lower, limits.upper)?;
-                    within_half_turn(limits.lower)?;
-                    within_half_turn(limits.upper)?;
+                    within_half_turn("a hinge limit", limits.lower)?;
+                    within_half_turn("a hinge limit", limits.upper)?;
                 }
                 check_motor(&motor)
             }
@@ -446,16 +460,23 @@ impl Joint {
                 }
                 check_motor(&motor)
             }
-            JointKind::Spherical { cone } => match cone {
-                Some(cone) if !(cone > 0.0 && cone <= std::f32::consts::PI) => {
-                    Err(JointError::OutOfRange {
-                        what: "cone",
-                        value: cone,
-                        range: "in (0, pi]",
-                    })
+            JointKind::Spherical { cone, twist } => {
+                if let Some(twist) = twist {
+                    ordered("twist", twist.lower, twist.upper)?;
+                    within_half_turn("twist", twist.lower)?;
+                    within_half_turn("twist", twist.upper)?;
                 }
-                _ => Ok(()),
-            },
+                match cone {
+                    Some(cone) if !(cone > 0.0 && cone <= std::f32::consts::PI) => {
+                        Err(JointError::OutOfRange {
+                            what: "cone",
+                            value: cone,
+                            range: "in (0, pi]",
+                        })
+                    }
+                    _ => Ok(()),
+                }
+            }
             JointKind::Distance { min, max, spring } => {
                 non_negative("min", min)?;
                 ordered("min and max", min, max)?;
@@ -494,10 +515,10 @@ fn ordered(what: &'static str, lower: f32, upper: f32) -> Result<(), JointError>
     Ok(())
 }
 
-fn within_half_turn(angle: f32) -> Result<(), JointError> {
+fn within_half_turn(what: &'static str, angle: f32) -> Result<(), JointError> {
     if angle.abs() > std::f32::consts::PI {
         return Err(JointError::OutOfRange {
-            what: "a hinge limit",
+            what,
             value: angle,
             range: "within [-pi, pi]",
         });
@@ -581,6 +602,8 @@ impl Joint {
             "/spring"
         } else if what == "cone" {
             "/cone"
+        } else if what == "twist" {
+            "/twist"
         } else {
             ""
         };

@@ -207,10 +207,12 @@ pub fn warm_start(p: &Prepared, da: &Displacement, db: &Displacement, v: &mut Pa
             v.push(m, ra + d(), rb, i.linear + x() * axial);
         }
         JointKind::Spherical { .. } => {
-            if i.upper != 0.0 {
+            // The cone's impulse is kept in `axial`, the twist limits' in `lower` and `upper`.
+            let twist = i.lower - i.upper;
+            if i.axial != 0.0 || twist != 0.0 {
                 let xb = turned(&db.matrix, p.x_b);
                 let (swing, _) = direction_or(cross(x(), xb), Vec3::ZERO);
-                v.turn(m, swing * -i.upper);
+                v.turn(m, swing * -i.axial + xb * twist);
             }
             v.push(m, ra, rb, i.linear);
         }
@@ -326,7 +328,7 @@ pub fn solve(
             p.impulses.linear += impulse;
             v.push(&p.mass, ra, pose.rb, impulse);
         }
-        JointKind::Spherical { cone } => {
+        JointKind::Spherical { cone, twist } => {
             if let Some(cone) = cone {
                 let (xa, xb) = (pose.a[0], pose.xb);
                 let (swing, sine) = direction_or(cross(xa, xb), Vec3::ZERO);
@@ -334,11 +336,24 @@ pub fn solve(
                     let angle = acos(dot3(xa, xb).clamp(-1.0, 1.0));
                     let k = inverse_or_zero(p.mass.angular_between(swing, swing));
                     let rate = -dot3(swing, v.spin());
-                    let upper = limit(&mut p.impulses.upper, cone - angle, rate, k, pass);
+                    let upper = limit(&mut p.impulses.axial, cone - angle, rate, k, pass);
                     v.turn(&p.mass, swing * -upper);
                 } else {
-                    p.impulses.upper = 0.0;
+                    p.impulses.axial = 0.0;
                 }
+            }
+            if let Some(twist) = twist {
+                // The twist of the swing-twist split about `a`'s X axis, turned about `b`'s.
+                let (qa, qb) = frames(p, da, db);
+                let angle = hinge_angle(qa, qb);
+                let axis = pose.xb;
+                let k = inverse_or_zero(p.mass.angular_between(axis, axis));
+                let rate = dot3(axis, v.spin());
+                let lower = limit(&mut p.impulses.lower, angle - twist.lower, rate, k, pass);
+                v.turn(&p.mass, axis * lower);
+                let rate = dot3(axis, v.spin());
+                let upper = limit(&mut p.impulses.upper, twist.upper - angle, -rate, k, pass);
+                v.turn(&p.mass, axis * -upper);
             }
             lock_point(p, &pose, v, pass);
         }
@@ -423,7 +438,7 @@ pub fn load(p: &Prepared, h: f32) -> (f32, f32) {
         JointKind::Fixed => (i.linear, i.angular),
         JointKind::Revolute { .. } => (i.linear, i.angular + x * axial),
         JointKind::Prismatic { .. } => (i.linear + x * axial, i.angular),
-        JointKind::Spherical { .. } => (i.linear, x * i.upper),
+        JointKind::Spherical { .. } => (i.linear, x * (i.axial.abs() + (i.lower - i.upper).abs())),
         JointKind::Distance { .. } => (x * axial, Vec3::ZERO),
     };
     let length = |v: Vec3| dot3(v, v).sqrt();

@@ -27,16 +27,18 @@ use crate::physics::joint::{JointKind, Motor};
 /// Batches handed to one parallel task.
 const BATCHES_PER_TASK: usize = 8;
 
-/// Whether a joint runs in the lanes: a ball joint without a cone, a hinge without limits or a
-/// motor.
+/// Whether a joint runs in the lanes: a ball joint without a cone or twist limits, a hinge
+/// without limits or a motor.
 pub fn is_plain(kind: &JointKind) -> bool {
     matches!(
         kind,
-        JointKind::Spherical { cone: None }
-            | JointKind::Revolute {
-                limits: None,
-                motor: Motor::Off
-            }
+        JointKind::Spherical {
+            cone: None,
+            twist: None
+        } | JointKind::Revolute {
+            limits: None,
+            motor: Motor::Off
+        }
     )
 }
 
