@@ -11,12 +11,14 @@ mod joint_apps;
 use joint_apps::*;
 use rusting_engine::physics::cpu::joints::SolverJoint;
 use rusting_engine::physics::cpu::{self, SolverBody, StepParams, StepScratch};
-use rusting_engine::physics::{
-    BodyKind, CollisionLayers, JointEvents, PhysicsId, PhysicsSettings, PhysicsWorld,
-};
+use rusting_engine::physics::{BodyKind, JointEvents, PhysicsSettings, PhysicsWorld};
 
 #[path = "support/tick_hashes.rs"]
 mod tick_hashes;
+
+#[path = "support/solver_bodies.rs"]
+mod solver_bodies;
+use solver_bodies::{bits, body};
 
 /// A marker that puts a joint in another archetype, so that a query visits the joints in an order
 /// other than their `SimId`s' (here the marked one first).
@@ -82,29 +84,11 @@ fn a_broken_joint_is_an_ordered_event() {
     }
 }
 
-fn solver_body(index: u32, kind: BodyKind, position: Vec3, collider: Collider) -> SolverBody {
-    SolverBody {
-        sim_id: SimId(index as u64),
-        entity: Entity::from_raw_u32(index + 1).unwrap(),
-        id: PhysicsId(index),
-        kind,
-        position,
-        rotation: Quat::IDENTITY,
-        linear_velocity: Vec3::ZERO,
-        angular_velocity: Vec3::ZERO,
-        mass: 1.0,
-        gravity_scale: 1.0,
-        collider,
-        layers: CollisionLayers::default(),
-        sleeping: false,
-    }
-}
-
 /// Box2D's joint grid: `n` x `n` balls, each joined by hinges to its neighbours to the left and
 /// above, the top row's first ball to the world; and a heap of boxes falling on the ground
 /// below, so contacts and joints share the solve.
 fn joint_grid(n: u32) -> (Vec<SolverBody>, Vec<SolverJoint>) {
-    let mut bodies = vec![solver_body(
+    let mut bodies = vec![body(
         0,
         BodyKind::Static,
         Vec3::ZERO,
@@ -114,7 +98,7 @@ fn joint_grid(n: u32) -> (Vec<SolverBody>, Vec<SolverJoint>) {
     for row in 0..n {
         for column in 0..n {
             let at = Vec3::new(column as f32, 40.0 - row as f32, 0.0);
-            bodies.push(solver_body(
+            bodies.push(body(
                 index(row, column),
                 BodyKind::Dynamic,
                 at,
@@ -125,7 +109,7 @@ fn joint_grid(n: u32) -> (Vec<SolverBody>, Vec<SolverJoint>) {
     let first_box = 1 + n * n;
     for k in 0..60 {
         let at = Vec3::new((k % 10) as f32 * 0.9, 0.5 + (k / 10) as f32 * 1.0, 3.0);
-        let mut b = solver_body(
+        let mut b = body(
             first_box + k,
             BodyKind::Dynamic,
             at,
@@ -171,18 +155,6 @@ fn joint_grid(n: u32) -> (Vec<SolverBody>, Vec<SolverJoint>) {
         }
     }
     (bodies, joints)
-}
-
-fn bits(bodies: &[SolverBody]) -> Vec<u32> {
-    let mut out = Vec::new();
-    for b in bodies {
-        let r = b.rotation;
-        for v in [b.position, b.linear_velocity, b.angular_velocity] {
-            out.extend([v.x.to_bits(), v.y.to_bits(), v.z.to_bits()]);
-        }
-        out.extend([r.x.to_bits(), r.y.to_bits(), r.z.to_bits(), r.w.to_bits()]);
-    }
-    out
 }
 
 fn run_grid(threads: usize, ticks: u64) -> (Vec<Vec<u32>>, PhysicsWorld) {
@@ -302,14 +274,7 @@ fn joint_state_rolls_back_in_place() {
     let mut first = Vec::new();
     for t in 0..80 {
         app.update(step);
-        first.push(
-            app.world()
-                .resource::<rusting_engine::state::StateHashes>()
-                .cpu
-                .back()
-                .unwrap()
-                .1,
-        );
+        first.push(tick_hashes::last(&app));
         if broke_first.is_none() && !app.world().resource::<JointEvents>().broke.is_empty() {
             broke_first = Some(t);
         }

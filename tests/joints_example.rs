@@ -19,6 +19,17 @@ fn hashes(app: &rusting_engine::App) -> Vec<u64> {
         .collect()
 }
 
+/// Where the example's box of these half extents stands.
+fn box_with(app: &mut rusting_engine::App, half_extents: Vec3) -> Transform {
+    let shape = rusting_engine::physics::Shape::Box { half_extents };
+    let mut bodies = app.world_mut().query::<(&Transform, &Collider)>();
+    *bodies
+        .iter(app.world())
+        .find(|(_, c)| c.shape == shape)
+        .expect("the example's box")
+        .0
+}
+
 /// Fails if a motor whose target changes does not wake its sleeping body (the drawbridge, asleep
 /// by tick 115, then stays down at -0.015 rad), or if the weld is left out (the swinging ball
 /// then knocks the bracket off its post).
@@ -32,37 +43,14 @@ fn the_joints_example_does_what_it_says() {
         "the rope snapped on tick {snapped}"
     );
     assert!(log.welded);
-    let mut bodies = app
-        .world_mut()
-        .query::<(&Transform, &Collider, Option<&RigidBody>)>();
-    let deck = bodies
-        .iter(app.world())
-        .find(|(_, c, _)| {
-            c.shape
-                == rusting_engine::physics::Shape::Box {
-                    half_extents: Vec3::new(2.0, 0.1, 1.0),
-                }
-        })
-        .unwrap()
-        .0
-        .rotation;
+    let deck = box_with(&mut app, Vec3::new(2.0, 0.1, 1.0)).rotation;
     let forward = deck * Vec3::X;
     let angle = forward.y.atan2(forward.x);
     assert!(
         (angle - example::RAISED).abs() < 0.02,
         "the drawbridge stands at {angle} rad"
     );
-    let bracket = bodies
-        .iter(app.world())
-        .find(|(_, c, _)| {
-            c.shape
-                == rusting_engine::physics::Shape::Box {
-                    half_extents: Vec3::new(0.5, 0.1, 0.1),
-                }
-        })
-        .unwrap()
-        .0
-        .translation;
+    let bracket = box_with(&mut app, Vec3::new(0.5, 0.1, 0.1)).translation;
     assert!(
         (bracket - Vec3::new(6.0, 2.1, 3.0)).length() < 0.05,
         "the bracket moved to {bracket}"

@@ -2,35 +2,17 @@
 //! finds exactly the pairs a brute-force test finds, in body order, whatever axis it sweeps.
 
 use bevy::math::{Quat, Vec3};
-use bevy::prelude::Entity;
 use rusting_engine::physics::cpu::broad_phase::{self, BroadPhase};
 use rusting_engine::physics::cpu::{self, SolverBody, StepParams, StepScratch};
-use rusting_engine::physics::{
-    BodyKind, Collider, CollisionLayers, PhysicsId, PhysicsSettings, PhysicsWorld,
-};
-use rusting_engine::state::SimId;
+use rusting_engine::physics::{BodyKind, Collider, PhysicsSettings, PhysicsWorld};
 
 #[path = "support/splitmix.rs"]
 mod splitmix;
 use splitmix::unit;
 
-fn body(index: u32, kind: BodyKind, position: Vec3, collider: Collider) -> SolverBody {
-    SolverBody {
-        sim_id: SimId(index as u64),
-        entity: Entity::from_raw_u32(index + 1).unwrap(),
-        id: PhysicsId(index),
-        kind,
-        position,
-        rotation: Quat::IDENTITY,
-        linear_velocity: Vec3::ZERO,
-        angular_velocity: Vec3::ZERO,
-        mass: 1.0,
-        gravity_scale: 1.0,
-        collider,
-        layers: CollisionLayers::default(),
-        sleeping: false,
-    }
-}
+#[path = "support/solver_bodies.rs"]
+mod solver_bodies;
+use solver_bodies::{bits, body};
 
 /// A ground and a heap of spheres, boxes and capsules falling onto it, sorted by `SimId`.
 fn heap(count: u32) -> Vec<SolverBody> {
@@ -59,19 +41,6 @@ fn heap(count: u32) -> Vec<SolverBody> {
     }
     bodies.sort_by_key(|b| b.sim_id);
     bodies
-}
-
-fn bits(bodies: &[SolverBody]) -> Vec<u32> {
-    let mut out = Vec::new();
-    for b in bodies {
-        let r = b.rotation;
-        for v in [b.position, b.linear_velocity, b.angular_velocity] {
-            out.extend([v.x.to_bits(), v.y.to_bits(), v.z.to_bits()]);
-        }
-        out.extend([r.x.to_bits(), r.y.to_bits(), r.z.to_bits(), r.w.to_bits()]);
-        out.push(b.sleeping as u32);
-    }
-    out
 }
 
 fn run_in_pool(threads: usize, ticks: u64) -> Vec<Vec<u32>> {

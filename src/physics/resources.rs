@@ -446,8 +446,6 @@ pub struct JointEvents {
 
 impl MapEntities for JointEvents {
     fn map_entities<M: EntityMapper>(&mut self, mapper: &mut M) {
-        for event in &mut self.broke {
-            event.map_entities(mapper);
-        }
+        self.broke.map_entities(mapper);
     }
 }

@@ -10,7 +10,12 @@ pub fn run(app: &mut App, ticks: u64) -> Vec<u64> {
     (0..ticks)
         .map(|_| {
             app.update(step);
-            app.world().resource::<StateHashes>().cpu.back().unwrap().1
+            last(app)
         })
         .collect()
+}
+
+/// The world-state hash of the last tick run.
+pub fn last(app: &App) -> u64 {
+    app.world().resource::<StateHashes>().cpu.back().unwrap().1
 }

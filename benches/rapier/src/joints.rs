@@ -7,11 +7,9 @@
 //! Joined bodies do not collide with each other in either engine (ours by default, rapier's
 //! `contacts_enabled(false)`); the grid's balls collide with nothing, as in Box2D's benchmark.
 
-use bevy::ecs::schedule::{Schedule, SingleThreadedExecutor};
 use bevy::math::{Quat, Vec3};
 use bevy::prelude::Transform;
 use rapier3d::prelude as rp;
-use rusting_engine::physics::plugin::cpu_physics_step;
 use rusting_engine::physics::{Collider, CollisionLayers, Joint, PhysicsSettings, RigidBody};
 
 use super::{Engine, Ground, Ours, Rapier, Scene, matched, race, row};
@@ -197,19 +195,7 @@ fn ours(scene: &JointScene) -> Ours {
         };
         world.spawn(joint.with_anchors(link.anchor_a, link.anchor_b));
     }
-    let mut physics = Schedule::default();
-    physics.set_executor(SingleThreadedExecutor::new());
-    physics.add_systems(cpu_physics_step);
-    Ours {
-        app,
-        physics,
-        bodies,
-        pool: rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .expect("a thread pool"),
-        tick: 0,
-    }
+    Ours::running(app, bodies, 1)
 }
 
 /// Our joint spring, for rapier's matched rows.

@@ -245,6 +245,11 @@ impl Ours {
                     .id()
             })
             .collect();
+        Ours::running(app, bodies, threads)
+    }
+
+    /// An engine app whose scene is spawned, with its physics system ready to run on `threads`.
+    fn running(app: rusting_engine::App, bodies: Vec<Entity>, threads: usize) -> Ours {
         let mut physics = Schedule::default();
         physics.set_executor(SingleThreadedExecutor::new());
         physics.add_systems(cpu_physics_step);

@@ -89,6 +89,32 @@ pub struct Impulses {
     pub upper: f32,
 }
 
+impl From<&JointWarmStart> for Impulses {
+    fn from(w: &JointWarmStart) -> Self {
+        Impulses {
+            linear: w.linear,
+            angular: w.angular,
+            axial: w.axial,
+            lower: w.lower,
+            upper: w.upper,
+        }
+    }
+}
+
+impl Impulses {
+    /// The impulses as joint `joint` keeps them for the next tick.
+    fn stored(&self, joint: SimId) -> JointWarmStart {
+        JointWarmStart {
+            joint,
+            linear: self.linear,
+            angular: self.angular,
+            axial: self.axial,
+            lower: self.lower,
+            upper: self.upper,
+        }
+    }
+}
+
 /// A joint prepared for this tick's solve.
 #[derive(Clone, Copy, Debug)]
 pub struct Prepared {
@@ -154,6 +180,8 @@ pub struct JointScratch {
     plain_ends: Vec<usize>,
     /// The plain joints in SIMD layout.
     wide: wide::WideJoints,
+    /// Last tick's stored impulses while `finish` writes this tick's.
+    stored: Vec<JointWarmStart>,
 }
 
 /// Where a joint's frames are in the world for bodies at `(position, rotation)`: the anchors and
@@ -312,16 +340,7 @@ pub fn prepare(
             let impulses = world
                 .joints
                 .binary_search_by_key(&joint.sim_id, |w| w.joint)
-                .map_or(Impulses::default(), |i| {
-                    let w = &world.joints[i];
-                    Impulses {
-                        linear: w.linear,
-                        angular: w.angular,
-                        axial: w.axial,
-                        lower: w.lower,
-                        upper: w.upper,
-                    }
-                });
+                .map_or(Impulses::default(), |i| Impulses::from(&world.joints[i]));
             scratch.prepared_of[j as usize] = scratch.prepared.len() as u32;
             let mass = PairMass::new(inv_mass_a, inv_inertia_a, inv_mass_b, inv_inertia_b);
             let (ra, rb) = (anchor_a - pose_a.0, anchor_b - pose_b.0);
@@ -508,8 +527,11 @@ pub fn finish(
 ) {
     scratch.events.clear();
     scratch.wide.write_back(&mut scratch.prepared);
-    let old = std::mem::take(&mut world.joints);
-    let mut stored = old.iter().peekable();
+    // Last tick's list is read while this tick's is written into the spare buffer, which then
+    // takes its place: no allocation once warm.
+    std::mem::swap(&mut world.joints, &mut scratch.stored);
+    world.joints.clear();
+    let mut stored = scratch.stored.iter().peekable();
     for (j, joint) in joints.iter_mut().enumerate() {
         while stored.peek().is_some_and(|w| w.joint < joint.sim_id) {
             stored.next();
@@ -541,14 +563,6 @@ pub fn finish(
             world.next_event_id += 1;
             continue;
         }
-        let i = &p.impulses;
-        world.joints.push(JointWarmStart {
-            joint: joint.sim_id,
-            linear: i.linear,
-            angular: i.angular,
-            axial: i.axial,
-            lower: i.lower,
-            upper: i.upper,
-        });
+        world.joints.push(p.impulses.stored(joint.sim_id));
     }
 }
