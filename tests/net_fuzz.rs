@@ -143,6 +143,7 @@ fn pair() -> (Peer, Peer, Inbox, SocketAddr, SentLog) {
             // Keep the fuzzed peer: what it sends must reach the crate.
             refusal_limit: u64::MAX,
             flood_limit: u64::MAX,
+            outside_delay: 10,
         };
         Peer {
             app: app(),

@@ -1,9 +1,10 @@
 //! [`SessionReplay`]: a multiplayer session as one peer confirmed it, every player's input and
 //! the state hash of each confirmed tick, played back headless without the network.
 //!
-//! A multiplayer session (`net::NetSession`, feature `net`) records a tick when it becomes confirmed: the inputs the
-//! tick finally ran with (a disconnected player's as no input) and the hash after it. Every peer
-//! of a deterministic game records the same replay. Playback writes each tick's inputs into
+//! A multiplayer session (`net::NetSession`, feature `net`) records a tick when it becomes
+//! confirmed: the inputs the tick finally ran with (a disconnected player's as no input), the
+//! outside entries that entered it (from every peer) and the hash after it. Every peer of a
+//! deterministic game records the same replay. Playback writes each tick's inputs into
 //! `PlayerInputs` and runs one engine tick, checking the hash after every tick, so a desync seen
 //! in a match can be reproduced and bisected on one machine.
 //!
@@ -17,12 +18,13 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::SimulationHost;
+use crate::jobs::{MAX_OUTSIDE_PER_TICK, OutsideEntry, OutsideQueue, OutsideTick};
 use crate::record::report::fold_gpu_hash;
 use crate::runtime::{PlayerInputs, PlayerTickInput, TimeControl};
 use crate::state::StateHashes;
 
-/// The format number this engine writes and reads.
-pub const SESSION_REPLAY_FORMAT: u32 = 1;
+/// The format number this engine writes (it also reads format 1, from before outside entries).
+pub const SESSION_REPLAY_FORMAT: u32 = 2;
 
 /// The largest session replay file read (an hour of four players is about 60 MB).
 pub const MAX_SESSION_REPLAY_BYTES: u64 = 256 << 20;
@@ -35,6 +37,9 @@ pub struct SessionTick {
     pub inputs: Vec<PlayerTickInput>,
     /// The state hash after the tick (CPU and GPU folded), as 16 hex digits.
     pub hash: String,
+    /// The outside entries that entered the tick, in the order they entered (absent when none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outside: Vec<OutsideEntry>,
 }
 
 /// A session's confirmed ticks from its first (see the module docs).
@@ -129,11 +134,13 @@ impl SessionReplay {
         }
     }
 
-    /// Appends the next confirmed tick.
-    pub fn push(&mut self, inputs: Vec<PlayerTickInput>, hash: u64) {
+    /// Appends the next confirmed tick: its inputs, the hash after it and the outside entries
+    /// that entered it.
+    pub fn push(&mut self, inputs: Vec<PlayerTickInput>, hash: u64, outside: Vec<OutsideEntry>) {
         self.ticks.push(SessionTick {
             inputs,
             hash: format!("{hash:016x}"),
+            outside,
         });
     }
 
@@ -185,9 +192,9 @@ impl SessionReplay {
                 message,
             })
         })?;
-        if replay.format != SESSION_REPLAY_FORMAT {
+        if !(1..=SESSION_REPLAY_FORMAT).contains(&replay.format) {
             return Err(invalid(format!(
-                "format {} is not a session replay this engine reads (it reads format \
+                "format {} is not a session replay this engine reads (it reads formats 1 to \
                  {SESSION_REPLAY_FORMAT})",
                 replay.format
             )));
@@ -200,6 +207,18 @@ impl SessionReplay {
                     tick.inputs.len(),
                     replay.players
                 )));
+            }
+            if tick.outside.len() > MAX_OUTSIDE_PER_TICK {
+                return Err(invalid(format!(
+                    "tick {}: {} outside entries entered it, at most {MAX_OUTSIDE_PER_TICK} may",
+                    k + 1,
+                    tick.outside.len()
+                )));
+            }
+            for (e, entry) in tick.outside.iter().enumerate() {
+                entry.check().map_err(|error| {
+                    invalid(format!("tick {}: outside entry {e}: {error}", k + 1))
+                })?;
             }
             if parse_hash(&tick.hash).is_none() {
                 return Err(invalid(format!(
@@ -229,6 +248,17 @@ impl SessionReplay {
             return Err(SessionReplayError::NotAtStart {
                 ticks_done: host.ticks_done(),
             });
+        }
+        if let Some(queue) = host.world().get_resource::<OutsideQueue>() {
+            let recorded: Vec<OutsideTick> = (1u64..)
+                .zip(&self.ticks)
+                .filter(|(_, tick)| !tick.outside.is_empty())
+                .map(|(number, tick)| OutsideTick {
+                    tick: number,
+                    entries: tick.outside.clone(),
+                })
+                .collect();
+            queue.play_recorded(&recorded);
         }
         for tick in &self.ticks {
             host.world_mut().resource_mut::<PlayerInputs>().players = tick.inputs.clone();

@@ -67,15 +67,6 @@ pub enum OutsideError {
         /// The limit.
         limit: usize,
     },
-    /// The queue takes no entries in this app (a multiplayer session, whose peers would each
-    /// let in their own).
-    #[error("outside entry on channel `{channel}` refused: {reason}")]
-    Refused {
-        /// The refused entry's channel.
-        channel: String,
-        /// Why the queue takes none.
-        reason: String,
-    },
     /// More entries are waiting for the next tick than
     /// [`MAX_OUTSIDE_PER_TICK`](super::MAX_OUTSIDE_PER_TICK).
     #[error(

@@ -79,6 +79,9 @@ enum Feed {
     Live,
     /// A recording: the queue is never read.
     Recorded(BTreeMap<u64, Vec<OutsideEntry>>),
+    /// A multiplayer session: it takes what waits in the queue to carry to its peers, and supplies
+    /// every tick's entries (from every peer) before the tick runs.
+    Session(BTreeMap<u64, Vec<OutsideEntry>>),
 }
 
 struct QueueState {
@@ -88,8 +91,6 @@ struct QueueState {
     history: BTreeMap<u64, Vec<OutsideEntry>>,
     /// The newest tick that took entries from the live queue.
     newest: u64,
-    /// Why the queue takes no entries, when it takes none.
-    refused: Option<String>,
 }
 
 /// The one way into the simulation from outside: clone it into any thread, push results there.
@@ -108,7 +109,6 @@ impl Default for OutsideQueue {
                 feed: Feed::Live,
                 history: BTreeMap::new(),
                 newest: 0,
-                refused: None,
             })),
         }
     }
@@ -134,12 +134,6 @@ impl OutsideQueue {
         let Ok(mut state) = self.state.lock() else {
             return Ok(());
         };
-        if let Some(reason) = &state.refused {
-            return Err(OutsideError::Refused {
-                channel: entry.channel,
-                reason: reason.clone(),
-            });
-        }
         if state.waiting.len() >= MAX_OUTSIDE_PER_TICK {
             return Err(OutsideError::Full {
                 channel: entry.channel,
@@ -150,12 +144,32 @@ impl OutsideQueue {
         Ok(())
     }
 
-    /// Refuses every entry from now on, with `reason` (what a multiplayer session does: its peers
-    /// would each let in their own, and the session does not carry them yet).
-    pub fn refuse_entries(&self, reason: impl Into<String>) {
+    /// Hands every following tick's entries to a multiplayer session: what waits in the queue is
+    /// taken by the session ([`OutsideQueue::take_waiting`]) to carry to every peer, and each tick
+    /// gets what the session supplies for it ([`OutsideQueue::supply`]), the same on every peer.
+    pub fn feed_from_session(&self) {
         if let Ok(mut state) = self.state.lock() {
-            state.refused = Some(reason.into());
-            state.waiting.clear();
+            state.feed = Feed::Session(BTreeMap::new());
+        }
+    }
+
+    /// Takes at most `limit` entries waiting in the queue, oldest first (a session carries them to
+    /// its peers; the rest wait).
+    pub fn take_waiting(&self, limit: usize) -> Vec<OutsideEntry> {
+        let Ok(mut state) = self.state.lock() else {
+            return Vec::new();
+        };
+        let taken = limit.min(state.waiting.len());
+        state.waiting.drain(..taken).collect()
+    }
+
+    /// Sets the entries that enter `tick` in a session fed app (nothing happens otherwise). The
+    /// session supplies them before every run of the tick, a re-simulated one included.
+    pub fn supply(&self, tick: u64, entries: Vec<OutsideEntry>) {
+        if let Ok(mut state) = self.state.lock()
+            && let Feed::Session(supplied) = &mut state.feed
+        {
+            supplied.insert(tick, entries);
         }
     }
 
@@ -183,9 +197,19 @@ impl OutsideQueue {
             return Vec::new();
         };
         let state = &mut *state;
-        if let Feed::Recorded(recorded) = &state.feed {
-            state.waiting.clear();
-            return recorded.get(&tick).cloned().unwrap_or_default();
+        match &mut state.feed {
+            Feed::Recorded(recorded) => {
+                state.waiting.clear();
+                return recorded.get(&tick).cloned().unwrap_or_default();
+            }
+            Feed::Session(supplied) => {
+                // Whatever was supplied for this tick or before it has been used.
+                let later = supplied.split_off(&(tick + 1));
+                let entries = supplied.remove(&tick).unwrap_or_default();
+                *supplied = later;
+                return entries;
+            }
+            Feed::Live => {}
         }
         if tick <= state.newest {
             // Re-simulating: the tick gets what entered it the first time; what waits now waits

@@ -152,26 +152,34 @@ pub enum Contradiction {
 }
 
 impl Assembly {
-    /// Adds a part; a part already held with the same bytes is a harmless resend.
+    /// Adds a detail part; a part already held with the same bytes is a harmless resend.
     pub fn add(&mut self, part: &DetailPart) -> Result<(), Contradiction> {
+        self.add_part(part.part, part.parts, &part.payload)
+    }
+
+    /// Adds part `part` of `parts` (`part < parts`, checked by the datagram's decoder); a part
+    /// already held with the same bytes is a harmless resend.
+    pub fn add_part(&mut self, part: u16, parts: u16, payload: &[u8]) -> Result<(), Contradiction> {
         if self.parts.is_empty() {
-            self.parts = vec![None; usize::from(part.parts)];
+            self.parts = vec![None; usize::from(parts)];
         }
-        if self.parts.len() != usize::from(part.parts) {
+        if self.parts.len() != usize::from(parts) {
             return Err(Contradiction::PartCount);
         }
-        let slot = &mut self.parts[usize::from(part.part)];
+        let Some(slot) = self.parts.get_mut(usize::from(part)) else {
+            return Err(Contradiction::PartCount);
+        };
         match slot {
-            Some(held) if *held != part.payload => Err(Contradiction::Payload),
+            Some(held) if held.as_slice() != payload => Err(Contradiction::Payload),
             Some(_) => Ok(()),
             None => {
-                *slot = Some(part.payload.clone());
+                *slot = Some(payload.to_vec());
                 Ok(())
             }
         }
     }
 
-    /// The whole message's JSON once every part is held.
+    /// The whole message (a detail's JSON) once every part is held.
     pub fn complete(&self) -> Option<Vec<u8>> {
         if self.parts.is_empty() || self.parts.iter().any(Option::is_none) {
             return None;

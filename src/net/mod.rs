@@ -9,6 +9,10 @@
 //!   it.
 //! - [`desync`]: [`DesyncReport`], a desync named to the field by a bounded exchange between the
 //!   two peers ([`detail_wire`]: its datagrams, parts and reassembly).
+//! - [`outside_link`]: [`OutsideLink`], outside results carried between the peers: announced in
+//!   the inputs ([`input`]: [`SessionInput`]), their bytes beside them ([`outside_wire`]), entering
+//!   every peer on the same tick.
+//! - [`NetError`] (in [`error`]): why a session could not start or go on.
 //! - One peer of a session as `rusting run --net` starts it is a game mode: `game::net_run`.
 //! - [`wire_check`]: [`wire_check::WireCheck`], what the crate's decodable input messages must
 //!   not say (a player still here reported gone, a frame no peer has reached).
@@ -23,7 +27,11 @@
 pub mod datagrams;
 pub mod desync;
 pub mod detail_wire;
+pub mod error;
+pub mod input;
 pub mod lossy;
+pub mod outside_link;
+pub mod outside_wire;
 pub mod session;
 pub mod socket;
 pub mod wire_check;
@@ -33,12 +41,14 @@ pub use crate::determinism::session_replay::{
 };
 pub use datagrams::{Datagrams, bind_udp};
 pub use desync::{DesyncReport, GIVE_UP_AFTER, HELD_DETAILS, RESEND_EVERY};
+pub use input::SessionInput;
 pub use lossy::{LinkConditions, LinkCounts, LinkWatch, LossySocket};
+pub use outside_link::{OUTSIDE_GIVE_UP_AFTER, OUTSIDE_RESEND_EVERY, OutsideLink};
 pub use session::{
     Advanced, EngineSession, FLOOD_LIMIT, MISBEHAVIOUR_LIMIT, NetError, NetEvent, NetSession,
     SessionSettings, prepare_app,
 };
 pub use socket::{
     FLOOD_DATAGRAMS_PER_SECOND, MAX_DATAGRAM_BYTES, MAX_DATAGRAMS_PER_POLL, MAX_DETAIL_INBOX,
-    PeerCounts, PeerSocket, SharedCounts, SocketCounts,
+    MAX_OUTSIDE_INBOX, PeerCounts, PeerSocket, SharedCounts, SocketCounts,
 };

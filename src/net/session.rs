@@ -8,8 +8,14 @@
 //!   the world-state hash of tick `n` as the checksum (the CPU hash folded with the GPU hash of
 //!   the same tick, as `rusting determinism` announces it);
 //! - **load** tick `n`: that snapshot restored in place (a rollback);
-//! - **advance**: every player's input for the tick written into [`PlayerInputs`], then exactly
-//!   one engine tick.
+//! - **advance**: every player's input for the tick written into [`PlayerInputs`] and the
+//!   tick's outside entries supplied to the app's `OutsideQueue`, then exactly one engine tick.
+//!
+//! Outside results (`jobs::OutsideQueue`) are carried between the peers by an [`OutsideLink`]:
+//! each peer announces its own in its input and sends their bytes beside the inputs; entries
+//! announced in a confirmed input enter every peer on the same later tick (`outside_delay`
+//! ticks later), and a tick whose entries have not all arrived waits
+//! ([`NetSession::outside_stalls`]).
 //!
 //! A peer that sends [`MISBEHAVIOUR_LIMIT`] datagrams the socket refuses (or the session's own
 //! `refusal_limit`), or floods it for [`FLOOD_LIMIT`] seconds (or its `flood_limit`), is
@@ -43,16 +49,20 @@ use fortress_rollback::{
 
 use super::datagrams::Datagrams;
 use super::desync::{DesyncReport, HELD_DETAILS, Investigations};
+pub use super::error::NetError;
+use super::input::SessionInput;
+use super::outside_link::{OutsideLink, Readiness};
 use super::socket::{PeerSocket, SharedCounts};
 use super::wire_check::WireCheck;
 use crate::determinism::session_replay::{
     SessionReplay, confirmed_hash, prepared_for, step_one_tick,
 };
 use crate::engine::SimulationHost;
+use crate::jobs::OutsideQueue;
 use crate::record::StateDetail;
 use crate::record::report::fold_gpu_hash;
 use crate::runtime::{PlayerInputs, PlayerTickInput};
-use crate::state::{SnapshotError, StateHashes, WorldSnapshot, world_state_hash};
+use crate::state::{StateHashes, WorldSnapshot, world_state_hash};
 
 /// Refused datagrams after which a peer is dropped. An honest peer runs the same code and sends
 /// none (a datagram damaged on the way is caught by UDP's checksum almost always).
@@ -61,88 +71,16 @@ pub const MISBEHAVIOUR_LIMIT: u64 = 32;
 /// Seconds of flooding from one peer after which it is dropped.
 pub const FLOOD_LIMIT: u64 = 3;
 
-/// The engine's session types for fortress-rollback: inputs are [`PlayerTickInput`], a saved
-/// state is the tick whose snapshot the session keeps, peers are UDP addresses.
+/// The engine's session types for fortress-rollback: inputs are [`SessionInput`] (a
+/// [`PlayerTickInput`] and the outside entries announced), a saved state is the tick whose
+/// snapshot the session keeps, peers are UDP addresses.
 #[derive(Debug)]
 pub struct EngineSession;
 
 impl Config for EngineSession {
-    type Input = PlayerTickInput;
+    type Input = SessionInput;
     type State = u64;
     type Address = SocketAddr;
-}
-
-/// Why a session could not start or go on.
-#[derive(thiserror::Error, Debug)]
-#[non_exhaustive]
-pub enum NetError {
-    /// The settings are not a session the crate can run.
-    #[error("the session's settings are refused: {0}")]
-    Settings(String),
-    /// The host was not made ready for a session of this size.
-    #[error(
-        "the app has no `PlayerInputs` for {players} players: call `net::prepare_app` while \
-         building it"
-    )]
-    NotPrepared {
-        /// Players in the session.
-        players: usize,
-    },
-    /// The rollback crate failed.
-    #[error("the rollback session failed: {0}")]
-    Session(String),
-    /// A snapshot could not be taken or restored.
-    #[error(transparent)]
-    Snapshot(#[from] SnapshotError),
-    /// The crate asked to load a tick whose snapshot the ring no longer holds.
-    #[error("the session asked to roll back to tick {tick}, which is no longer kept")]
-    Forgotten {
-        /// The tick.
-        tick: u64,
-    },
-    /// The host's ticks and the session's do not line up: the session must start on a host
-    /// that has run no tick, and only the session may run its ticks.
-    #[error(
-        "the session is at tick {tick} and the app has run {ticks_done} ticks: start the session \
-         before the app's first tick, and run ticks only through the session"
-    )]
-    Misaligned {
-        /// The session's tick.
-        tick: u64,
-        /// The ticks the host has run.
-        ticks_done: u64,
-    },
-    /// A confirmed tick's hash is no longer in `StateHashes` (it lagged more than
-    /// `STATE_HASH_HISTORY` ticks behind), so the record would have a gap.
-    #[error("the hash of confirmed tick {tick} is no longer kept, so the session cannot record it")]
-    Unrecorded {
-        /// The tick.
-        tick: u64,
-    },
-    /// A local session (a synctest) re-simulated a tick to another checksum: state outside the
-    /// snapshot, or a system that does not depend on its inputs alone.
-    #[error(
-        "synctest: tick {tick} re-simulated from a snapshot hashes otherwise than when it first \
-         ran (at tick {at}): some state is kept outside the snapshot"
-    )]
-    SyncTest {
-        /// The first tick whose checksums differ.
-        tick: u64,
-        /// The tick the session had reached.
-        at: u64,
-    },
-    /// A frame step did not run exactly one tick (the host's time control stopped it).
-    #[error("a session tick ran {ran} engine ticks instead of one (is the host paused?)")]
-    Step {
-        /// Ticks the step ran.
-        ran: u64,
-    },
-}
-
-impl From<FortressError> for NetError {
-    fn from(error: FortressError) -> Self {
-        NetError::Session(error.to_string())
-    }
 }
 
 /// Who plays a session, and how it trades latency for rollbacks.
@@ -169,6 +107,11 @@ pub struct SessionSettings {
     /// Seconds of flooding after which a peer is dropped ([`FLOOD_LIMIT`] by default; `u64::MAX`
     /// never drops one for it).
     pub flood_limit: u64,
+    /// Ticks between the input that announces an outside entry and the tick it enters (at least
+    /// 1; the same on every peer). The entry's bytes have that long to reach every peer; at
+    /// `max_prediction + 2` or more a tick never waits for an announcement to be confirmed, only
+    /// for bytes that are late.
+    pub outside_delay: usize,
 }
 
 impl SessionSettings {
@@ -185,6 +128,7 @@ impl SessionSettings {
             desync_interval: 10,
             refusal_limit: MISBEHAVIOUR_LIMIT,
             flood_limit: FLOOD_LIMIT,
+            outside_delay: 10,
         }
     }
 }
@@ -268,22 +212,22 @@ pub struct NetSession {
     pending_inputs: VecDeque<(u64, Vec<PlayerTickInput>)>,
     /// Every confirmed tick's inputs and hash.
     replay: SessionReplay,
+    /// The local mode's `(tick, hash)` of each recent tick's first run, oldest first.
+    first_runs: VecDeque<(u64, u64)>,
+    /// The outside entries: announced, held, exchanged.
+    outside: OutsideLink,
     rollbacks: u64,
     events: Vec<NetEvent>,
 }
 
 /// Makes an app ready for a session of `players`: inserts [`PlayerInputs`] (simulation state:
-/// hashed and in snapshots) with that many players, and makes its `OutsideQueue` refuse entries
-/// (the session does not carry them between peers). Call it while building the app, on every
-/// peer alike.
+/// hashed and in snapshots) with that many players, and hands its `OutsideQueue` to the session
+/// (what the game pushes there is carried to every peer and enters the same tick on all). Call it
+/// while building the app, on every peer alike.
 pub fn prepare_app(app: &mut crate::engine::App, players: usize) {
     crate::determinism::session_replay::prepare_players(app, players);
-    if let Some(queue) = app.world().get_resource::<crate::jobs::OutsideQueue>() {
-        queue.refuse_entries(
-            "a multiplayer session does not carry outside results between its peers yet, so each \
-             peer would let in its own and the session would desync; keep them out of the \
-             simulation in a session (see docs/jobs.md)",
-        );
+    if let Some(queue) = app.world().get_resource::<OutsideQueue>() {
+        queue.feed_from_session();
     }
 }
 
@@ -293,12 +237,18 @@ impl NetSession {
     /// # Errors
     ///
     /// [`NetError::Settings`] for settings the crate refuses (a handle out of range, a
-    /// prediction window and input delay too large, a desync interval of 0).
+    /// prediction window and input delay too large, a desync interval of 0) and an outside
+    /// delay of 0.
     pub fn start<D: Datagrams + 'static>(
         settings: &SessionSettings,
         link: D,
     ) -> Result<Self, NetError> {
         let settings_error = |error: FortressError| NetError::Settings(error.to_string());
+        if settings.outside_delay == 0 {
+            return Err(NetError::Settings(
+                "the outside delay must be at least 1 tick".to_owned(),
+            ));
+        }
         let mut builder = SessionBuilder::<EngineSession>::new()
             .with_num_players(settings.players)
             .map_err(settings_error)?
@@ -364,6 +314,7 @@ impl NetSession {
         let session = builder.start_synctest_session().map_err(settings_error)?;
         let mut settings = SessionSettings::new(players, (0..players).collect(), Vec::new());
         settings.max_prediction = check_distance + 1;
+        settings.outside_delay = check_distance + 3;
         // No peer to compare details with: none are kept.
         settings.desync_interval = u32::MAX;
         Ok(NetSession::over(
@@ -393,7 +344,14 @@ impl NetSession {
             investigations: Investigations::default(),
             confirmed: Vec::new(),
             pending_inputs: VecDeque::new(),
+            first_runs: VecDeque::new(),
             replay: SessionReplay::new(settings.players),
+            outside: OutsideLink::new(
+                settings.players,
+                &settings.local,
+                &settings.remote,
+                settings.outside_delay as u64,
+            ),
             rollbacks: 0,
             events: Vec::new(),
         }
@@ -450,6 +408,38 @@ impl NetSession {
             self.events.push(event);
         }
         self.investigate();
+        for (peer, datagram) in self.counts.take_outside() {
+            if self.outside.receive(peer, &datagram).is_err() {
+                self.counts.count_malformed(peer);
+            }
+        }
+        self.send_outside();
+    }
+
+    /// Queues what the outside link sends now (to the peers still here).
+    fn send_outside(&mut self) {
+        let remote = &self.remote;
+        let gone = |address: SocketAddr| remote.iter().any(|r| r.1 == address && r.2);
+        let outgoing = self.outside.outgoing(Instant::now(), gone);
+        self.counts.queue_outside(outgoing);
+    }
+
+    /// Lets the outside link read the announcements of every frame the app has run (below
+    /// `ticks_done`) whose inputs are confirmed.
+    fn announce_confirmed(&mut self, ticks_done: u64) -> Result<(), NetError> {
+        let Inner::Peers(session) = &self.session else {
+            // The local mode announces each frame as its inputs are given.
+            return Ok(());
+        };
+        let confirmed = i64::from(session.confirmed_frame().as_i32());
+        let end = ticks_done.min(u64::try_from(confirmed + 1).unwrap_or(0));
+        while self.outside.frames_processed() < end {
+            let frame = self.outside.frames_processed();
+            let inputs = session.confirmed_inputs_for_frame(Frame::new(frame as i32))?;
+            let counts: Vec<u32> = inputs.iter().map(|input| input.outside).collect();
+            self.outside.announce(frame, &counts);
+        }
+        Ok(())
     }
 
     /// Moves the desync investigations on with the detail datagrams that came.
@@ -564,23 +554,56 @@ impl NetSession {
             });
         }
         self.describe_wanted(host)?;
+        let waiting = Advanced {
+            waiting: true,
+            ..Advanced::default()
+        };
         if !self.is_running() {
-            return Ok(Advanced {
-                waiting: true,
-                ..Advanced::default()
-            });
+            return Ok(waiting);
         }
+        // The next tick runs only with every outside entry due by it here.
+        self.announce_confirmed(host.ticks_done())?;
+        match self
+            .outside
+            .readiness(host.ticks_done() + 1, Instant::now())
+        {
+            Readiness::Ready => {}
+            Readiness::Waiting => return Ok(waiting),
+            Readiness::GaveUp { handle, seq, tick } => {
+                return Err(NetError::OutsideMissing { handle, seq, tick });
+            }
+        }
+        // This peer's outside entries are announced in its input and sent beside it.
+        if let Some(queue) = host.world().get_resource::<OutsideQueue>() {
+            let taken = queue.take_waiting(self.outside.per_frame_limit());
+            if !taken.is_empty() {
+                self.outside.publish(taken);
+                self.send_outside();
+            }
+        }
+        let (announcing, count) = (self.outside.announcing_handle(), self.outside.own_count());
+        let carried = |handle: usize, player: PlayerTickInput| SessionInput {
+            player,
+            outside: if handle == announcing { count } else { 0 },
+        };
         let advanced_frame = match &mut self.session {
             Inner::Peers(session) => {
                 for &(handle, input) in local {
-                    session.add_local_input(PlayerHandle::new(handle), input)?;
+                    session.add_local_input(PlayerHandle::new(handle), carried(handle, input))?;
                 }
                 session.advance_frame()
             }
             Inner::Local(session) => {
+                let mut counts = vec![0; self.players];
                 for &(handle, input) in local {
+                    let input = carried(handle, input);
                     session.add_local_input(PlayerHandle::new(handle), input)?;
+                    if let Some(slot) = counts.get_mut(handle) {
+                        *slot = input.outside;
+                    }
                 }
+                // Every input is final at once: the frame announces now.
+                self.outside.announce(host.ticks_done(), &counts);
                 session.advance_frame()
             }
         };
@@ -662,12 +685,20 @@ impl NetSession {
                         .iter()
                         .map(|(input, status)| match status {
                             InputStatus::Disconnected => PlayerTickInput::default(),
-                            _ => *input,
+                            _ => input.player,
                         })
                         .collect();
                     host.world_mut().resource_mut::<PlayerInputs>().players = players.clone();
+                    let next = host.ticks_done() + 1;
+                    let entries = self.outside_entries(next)?;
+                    if let Some(queue) = host.world().get_resource::<OutsideQueue>() {
+                        queue.supply(next, entries);
+                    }
                     self.fresh_save = None;
                     let tick = step_one_tick(host).map_err(|ran| NetError::Step { ran })?;
+                    if matches!(self.session, Inner::Local(_)) {
+                        self.check_first_run(host, tick)?;
+                    }
                     self.pending_inputs.retain(|(kept, _)| *kept < tick);
                     self.pending_inputs.push_back((tick, players));
                     advanced.ticks += 1;
@@ -677,6 +708,33 @@ impl NetSession {
         self.record_confirmed(host)?;
         self.counts.set_frame(host.ticks_done());
         Ok(advanced)
+    }
+
+    /// In the local mode, compares the hash of a re-simulated tick with its first run's. The
+    /// crate's synctest compares re-simulations with each other only (it first saves a tick's
+    /// state after re-simulating it), so a tick whose first run differs from every re-run (state
+    /// that a re-simulation does not put back, a system that only runs the first time) would
+    /// pass it.
+    fn check_first_run(
+        &mut self,
+        host: &mut impl SimulationHost,
+        tick: u64,
+    ) -> Result<(), NetError> {
+        let hash = state_hash(host, tick);
+        match self.first_runs.iter().find(|(kept, _)| *kept == tick) {
+            Some(&(_, first)) if first != hash => Err(NetError::SyncTest {
+                tick,
+                at: self.first_runs.back().map_or(tick, |(newest, _)| *newest),
+            }),
+            Some(_) => Ok(()),
+            None => {
+                if self.first_runs.len() > self.ring_len {
+                    self.first_runs.pop_front();
+                }
+                self.first_runs.push_back((tick, hash));
+                Ok(())
+            }
+        }
     }
 
     /// Keeps `snapshot` of `tick` in the ring, replacing an older one of the same tick.
@@ -708,12 +766,30 @@ impl NetSession {
             self.confirmed.push((tick, hash));
             while let Some((kept, inputs)) = self.pending_inputs.pop_front() {
                 if kept == tick {
-                    self.replay.push(inputs, hash);
+                    let entries = self.outside_entries(tick)?;
+                    self.replay.push(inputs, hash, entries);
                     break;
                 }
             }
         }
+        // Ticks older than the snapshot ring never run again (a confirmed tick still does in the
+        // local mode, whose every tick is re-simulated): their entries are done with.
+        self.outside
+            .forget_through(last.saturating_sub(self.ring_len as u64));
         Ok(())
+    }
+
+    /// The outside entries that enter `tick`.
+    fn outside_entries(&self, tick: u64) -> Result<Vec<crate::jobs::OutsideEntry>, NetError> {
+        self.outside
+            .entries_for(tick)
+            .map_err(|(handle, seq)| NetError::OutsideMissing { handle, seq, tick })
+    }
+
+    /// Times the session waited for an outside entry (or for the input announcing it to be
+    /// confirmed) before running a tick.
+    pub fn outside_stalls(&self) -> u64 {
+        self.outside.stalls()
     }
 
     /// Every confirmed tick so far with the inputs it ran with: the session's replay.

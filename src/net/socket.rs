@@ -15,14 +15,16 @@
 //! session bans a peer it drops ([`SharedCounts::ban`]): from then on its datagrams count as a
 //! stranger's.
 //!
-//! Datagrams that start with the desync-detail magic ([`super::detail_wire`]) are the engine's
-//! own: they are put aside, at most [`MAX_DETAIL_INBOX`] of them, for the session's
-//! investigations ([`SharedCounts::take_detail`]), which send theirs through the same handle
-//! ([`SharedCounts::queue_detail`]; they leave at the next poll).
+//! Datagrams that start with the desync-detail magic ([`super::detail_wire`]) or the
+//! outside-entry magic ([`super::outside_wire`]) are the engine's own: they are put aside, at
+//! most [`MAX_DETAIL_INBOX`] and [`MAX_OUTSIDE_INBOX`] of them, for the session
+//! ([`SharedCounts::take_detail`], [`SharedCounts::take_outside`]), which sends its own through
+//! the same handle ([`SharedCounts::queue_detail`], [`SharedCounts::queue_outside`]; they leave
+//! at the next poll).
 //!
-//! This module owns the checks, the counts and the detail datagrams' queues. It must never
-//! interpret a message's contents beyond decoding it: the protocol is the crate's, and the
-//! detail exchange's is the investigations'.
+//! This module owns the checks, the counts and the engine datagrams' queues. It must never
+//! interpret a message's contents beyond decoding it: the protocol is the crate's, the detail
+//! exchange's is the investigations', and the outside entries' is the outside link's.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
@@ -35,6 +37,7 @@ use fortress_rollback::{Message, NonBlockingSocket};
 use super::datagrams::Datagrams;
 pub use super::datagrams::MAX_DATAGRAM_BYTES;
 use super::detail_wire::is_detail;
+use super::outside_wire::is_outside;
 use super::wire_check::WireCheck;
 
 /// The most datagrams one poll reads.
@@ -46,6 +49,10 @@ pub const FLOOD_DATAGRAMS_PER_SECOND: u64 = 2000;
 
 /// The most desync-detail datagrams held for the session between two polls; more are dropped.
 pub const MAX_DETAIL_INBOX: usize = 1024;
+
+/// The most outside-entry datagrams held for the session between two polls; more are dropped (the
+/// sender sends them again).
+pub const MAX_OUTSIDE_INBOX: usize = 4096;
 
 /// What one peer has sent.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,6 +70,9 @@ pub struct PeerCounts {
     /// Desync-detail datagrams put aside for the session (the session counts the ones it then
     /// refuses as malformed).
     pub detail: u64,
+    /// Outside-entry datagrams put aside for the session (the session counts the ones it then
+    /// refuses as malformed).
+    pub outside: u64,
 }
 
 impl PeerCounts {
@@ -85,6 +95,16 @@ pub struct SocketCounts {
     pub send_failures: u64,
     /// Desync-detail datagrams dropped because [`MAX_DETAIL_INBOX`] were already waiting.
     pub detail_overflow: u64,
+    /// Outside-entry datagrams dropped because [`MAX_OUTSIDE_INBOX`] were already waiting.
+    pub outside_overflow: u64,
+}
+
+/// One kind of the engine's own datagrams: those received and not yet taken, with their senders,
+/// and those to send at the next poll.
+#[derive(Debug, Default)]
+struct SideChannel {
+    inbox: Vec<(SocketAddr, Vec<u8>)>,
+    outbox: Vec<(SocketAddr, Vec<u8>)>,
 }
 
 /// What the socket and the session owner share: the counts and the banned peers.
@@ -94,10 +114,10 @@ struct Shared {
     banned: BTreeSet<SocketAddr>,
     /// Each peer's current one-second window: when it began and the datagrams in it.
     windows: BTreeMap<SocketAddr, (Instant, u64)>,
-    /// Detail datagrams received and not yet taken, with their senders.
-    detail_in: Vec<(SocketAddr, Vec<u8>)>,
-    /// Detail datagrams to send at the next poll.
-    detail_out: Vec<(SocketAddr, Vec<u8>)>,
+    /// Desync-detail datagrams.
+    detail: SideChannel,
+    /// Outside-entry datagrams.
+    outside: SideChannel,
     /// The session's current frame, for [`WireCheck`].
     frame: u64,
 }
@@ -120,12 +140,22 @@ impl SharedCounts {
 
     /// The desync-detail datagrams received since the last call, with their senders.
     pub fn take_detail(&self) -> Vec<(SocketAddr, Vec<u8>)> {
-        std::mem::take(&mut self.lock().detail_in)
+        std::mem::take(&mut self.lock().detail.inbox)
     }
 
     /// Queues desync-detail datagrams to send at the socket's next poll.
     pub fn queue_detail(&self, datagrams: impl IntoIterator<Item = (SocketAddr, Vec<u8>)>) {
-        self.lock().detail_out.extend(datagrams);
+        self.lock().detail.outbox.extend(datagrams);
+    }
+
+    /// The outside-entry datagrams received since the last call, with their senders.
+    pub fn take_outside(&self) -> Vec<(SocketAddr, Vec<u8>)> {
+        std::mem::take(&mut self.lock().outside.inbox)
+    }
+
+    /// Queues outside-entry datagrams to send at the socket's next poll.
+    pub fn queue_outside(&self, datagrams: impl IntoIterator<Item = (SocketAddr, Vec<u8>)>) {
+        self.lock().outside.outbox.extend(datagrams);
     }
 
     /// Tells the checks the session's current frame.
@@ -200,11 +230,20 @@ impl<D: Datagrams> PeerSocket<D> {
         }
         let datagram = &self.buffer[..length];
         if is_detail(datagram) {
-            if shared.detail_in.len() < MAX_DETAIL_INBOX {
+            if shared.detail.inbox.len() < MAX_DETAIL_INBOX {
                 peer.detail += 1;
-                shared.detail_in.push((from, datagram.to_vec()));
+                shared.detail.inbox.push((from, datagram.to_vec()));
             } else {
                 shared.counts.detail_overflow += 1;
+            }
+            return None;
+        }
+        if is_outside(datagram) {
+            if shared.outside.inbox.len() < MAX_OUTSIDE_INBOX {
+                peer.outside += 1;
+                shared.outside.inbox.push((from, datagram.to_vec()));
+            } else {
+                shared.counts.outside_overflow += 1;
             }
             return None;
         }
@@ -245,11 +284,21 @@ impl<D: Datagrams> NonBlockingSocket<SocketAddr> for PeerSocket<D> {
     }
 
     fn receive_all_messages(&mut self) -> Vec<(SocketAddr, Message)> {
-        let outgoing = std::mem::take(&mut self.counts.lock().detail_out);
-        for (to, datagram) in outgoing {
+        let (detail, outside) = {
+            let mut shared = self.counts.lock();
+            (
+                std::mem::take(&mut shared.detail.outbox),
+                std::mem::take(&mut shared.outside.outbox),
+            )
+        };
+        let engine = detail
+            .into_iter()
+            .map(|sent| ("desync-detail", sent))
+            .chain(outside.into_iter().map(|sent| ("outside-entry", sent)));
+        for (kind, (to, datagram)) in engine {
             if let Err(error) = self.link.send(&datagram, to) {
                 self.counts.lock().counts.send_failures += 1;
-                bevy::log::warn!("a desync-detail datagram to {to} was not sent: {error}");
+                bevy::log::warn!("a {kind} datagram to {to} was not sent: {error}");
             }
         }
         let mut messages = Vec::new();
