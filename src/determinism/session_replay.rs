@@ -5,12 +5,14 @@
 //! confirmed: the inputs the tick finally ran with (a disconnected player's as no input), the
 //! outside entries that entered it (from every peer) and the hash after it. Every peer of a
 //! deterministic game records the same replay. Playback writes each tick's inputs into
-//! `PlayerInputs` and runs one engine tick, checking the hash after every tick, so a desync seen
-//! in a match can be reproduced and bisected on one machine.
+//! `PlayerInputs`, feeds its outside entries from the recording (never from the queue), and runs
+//! one engine tick, checking the hash after every tick, so a desync seen in a match can be
+//! reproduced and bisected on one machine.
 //!
-//! On disk it is JSON (`"format": 1`), written to a temporary file and renamed over the target.
-//! Reading checks the size, the format, every tick's player count and every hash, and names the
-//! file and the tick of what is wrong. Playback needs no network code, so any build of a game
+//! On disk it is JSON (`"format": 2`; format 1, from before outside entries, still reads),
+//! written to a temporary file and renamed over the target. Reading checks the size, the format,
+//! every tick's player count, outside entries and hash, and names the file and the tick of what
+//! is wrong. Playback needs no network code, so any build of a game
 //! plays a session replay (`rusting replay play`). This module must never touch the network.
 
 use std::path::{Path, PathBuf};

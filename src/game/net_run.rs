@@ -254,8 +254,12 @@ impl NetRun {
             )));
         }
         let last = confirmed.last().map_or(0, |(_, hash)| *hash);
+        let stalls = match session.outside_stalls() {
+            0 => String::new(),
+            stalls => format!(", {stalls} waits for outside entries"),
+        };
         Ok(format!(
-            "{}: player {} of {}: {ticks} confirmed ticks, no desync with {} ({} rollbacks), \
+            "{}: player {} of {}: {ticks} confirmed ticks, no desync with {} ({} rollbacks{stalls}), \
              last hash {last:016x}",
             project.manifest.name,
             self.player,

@@ -8,7 +8,9 @@
 //! answer on whichever tick it happened to arrive, which differs between machines and runs. The
 //! entries that entered are simulation input: the replay recorder writes them with their tick,
 //! playback and seeking feed them back from the replay (never from the queue, so nothing calls
-//! out), and a tick re-simulated after a rollback gets the entries it got the first time.
+//! out), and a tick re-simulated after a rollback gets the entries it got the first time. In a
+//! multiplayer session the session takes what waits in the queue to carry to every peer and
+//! supplies each tick's entries from every peer ([`OutsideQueue::feed_from_session`]).
 //!
 //! Entries are bytes on a named channel, at most [`MAX_OUTSIDE_BYTES`] each and
 //! [`MAX_OUTSIDE_PER_TICK`] a tick; the queue refuses more with an [`OutsideError`]. This module

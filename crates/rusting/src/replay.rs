@@ -93,19 +93,21 @@ fn session_info(file: &Path, json: bool) -> Result<String, Failure> {
         .ticks
         .last()
         .map_or("(none)", |tick| tick.hash.as_str());
+    let outside: usize = replay.ticks.iter().map(|tick| tick.outside.len()).sum();
     Ok(if json {
         serde_json::json!({
             "kind": "session",
             "format": replay.format,
             "players": replay.players,
             "ticks": replay.ticks.len(),
+            "outside_entries": outside,
             "last_hash": last,
         })
         .to_string()
     } else {
         format!(
-            "{}: multiplayer session replay, format {}, {} players, {} confirmed ticks, last hash \
-             {last}",
+            "{}: multiplayer session replay, format {}, {} players, {} confirmed ticks, {outside} \
+             outside entries, last hash {last}",
             file.display(),
             replay.format,
             replay.players,

@@ -85,7 +85,7 @@ fn two_starter_peers_agree_and_name_a_planted_desync() {
     let info_out = String::from_utf8_lossy(&info.stdout);
     assert!(
         info.status.success()
-            && info_out.contains("multiplayer session replay, format 1, 2 players, "),
+            && info_out.contains("multiplayer session replay, format 2, 2 players, "),
         "{info_out}{}",
         String::from_utf8_lossy(&info.stderr)
     );
