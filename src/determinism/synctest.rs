@@ -69,6 +69,9 @@ pub enum SyncTestError {
     /// A tick changed state nobody declared (the synctest always runs this check).
     #[error("synctest: {0}")]
     Undeclared(UndeclaredState),
+    /// The floating-point environment changed (a synctest fails on it whatever the build).
+    #[error("synctest: {0}")]
+    FloatEnv(crate::runtime::FloatEnvChanged),
 }
 
 /// One frame of the first run: the snapshot before it and its input.
@@ -123,6 +126,9 @@ impl SyncTestRun {
         host.step_frame(step);
         if let Some(found) = host.first_undeclared() {
             return Err(SyncTestError::Undeclared(found.clone()));
+        }
+        if let Some(change) = host.first_float_change() {
+            return Err(SyncTestError::FloatEnv(change.clone()));
         }
         let now = host.take_snapshot()?;
         if self.frames.len() == self.distance {
@@ -205,6 +211,7 @@ impl<F: FnMut() -> App> SyncTest<F> {
     pub fn new(mut make_app: F, distance: usize) -> Self {
         let mut app = make_app();
         app.check_undeclared_state(true);
+        app.set_float_env_policy(crate::runtime::FloatEnvPolicy::Error);
         SyncTest {
             app,
             _make_app: make_app,

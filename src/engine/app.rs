@@ -27,8 +27,8 @@ use super::frame_step::{FrameRecorder, FrameReport, FrameStepper, TickHook};
 use super::plugins::RustingPlugins;
 use crate::runtime::schedule::build_fixed_schedules;
 use crate::runtime::{
-    DeterminismError, DeterminismMode, DeterminismSupport, FrameTime, PartUsers, RuntimeInput,
-    RuntimeSettings, TickAccumulator,
+    DeterminismError, DeterminismMode, DeterminismSupport, FloatEnvPolicy, FrameTime, PartUsers,
+    RuntimeInput, RuntimeSettings, TickAccumulator,
 };
 use crate::state::{
     SimRegistry, SimState, SimStateAppExt, SnapshotAppExt, SnapshotError, UndeclaredState,
@@ -176,6 +176,9 @@ impl App {
             .and_then(|status| status.unavailable.clone())
         {
             return Err(AppError::Gpu(reason));
+        }
+        if self.stepper.float.policy == FloatEnvPolicy::Error {
+            crate::runtime::float_guard::install_probes(world);
         }
         build_fixed_schedules(world).map_err(AppError::Schedule)?;
         // Run the startup schedules now, before any tick, and take them out of `Main` so its first
@@ -350,6 +353,25 @@ impl App {
     /// The first state a tick changed that nobody declared, if the check found any.
     pub fn undeclared_state(&self) -> Option<&UndeclaredState> {
         self.stepper.first_undeclared.as_ref()
+    }
+
+    /// The first change of the floating-point environment the checks found, if any (see
+    /// `runtime::float_guard`). Under [`FloatEnvPolicy::Error`] a run fails with it.
+    pub fn float_env_change(&self) -> Option<&crate::runtime::FloatEnvChanged> {
+        self.stepper.float_env_change()
+    }
+
+    /// [`App::float_env_change`] when the policy makes it fail the run ([`FloatEnvPolicy::Error`]).
+    pub fn float_env_failure(&self) -> Option<&crate::runtime::FloatEnvChanged> {
+        self.stepper.float_env_failure()
+    }
+
+    /// Chooses what a change of the floating-point environment does (by default
+    /// `RUSTING_FLOAT_ENV`, else `Error` in debug builds and `Restore` in release ones). Call it
+    /// before [`App::setup`]: under `Error` the fixed systems are probed to name the one that
+    /// changed it.
+    pub fn set_float_env_policy(&mut self, policy: FloatEnvPolicy) {
+        self.stepper.float.policy = policy;
     }
 
     /// The bevy app and the frame stepper, for a loop that drives bevy's frames itself (a

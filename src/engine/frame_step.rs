@@ -1,6 +1,8 @@
 //! [`FrameStepper`]: what one frame does before bevy's `Main` schedule: tell the frame to its
 //! recorder, latch its input for the next tick, turn its real delta into fixed ticks and run each
-//! of them (after letting in the outside results that waited for it) with the world-state hash, the recorder and the [`TickHook`]s after it.
+//! of them (after letting in the outside results that waited for it, and with the floating-point
+//! environment checked before and after it) with the world-state hash, the recorder and the
+//! [`TickHook`]s after it.
 //!
 //! The engine [`App`](crate::engine::App) holds one and calls it from `App::update` (headless runs,
 //! tests); a windowed game moves it into the world, where a system runs it inside each frame
@@ -19,7 +21,10 @@ use bevy::app::FixedMain;
 use bevy::prelude::World;
 
 use crate::jobs::OutsideEntry;
-use crate::runtime::{DeterminismMode, FrameTime, RuntimeInput, TickAccumulator, TimeControl};
+use crate::runtime::{
+    DeterminismMode, FloatEnvChanged, FloatEnvPolicy, FloatGuard, FrameTime, RuntimeInput,
+    TickAccumulator, TimeControl,
+};
 use crate::state::undeclared::{UndeclaredCheck, UndeclaredState, find_undeclared};
 
 /// Work that runs after every fixed tick, with the world as the tick left it.
@@ -79,6 +84,8 @@ pub struct FrameStepper {
     pub(crate) undeclared: UndeclaredCheck,
     /// The first undeclared state found.
     pub(crate) first_undeclared: Option<UndeclaredState>,
+    /// The floating-point environment's check.
+    pub(crate) float: FloatGuard,
 }
 
 impl Default for FrameStepper {
@@ -88,14 +95,15 @@ impl Default for FrameStepper {
 }
 
 impl FrameStepper {
-    /// A stepper with no hooks and no recording; the undeclared-state check as the environment
-    /// sets it.
+    /// A stepper with no hooks and no recording; the undeclared-state check and the
+    /// floating-point environment's policy as the environment sets them.
     pub fn new() -> Self {
         FrameStepper {
             hooks: Vec::new(),
             recorder: None,
             undeclared: UndeclaredCheck::from_environment(),
             first_undeclared: None,
+            float: FloatGuard::new(FloatEnvPolicy::from_environment()),
         }
     }
 
@@ -151,7 +159,9 @@ impl FrameStepper {
         {
             recorder.on_outside(running, &outside);
         }
+        self.float.before_tick(running);
         world.run_schedule(FixedMain);
+        self.float.after_tick(running);
         let end = world.change_tick();
         let tick = {
             let mut time = world.resource_mut::<FrameTime>();
@@ -181,6 +191,19 @@ impl FrameStepper {
     /// The first state a tick changed that nobody declared, if the check found any.
     pub fn undeclared_state(&self) -> Option<&UndeclaredState> {
         self.first_undeclared.as_ref()
+    }
+
+    /// The first change of the floating-point environment the checks found, if any.
+    pub fn float_env_change(&self) -> Option<&FloatEnvChanged> {
+        self.float.first_change()
+    }
+
+    /// The first change of the floating-point environment, when the policy makes it fail the run
+    /// ([`FloatEnvPolicy::Error`]).
+    pub fn float_env_failure(&self) -> Option<&FloatEnvChanged> {
+        self.float
+            .first_change()
+            .filter(|_| self.float.policy == FloatEnvPolicy::Error)
     }
 
     /// Rewinds a running recording to `tick` (after a snapshot of that tick is restored).

@@ -41,6 +41,9 @@ pub trait SimulationHost {
     /// The first state a tick changed that nobody declared, if the check found any.
     fn first_undeclared(&self) -> Option<&UndeclaredState>;
 
+    /// The first change of the floating-point environment the checks found, if any.
+    fn first_float_change(&self) -> Option<&crate::runtime::FloatEnvChanged>;
+
     /// Sets the input for the frames that follow.
     fn set_frame_input(&mut self, input: RuntimeInput) {
         *self.world_mut().resource_mut::<RuntimeInput>() = input;
@@ -82,6 +85,10 @@ impl SimulationHost for App {
     fn first_undeclared(&self) -> Option<&UndeclaredState> {
         self.undeclared_state()
     }
+
+    fn first_float_change(&self) -> Option<&crate::runtime::FloatEnvChanged> {
+        self.float_env_change()
+    }
 }
 
 /// A world and the frame stepper that runs its ticks, borrowed together: the host inside a frame
@@ -121,5 +128,9 @@ impl SimulationHost for SteppedWorld<'_> {
 
     fn first_undeclared(&self) -> Option<&UndeclaredState> {
         self.stepper.undeclared_state()
+    }
+
+    fn first_float_change(&self) -> Option<&crate::runtime::FloatEnvChanged> {
+        self.stepper.float_env_change()
     }
 }

@@ -58,6 +58,10 @@ pub enum GameError {
     /// `RUSTING_CHECK_UNDECLARED=1` asks for it).
     #[error(transparent)]
     Undeclared(#[from] crate::state::UndeclaredState),
+    /// The floating-point environment changed on a thread that simulates (the run fails on it in
+    /// debug builds, `rusting determinism` runs and wherever `RUSTING_FLOAT_ENV=error` asks).
+    #[error(transparent)]
+    FloatEnv(#[from] crate::runtime::FloatEnvChanged),
     /// A windowed run was asked for where no window can open (no display).
     #[error("{0}")]
     NoDisplay(String),

@@ -28,8 +28,20 @@ pub(crate) fn finish_run(
     app: &mut App,
     run: &RunRecord<'_>,
 ) -> Result<Option<String>, GameError> {
-    let undeclared = app.undeclared_state().cloned();
-    run.finish(project, app.world_mut(), undeclared, "headless")
+    let failed = failed_check(app.undeclared_state(), app.float_env_failure());
+    run.finish(project, app.world_mut(), failed, "headless")
+}
+
+/// The check that fails the run, if one found something: state nobody declared, else a change of
+/// the floating-point environment (under the policy that fails on it).
+pub(crate) fn failed_check(
+    undeclared: Option<&crate::state::UndeclaredState>,
+    float: Option<&crate::runtime::FloatEnvChanged>,
+) -> Option<GameError> {
+    undeclared
+        .cloned()
+        .map(GameError::from)
+        .or_else(|| float.cloned().map(GameError::from))
 }
 
 /// What a run collected for its end: where the state-hash report goes, the tick hashes and the
@@ -44,18 +56,19 @@ pub(crate) struct RunRecord<'a> {
 }
 
 impl RunRecord<'_> {
-    /// Fails on undeclared state, writes the state-hash report if asked, and sums the run up:
+    /// Fails with a failed check (`failed`), writes the state-hash report if asked, and sums the
+    /// run up:
     /// `<game>: ran <n> ticks <how> (<k> colliders); world-state hash <hash>`, and a line of
     /// deadline-job counts when the game requested any.
     pub(crate) fn finish(
         &self,
         project: &Project,
         world: &mut bevy::prelude::World,
-        undeclared: Option<crate::state::UndeclaredState>,
+        failed: Option<GameError>,
         how: &str,
     ) -> Result<Option<String>, GameError> {
-        if let Some(found) = undeclared {
-            return Err(found.into());
+        if let Some(failed) = failed {
+            return Err(failed);
         }
         if let Some(path) = self.report_path {
             let mut report = crate::record::StateHashReport::capture(world, &taken(self.hashes));

@@ -8,7 +8,7 @@
 //! | Exit code | Codes | Meaning |
 //! |-----------|-------|---------|
 //! | 0 | `OK` | the run did what it was asked |
-//! | 1 | `REPLAY_DIVERGED`, `SYNCTEST_FAILED`, `UNDECLARED_STATE` | a check ran and failed |
+//! | 1 | `REPLAY_DIVERGED`, `SYNCTEST_FAILED`, `UNDECLARED_STATE`, `FLOAT_ENV_CHANGED` | a check ran and failed |
 //! | 2 | `NOTHING_TO_RUN` | no headless ticks were asked for and the build has no window |
 //! | 3 | `PROJECT_INVALID`, `SCENE_INVALID`, `SCRIPT_INVALID`, `REPLAY_INVALID`, `ENVIRONMENT_INVALID` | bad input |
 //! | 4 | `START_FAILED`, `OUTPUT_FAILED` | the app does not start (its schedules, the determinism check, GPU), or an output cannot be written |
@@ -161,6 +161,7 @@ impl RunResult {
             GameError::Replay(_) => "REPLAY_INVALID",
             GameError::SyncTest(_) => "SYNCTEST_FAILED",
             GameError::Undeclared(_) => "UNDECLARED_STATE",
+            GameError::FloatEnv(_) => "FLOAT_ENV_CHANGED",
             GameError::App(crate::engine::AppError::Scene(_)) => "SCENE_INVALID",
             GameError::App(_) => "START_FAILED",
             GameError::Report(_) => "OUTPUT_FAILED",
@@ -177,6 +178,9 @@ impl RunResult {
         if let GameError::Undeclared(found) = error {
             result.tick = Some(found.tick);
         }
+        if let GameError::FloatEnv(change) = error {
+            result.tick = Some(change.tick);
+        }
         result
     }
 
@@ -184,7 +188,8 @@ impl RunResult {
     pub fn exit_code(&self) -> u8 {
         match self.code.as_str() {
             "OK" => 0,
-            "REPLAY_DIVERGED" | "SYNCTEST_FAILED" | "UNDECLARED_STATE" | "NET_DESYNC" => 1,
+            "REPLAY_DIVERGED" | "SYNCTEST_FAILED" | "UNDECLARED_STATE" | "FLOAT_ENV_CHANGED"
+            | "NET_DESYNC" => 1,
             "NOTHING_TO_RUN" => 2,
             "PROJECT_INVALID"
             | "SCENE_INVALID"

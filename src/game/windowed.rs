@@ -145,7 +145,10 @@ pub(crate) fn play_windowed(
                     .take_recorder::<crate::record::Recorder>()
                     .map(|r| r.finish())
                     .transpose();
-                let undeclared = stepper.undeclared_state().cloned();
+                let failed = super::finish::failed_check(
+                    stepper.undeclared_state(),
+                    stepper.float_env_failure(),
+                );
                 let finished = |world: &mut bevy::prelude::World| match recorded {
                     Err(error) => Err(error.into()),
                     Ok(_) => RunRecord {
@@ -153,7 +156,7 @@ pub(crate) fn play_windowed(
                         hashes: &hashes,
                         details: &details,
                     }
-                    .finish(&project, world, undeclared, "in a window"),
+                    .finish(&project, world, failed, "in a window"),
                 };
                 let name = &project.manifest.name;
                 let result = match mode_end {

@@ -87,7 +87,14 @@ impl<K: JobKind> Slot<K> {
     fn run_claimed(&self) {
         RUNNING.with(|running| *running.borrow_mut() = Some(self.label.clone()));
         PANICKED_AT.with(|at| *at.borrow_mut() = None);
+        crate::runtime::guard_worker(|| {
+            format!(
+                "before {} (after this thread's earlier work, outside the simulation)",
+                self.label
+            )
+        });
         let result = catch_unwind(AssertUnwindSafe(|| K::run(&self.input)));
+        crate::runtime::guard_worker(|| format!("while running {}", self.label));
         RUNNING.with(|running| *running.borrow_mut() = None);
         let finished = match result {
             Ok(output) => State::Done(Arc::new(output)),

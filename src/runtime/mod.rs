@@ -6,6 +6,8 @@
 //! entity spawned after it.
 
 pub mod actions;
+pub mod float_env;
+pub mod float_guard;
 pub mod input;
 pub mod input_script;
 pub mod json_file;
@@ -23,6 +25,10 @@ use bevy::app::{App, Plugin};
 use crate::state::{SimIdAllocator, SimStateAppExt, SnapshotAppExt};
 
 pub use actions::{ActionName, Actions, AxisBinding, InputBindings};
+pub use float_env::FloatControl;
+pub use float_guard::{
+    FLOAT_ENV_VARIABLE, FloatEnvChanged, FloatEnvPolicy, FloatGuard, guard_worker,
+};
 pub use input::RuntimeInput;
 pub use input_script::{InputScript, InputScriptError};
 pub use mode::{

@@ -156,6 +156,8 @@ fn planned(
         ("RUSTING_STATE_HASH_OUT", files.report.display().to_string()),
         // Every configuration names state a tick changed that nobody declared, release too.
         ("RUSTING_CHECK_UNDECLARED", "1".to_owned()),
+        // And a change of the floating-point environment fails the run, naming its system.
+        ("RUSTING_FLOAT_ENV", "error".to_owned()),
         ("RUSTING_LOCKSTEP", "1".to_owned()),
         ("RUSTING_RESULT_OUT", files.result.display().to_string()),
         (

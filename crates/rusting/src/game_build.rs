@@ -360,6 +360,7 @@ pub fn run_failure(
         "REPLAY_DIVERGED" => ("REPLAY_DIVERGED", Outcome::Failed),
         "SYNCTEST_FAILED" => ("SYNCTEST_FAILED", Outcome::Failed),
         "UNDECLARED_STATE" => ("UNDECLARED_STATE", Outcome::Failed),
+        "FLOAT_ENV_CHANGED" => ("FLOAT_ENV_CHANGED", Outcome::Failed),
         "NET_DESYNC" => ("NET_DESYNC", Outcome::Failed),
         "NET_FAILED" => ("NET_FAILED", Outcome::BuildOrRun),
         "SCRIPT_INVALID" => ("SCRIPT_INVALID", Outcome::BadInput),

@@ -21,6 +21,8 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use crate::runtime::guard_worker;
+
 use super::body_state::{Displacement, PointResult, Velocity};
 use super::colouring::{COLOURS, Colouring, OVERFLOW};
 use super::jacobians::Sources;
@@ -231,6 +233,7 @@ impl Batches {
                 .zip(order.par_chunks(manifolds_per_batch(group.colour)))
                 .with_min_len(BATCHES_PER_TASK)
                 .for_each(|((batch, points), lanes)| {
+                    guard_worker(|| "before filling the contact solver's batches".to_owned());
                     let first = std::array::from_fn(|l| {
                         lanes
                             .get(l)
@@ -307,7 +310,10 @@ impl Batches {
                     .par_iter()
                     .zip(points.par_chunks_exact_mut(k))
                     .with_min_len(BATCHES_PER_TASK)
-                    .for_each(|(batch, points)| kernel(batch, points, shared));
+                    .for_each(|(batch, points)| {
+                        guard_worker(|| "before a parallel pass of the contact solver".to_owned());
+                        kernel(batch, points, shared);
+                    });
             } else {
                 for (batch, points) in batches.iter().zip(points.chunks_exact_mut(k)) {
                     kernel(batch, points, shared);

@@ -466,7 +466,12 @@ impl JointScratch {
             joints
                 .par_iter_mut()
                 .with_min_len(JOINTS_PER_TASK)
-                .for_each(run);
+                .for_each(|joint| {
+                    crate::runtime::guard_worker(|| {
+                        "before a parallel pass of the joint solver".to_owned()
+                    });
+                    run(joint);
+                });
         } else {
             joints.iter_mut().for_each(run);
         }

@@ -275,7 +275,12 @@ impl WideJoints {
             batches
                 .par_iter_mut()
                 .with_min_len(BATCHES_PER_TASK)
-                .for_each(|w| kernel(w, shared));
+                .for_each(|w| {
+                    crate::runtime::guard_worker(|| {
+                        "before a parallel pass of the joint solver".to_owned()
+                    });
+                    kernel(w, shared);
+                });
         } else {
             batches.iter_mut().for_each(|w| kernel(w, shared));
         }
