@@ -1,6 +1,7 @@
 //! The world-state hash on 10,000 CPU bodies that also carry a game-registered component, next to
 //! a plain copy of the same component bytes, measured in the same run; and the cost of the
-//! undeclared-state check on the same world. Run with `cargo bench --bench state_hash`.
+//! undeclared-state check on the same world, and of the floating-point environment's check at a
+//! tick's two boundaries. Run with `cargo bench --bench state_hash`.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -8,6 +9,7 @@ use std::time::Instant;
 use bevy::prelude::*;
 use rusting_engine::physics::PhysicsId;
 use rusting_engine::prelude::*;
+use rusting_engine::runtime::{FloatControl, FloatEnvPolicy, FloatGuard};
 use rusting_engine::state::undeclared::find_undeclared;
 use rusting_engine::state::world_state_hash;
 
@@ -103,6 +105,30 @@ fn main() {
         "every state in the bench is declared: {found:?}"
     );
     println!("10,000 CPU bodies: undeclared-state check {checking:.3} ms per tick");
+    // The simulation thread's check before and after a tick, as the frame stepper runs it, and
+    // one register read (what each probe of a checked run and each worker check costs).
+    const ROUNDS: u64 = 1_000_000;
+    let mut guard = FloatGuard::new(FloatEnvPolicy::Restore);
+    let boundaries = best_of(10, || {
+        for tick in 0..ROUNDS {
+            guard.before_tick(black_box(tick));
+            guard.after_tick(black_box(tick));
+        }
+    }) * 1e6
+        / ROUNDS as f64;
+    let mut expected = true;
+    let read = best_of(10, || {
+        for _ in 0..ROUNDS {
+            expected &= black_box(FloatControl::current_is_expected());
+        }
+    }) * 1e6
+        / ROUNDS as f64;
+    assert!(expected && guard.first_change().is_none());
+    println!(
+        "floating-point environment check: {boundaries:.1} ns per tick (both boundaries; target \
+         100 ns), one register read {read:.1} ns; {:.6} of this world's hash time",
+        boundaries / (hashing * 1e6)
+    );
     println!(
         "10,000 CPU bodies with a game component: world_state_hash {hashing:.3} ms, plain copy of the same bytes {copy:.3} ms, ratio {:.2} (hash {hash:016x}, {} bytes copied)",
         hashing / copy,

@@ -78,9 +78,9 @@ fn after_audio(mut count: Local<u32>) {
 /// the change is noted, not a failure, and the game plays on to the same hashes as one whose
 /// environment never changed. A change made between ticks is named as such, at the next tick.
 ///
-/// Fails when the fixed systems are not probed (seen: the change named in system
-/// `float_env::after_audio`, the last one that ran, when `install_probes` was left out), or when
-/// the guard does not put the environment back (the thread keeps flushing).
+/// Fails when the fixed systems are not probed (seen: the change placed only "during the tick's
+/// fixed schedules" when `install_probes` was left out), or when the guard does not put the
+/// environment back (the thread keeps flushing).
 #[test]
 fn a_flush_to_zero_change_is_named_at_its_tick_and_thread() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());

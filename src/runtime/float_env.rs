@@ -80,6 +80,7 @@ mod target {
         // SAFETY: `ldmxcsr` loads the 32-bit MXCSR from the given address, a live `u32`; the
         // caller accepts the new environment.
         unsafe {
+            // rusting: allow(LINT_FLOAT_CONTROL) reason: the guard that puts the default back
             std::arch::asm!(
                 "ldmxcsr [{0}]",
                 in(reg) &value,
@@ -149,6 +150,7 @@ mod target {
     pub unsafe fn write(value: u64) {
         // SAFETY: the caller accepts the new environment.
         unsafe {
+            // rusting: allow(LINT_FLOAT_CONTROL) reason: the guard that puts the default back
             std::arch::asm!("msr fpcr, {0}", in(reg) value, options(nomem, nostack, preserves_flags));
         }
     }

@@ -72,6 +72,10 @@ pub enum LintCode {
     /// runs the fixed schedules a second time from the wall clock.
     #[serde(rename = "LINT_SECOND_FIXED_LOOP")]
     SecondFixedLoop,
+    /// A write to a thread's floating-point control register (`_mm_setcsr`, `asm!` with
+    /// `ldmxcsr`, a write to FPCR), anywhere in the crate.
+    #[serde(rename = "LINT_FLOAT_CONTROL")]
+    FloatControl,
     /// An allow comment without a reason, or naming no known code.
     #[serde(rename = "LINT_ALLOW_INVALID")]
     AllowInvalid,
@@ -82,7 +86,7 @@ pub enum LintCode {
 
 impl LintCode {
     /// Every code, in the order the documentation lists them.
-    pub const ALL: [LintCode; 17] = [
+    pub const ALL: [LintCode; 18] = [
         LintCode::Transcendental,
         LintCode::GlamTranscendental,
         LintCode::MulAdd,
@@ -98,6 +102,7 @@ impl LintCode {
         LintCode::AtomicFloat,
         LintCode::TimeBudget,
         LintCode::SecondFixedLoop,
+        LintCode::FloatControl,
         LintCode::AllowInvalid,
         LintCode::AllowUnused,
     ];
@@ -120,6 +125,7 @@ impl LintCode {
             LintCode::AtomicFloat => "LINT_ATOMIC_FLOAT",
             LintCode::TimeBudget => "LINT_TIME_BUDGET",
             LintCode::SecondFixedLoop => "LINT_SECOND_FIXED_LOOP",
+            LintCode::FloatControl => "LINT_FLOAT_CONTROL",
             LintCode::AllowInvalid => "LINT_ALLOW_INVALID",
             LintCode::AllowUnused => "LINT_ALLOW_UNUSED",
         }

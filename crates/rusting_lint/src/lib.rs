@@ -34,6 +34,7 @@
 mod allow;
 mod error;
 mod finding;
+mod float_control;
 mod index;
 mod infer;
 mod reach;

@@ -94,10 +94,15 @@ pub(crate) fn lint_files(files: &[SourceFile]) -> LintReport {
         }
     }
 
-    // Plugins are added outside fixed code: this check reads every file whole.
+    // Plugins are added, and float control registers written, outside fixed code too: these
+    // checks read every file whole.
     let mut hits: Vec<Vec<Hit>> = files
         .iter()
-        .map(|file| crate::second_loop::find(&file.ast))
+        .map(|file| {
+            let mut hits = crate::second_loop::find(&file.ast);
+            hits.extend(crate::float_control::find(&file.ast));
+            hits
+        })
         .collect();
     let mut seen = BTreeSet::new();
     while let Some((id, origin)) = queue.pop_front() {

@@ -297,3 +297,32 @@ fn frame_step() {}",
         [at("LINT_HASH_ITERATION", 13), at("LINT_HASH_ITERATION", 14)]
     );
 }
+
+/// Writes to a thread's floating-point control register are caught anywhere in the crate (a
+/// write in `main` changes the simulation thread as much as one in a fixed system): the SSE
+/// intrinsic, the flush-to-zero macro, C's `fesetround` and `asm!` loading MXCSR or writing
+/// FPCR; reading it is not. Fails if the check reads only fixed code or only calls.
+#[test]
+fn writes_to_the_float_control_register_are_caught() {
+    let source = "use std::arch::x86_64::*;
+fn main() {
+    unsafe { _mm_setcsr(_mm_getcsr() | 0x8040) };
+    unsafe { _MM_SET_FLUSH_ZERO_MODE(_MM_FLUSH_ZERO_ON) };
+    unsafe { libc::fesetround(0xc00) };
+    let csr: u32 = 0;
+    unsafe { std::arch::asm!(\"ldmxcsr [{}]\", in(reg) &csr) };
+    unsafe { core::arch::asm!(\"msr fpcr, {0}\", in(reg) 0u64) };
+    unsafe { std::arch::asm!(\"stmxcsr [{}]\", in(reg) &csr) };
+}
+";
+    assert_eq!(
+        codes_at(source),
+        [
+            at("LINT_FLOAT_CONTROL", 3),
+            at("LINT_FLOAT_CONTROL", 4),
+            at("LINT_FLOAT_CONTROL", 5),
+            at("LINT_FLOAT_CONTROL", 7),
+            at("LINT_FLOAT_CONTROL", 8),
+        ]
+    );
+}
