@@ -9,7 +9,9 @@
 //!    that preserves subnormals and rounds to nearest even (`DEVICE_NOT_CROSS_PLATFORM`);
 //! 3. custom solver shaders ([`shaders`]): their `// rusting: determinism = <mode>` pragma, and the
 //!    SPIR-V precision check for those claiming `Local` or better;
-//! 4. the source lint (`rusting_lint`) of the game crate (`LINT_*`);
+//! 4. the source lint (`rusting_lint`) of the game crate (`LINT_*`), and in a `CrossPlatform`
+//!    project the `usize`/`isize` fields of declared simulation types ([`widths`],
+//!    `SIM_STATE_PLATFORM_WIDTH`);
 //! 5. the toolchain ([`toolchain`]) and dependencies ([`dependencies`]).
 //!
 //! Findings print one a line (`place: error CODE: message`) and a summary, or one JSON object
@@ -24,6 +26,7 @@ mod gpu_bodies;
 mod scenes;
 mod shaders;
 mod toolchain;
+mod widths;
 
 use std::path::Path;
 
@@ -86,6 +89,7 @@ fn run_checks(project: &Project) -> Vec<Finding> {
     gpu_bodies::check(&scenes, &mut findings);
     shaders::check(&project.root, project.manifest.determinism, &mut findings);
     source_lint(&project.root, &mut findings);
+    widths::check(project.manifest.determinism, &project.root, &mut findings);
     toolchain::check(&project.root, &mut findings);
     dependencies::check(&project.root, &mut findings);
     findings

@@ -467,6 +467,34 @@ fn the_source_lint_reports_fixed_code() {
     assert_eq!(lint[0]["line"], 9);
 }
 
+/// A `usize` field in a declared simulation type is an error in a `CrossPlatform` project, naming
+/// the type, the field and its place, and nothing in a `Local` one; a skipped field is not
+/// reported. Fails if validate stops running the width check or runs it in every mode.
+#[test]
+fn platform_width_fields_are_reported_in_cross_platform_projects() {
+    let source = "use bevy::prelude::*;\n\n#[derive(Component, Clone, SimState)]\nstruct Hand {\n    cards: Vec<usize>,\n    #[sim_state(skip = \"rebuilt every tick\")]\n    cursor: usize,\n}\n\nfn main() {}\n";
+    for (mode, expected) in [("CrossPlatform", 1), ("Local", 0)] {
+        let fixture = Fixture::new(&format!("widths-{mode}"), mode);
+        fixture.write("src/main.rs", source);
+        let (_, value) = fixture.validate();
+        let found = with_code(&value, "SIM_STATE_PLATFORM_WIDTH");
+        assert_eq!(found.len(), expected, "{mode}: {value}");
+        if let Some(finding) = found.first() {
+            assert_eq!(
+                (&finding["file"], &finding["line"]),
+                (&"src/main.rs".into(), &5.into())
+            );
+            assert!(
+                finding["message"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("`Hand.cards` is `Vec<usize>`"),
+                "{finding}"
+            );
+        }
+    }
+}
+
 /// A project that is not one is bad input (exit code 3), before any check runs.
 #[test]
 fn a_directory_without_a_project_is_bad_input() {

@@ -23,11 +23,15 @@
 //! | `LINT_ATOMIC_FLOAT` | `AtomicF32`/`AtomicF64`, or `fetch_update`/`compare_exchange` over `from_bits`/`to_bits` |
 //! | `LINT_TIME_BUDGET` | a loop bounded by a clock (`while start.elapsed() < budget`, `if ... elapsed() ... { break }`) |
 //! | `LINT_SECOND_FIXED_LOOP` | `TimePlugin`, or `MinimalPlugins`/`DefaultPlugins` without `.disable::<TimePlugin>()`, anywhere in the crate |
+//! | `LINT_FLOAT_CONTROL` | a write to a thread's floating-point control register (`_mm_setcsr`, `asm!` with `ldmxcsr`, `msr fpcr`), anywhere in the crate |
 //! | `LINT_ALLOW_INVALID` | an allow comment without a reason or with an unknown code |
 //! | `LINT_ALLOW_UNUSED` | (warning) an allow comment that silences nothing |
 //!
 //! A line is silenced with `// rusting: allow(LINT_CODE) reason: ...` on it or on the line above.
 //! Each module's documentation states the approximations it makes without a type checker.
+//!
+//! [`width_fields`] also lists the `usize`/`isize` fields of declared simulation types, which
+//! `rusting validate` reports in `CrossPlatform` projects.
 //!
 //! This crate must never depend on bevy or the engine: it reads source text only.
 
@@ -45,11 +49,13 @@ mod second_loop;
 mod source;
 mod types;
 mod walk;
+mod widths;
 
 use std::path::Path;
 
 pub use error::LintError;
 pub use finding::{Finding, LintCode, LintReport, Severity};
+pub use widths::{WidthField, width_fields};
 
 use source::SourceFile;
 

@@ -1,0 +1,132 @@
+//! Hazards of the data itself: platform widths and padding never reach a hash, a snapshot or a
+//! comparison.
+
+use std::mem::MaybeUninit;
+
+use bevy::prelude::*;
+use rusting_engine::App;
+use rusting_engine::prelude::*;
+use rusting_engine::state::{StateHasher, world_state_hash};
+
+/// A counter declared with `usize` fields, as a game on a 64-bit machine writes it.
+#[derive(Component, Clone, SimState)]
+#[sim_state(name = "Tally")]
+struct WideTally {
+    count: usize,
+    offset: isize,
+    slots: Vec<usize>,
+}
+
+/// The same counter declared with fixed widths: what a 32-bit build's `usize` must hash like.
+#[derive(Component, Clone, SimState)]
+#[sim_state(name = "Tally")]
+struct FixedTally {
+    count: u64,
+    offset: i64,
+    slots: Vec<u64>,
+}
+
+fn hash_of(value: &impl SimState) -> u64 {
+    let mut hasher = StateHasher::new();
+    value.hash_state(&mut hasher);
+    hasher.finish()
+}
+
+fn fields_of(value: &impl SimState) -> Vec<(String, String)> {
+    let mut fields = Vec::new();
+    value.visit_fields("Tally", &mut |path, text| {
+        fields.push((path.to_owned(), text))
+    });
+    fields
+}
+
+/// `usize` and `isize` fields hash, and compare to the field, exactly as `u64` and `i64` fields
+/// of the same values (values a 32-bit target can hold too), so a declared type gives the same
+/// bits on every width; the values past 2^32 that only a 64-bit target can hold hash as their
+/// full 8 bytes. Fails if the building blocks feed `usize` at a platform's width (seen: the
+/// hashes differ when `usize` fed 4 bytes, as a 32-bit target's native width would, against the
+/// fixed 8 of `u64`).
+#[test]
+fn usize_fields_hash_alike_on_every_width() {
+    for (count, offset) in [
+        (0usize, 0isize),
+        (7, -3),
+        (u32::MAX as usize, i32::MIN as isize),
+    ] {
+        let wide = WideTally {
+            count,
+            offset,
+            slots: vec![count, 1, 2],
+        };
+        let fixed = FixedTally {
+            count: count as u64,
+            offset: offset as i64,
+            slots: vec![count as u64, 1, 2],
+        };
+        assert_eq!(hash_of(&wide), hash_of(&fixed), "{count} {offset}");
+        assert_eq!(fields_of(&wide), fields_of(&fixed));
+    }
+    let mut beyond = StateHasher::new();
+    beyond.u64(1 << 40);
+    assert_eq!(hash_of(&(1usize << 40)), beyond.finish());
+}
+
+/// A `#[repr(C)]` component with padding after each small field.
+#[derive(Component, Clone, Copy, SimState)]
+#[repr(C)]
+struct Padded {
+    flag: u8,
+    value: u32,
+    short: u16,
+    wide: f64,
+}
+
+/// A [`Padded`] whose padding bytes hold `garbage`: its memory filled first, then the fields
+/// written one by one.
+fn padded_with(garbage: u8) -> Padded {
+    let mut slot = MaybeUninit::<Padded>::uninit();
+    let place = slot.as_mut_ptr();
+    // SAFETY: the whole value is written byte by byte, then every field is written, so it is
+    // initialised when read; the padding keeps the garbage.
+    unsafe {
+        std::ptr::write_bytes(place.cast::<u8>(), garbage, size_of::<Padded>());
+        std::ptr::addr_of_mut!((*place).flag).write(3);
+        std::ptr::addr_of_mut!((*place).value).write(0x0102_0304);
+        std::ptr::addr_of_mut!((*place).short).write(9);
+        std::ptr::addr_of_mut!((*place).wide).write(2.5);
+        slot.assume_init()
+    }
+}
+
+/// The raw bytes of a value, padding included.
+fn raw_bytes(value: &Padded) -> Vec<u8> {
+    // SAFETY: reads the value's own bytes; padding bytes were written with garbage, so they are
+    // initialised here.
+    unsafe {
+        std::slice::from_raw_parts(std::ptr::from_ref(value).cast::<u8>(), size_of::<Padded>())
+            .to_vec()
+    }
+}
+
+/// Two values of a padded `#[repr(C)]` type whose padding holds different garbage hash alike,
+/// alone and in a world (and through a snapshot taken and restored), because the hash feeds
+/// fields, never a value's memory. Fails if a type's hash reads its bytes (seen: the two values'
+/// hashes differ when `Padded` hashed `raw_bytes` instead of its fields).
+#[test]
+fn padding_never_reaches_the_hash() {
+    let (a, b) = (padded_with(0xaa), padded_with(0x55));
+    assert_ne!(raw_bytes(&a), raw_bytes(&b), "the padding differs");
+    assert_eq!(hash_of(&a), hash_of(&b));
+    let world_hash = |value: Padded| {
+        let mut app = App::new(RuntimeSettings::default());
+        app.register_sim_component::<Padded>();
+        app.world_mut().spawn((value, Transform::default()));
+        app.setup().unwrap();
+        let snapshot = app.snapshot().unwrap();
+        let before = world_state_hash(app.world_mut());
+        app.restore(&snapshot).unwrap();
+        assert_eq!(world_state_hash(app.world_mut()), before);
+        before
+    };
+    assert_eq!(world_hash(a), world_hash(b));
+}
