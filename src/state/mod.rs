@@ -21,6 +21,7 @@
 //! whether the project checks for non-finite values) its callers pass in: it never reads the
 //! runtime's resources, and it never names a physics, gameplay or scene type.
 
+mod change_ticks;
 pub mod hash;
 pub mod hasher;
 mod plugin;

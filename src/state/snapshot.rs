@@ -40,8 +40,9 @@ use bevy::ecs::component::{Component, ComponentId, Mutable};
 use bevy::ecs::entity::{Entity, EntityHashMap};
 use bevy::ecs::resource::IsResource;
 use bevy::ecs::world::EntityRef;
-use bevy::prelude::{Resource, World};
+use bevy::prelude::{DetectChangesMut, Resource, World};
 
+use super::change_ticks::{Ranks, TickRanks};
 use super::sim_id::SimId;
 use super::snapshot_error::SnapshotError;
 use super::snapshot_external::{
@@ -191,6 +192,8 @@ struct Group {
     types: Vec<TypeId>,
     /// One column per type, in the same order.
     columns: Vec<Box<dyn StoredColumn>>,
+    /// Each value's change-detection ranks, by column, then row (see [`TickRanks`]).
+    ranks: Vec<Vec<Ranks>>,
 }
 
 /// A copy of the simulation state: every simulation entity's registered components by `SimId`,
@@ -203,6 +206,8 @@ pub struct WorldSnapshot {
     /// The captured archetypes' values, in capture order.
     groups: Vec<Group>,
     resources: Vec<Box<dyn StoredValue>>,
+    /// Each resource's change-detection ranks, in the same order.
+    resource_ranks: Vec<Ranks>,
     /// What each external-state hook copied out, by its name.
     external: ExternalValues,
 }
@@ -282,9 +287,17 @@ impl WorldSnapshot {
         // First: a hook may finish pending work that writes ECS state (GPU ticks record hashes).
         let external = capture_all(&registry.external, world)?;
         let world: &World = world;
+        let tick_ranks = TickRanks::of(world);
+        let ranks_of = |entity: Entity, id: ComponentId| {
+            world
+                .entity(entity)
+                .get_change_ticks_by_id(id)
+                .map_or_else(Ranks::default, |ticks| tick_ranks.ranks(ticks))
+        };
         let mut entities = Vec::new();
         let mut groups = Vec::new();
         let mut resources = Vec::new();
+        let mut resource_ranks = Vec::new();
         for archetype in world.archetypes().iter() {
             if archetype.is_empty() {
                 continue;
@@ -295,6 +308,7 @@ impl WorldSnapshot {
             }
             let mut captures = Vec::new();
             let mut types = Vec::new();
+            let mut ids = Vec::new();
             for &id in archetype.components() {
                 let rule = match kind {
                     Kind::Resource => registry.rule(world, id).map(|(_, rule)| rule),
@@ -310,12 +324,18 @@ impl WorldSnapshot {
                 {
                     captures.push((capture, column));
                     types.push(type_id);
+                    ids.push(id);
                 }
             }
             if matches!(kind, Kind::Resource) {
                 for row in archetype.entities() {
                     let entity = world.entity(row.id());
-                    resources.extend(captures.iter().filter_map(|(c, _)| c(&entity)));
+                    for ((capture, _), &id) in captures.iter().zip(&ids) {
+                        if let Some(value) = capture(&entity) {
+                            resources.push(value);
+                            resource_ranks.push(ranks_of(row.id(), id));
+                        }
+                    }
                 }
                 continue;
             }
@@ -326,6 +346,10 @@ impl WorldSnapshot {
                 columns: captures
                     .iter()
                     .map(|(_, column)| column(world, &rows))
+                    .collect(),
+                ranks: ids
+                    .iter()
+                    .map(|&id| rows.iter().map(|&entity| ranks_of(entity, id)).collect())
                     .collect(),
             });
             for (row, &entity) in rows.iter().enumerate() {
@@ -353,6 +377,7 @@ impl WorldSnapshot {
             entities,
             groups,
             resources,
+            resource_ranks,
             external,
         })
     }
@@ -438,12 +463,49 @@ impl WorldSnapshot {
         for (value, &entity) in self.resources.iter().zip(&resource_entities) {
             value.write(&mut world.entity_mut(entity), &mut mapper);
         }
+        self.restore_change_ticks(world, &targets, &resource_entities);
         restore_all(
             &registry.external,
             &external,
             world,
             &RestoredEntities::new(&mapper),
         )
+    }
+
+    /// Gives every value written its change-detection ticks back, by rank (see [`TickRanks`]):
+    /// the next tick's systems see as changed or added what they saw the first time.
+    fn restore_change_ticks(
+        &self,
+        world: &mut World,
+        targets: &[(Entity, bool)],
+        resource_entities: &[Entity],
+    ) {
+        let tick_ranks = TickRanks::of(world);
+        let set = |world: &mut World, entity: Entity, type_id: TypeId, ranks: Ranks| {
+            let Some(id) = world.components().get_id(type_id) else {
+                return;
+            };
+            let (changed, added) = tick_ranks.ticks(ranks);
+            if let Ok(mut value) = world.entity_mut(entity).get_mut_by_id(id) {
+                // `set_last_added` sets the changed tick too, so it goes first.
+                value.set_last_added(added);
+                value.set_last_changed(changed);
+            }
+        };
+        for (record, &(target, _)) in self.entities.iter().zip(targets) {
+            let group = &self.groups[record.group];
+            for (type_id, ranks) in group.types.iter().zip(&group.ranks) {
+                set(world, target, *type_id, ranks[record.row]);
+            }
+        }
+        for ((value, ranks), &entity) in self
+            .resources
+            .iter()
+            .zip(&self.resource_ranks)
+            .zip(resource_entities)
+        {
+            set(world, entity, value.component_type(), *ranks);
+        }
     }
 
     /// The resource entity that holds each of the snapshot's resources, in order.
