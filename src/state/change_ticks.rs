@@ -19,8 +19,6 @@ use bevy::ecs::change_detection::{ComponentTicks, Tick};
 use bevy::ecs::schedule::Schedules;
 use bevy::prelude::World;
 
-use crate::runtime::schedule::fixed_schedule_labels;
-
 /// A value's ranks: how many fixed systems ran before it was changed, and before it was added.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Ranks {
@@ -41,7 +39,13 @@ impl TickRanks {
         let now = world.read_change_tick();
         let mut ages = Vec::new();
         if let Some(schedules) = world.get_resource::<Schedules>() {
-            for label in fixed_schedule_labels(world) {
+            // The fixed schedules (`FixedMain`'s order), read here: the runtime that configures
+            // them sits above this module.
+            let labels = world
+                .get_resource::<bevy::app::FixedMainScheduleOrder>()
+                .map(|order| order.labels.clone())
+                .unwrap_or_default();
+            for label in labels {
                 let Some(Ok(systems)) = schedules.get(label).map(|s| s.systems()) else {
                     continue;
                 };

@@ -24,6 +24,7 @@
 mod change_ticks;
 pub mod hash;
 pub mod hasher;
+pub mod layout;
 mod plugin;
 pub mod registration;
 pub mod registry;
@@ -40,6 +41,7 @@ pub use hash::{
     EntityState, NonFiniteValue, STATE_HASH_HISTORY, StateHashes, entity_states, world_state_hash,
 };
 pub use hasher::StateHasher;
+pub use layout::{FieldLayout, LayoutFingerprint, TypeLayout};
 pub use plugin::StatePlugin;
 pub use registration::{SimStateAppExt, SnapshotAppExt};
 pub use registry::{SimEntry, SimKind, SimRegistry, Simulated};

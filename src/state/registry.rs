@@ -30,6 +30,7 @@ use bevy::prelude::{Resource, World};
 use bevy::ptr::Ptr;
 
 use super::hasher::{StateHasher, name_tag};
+use super::layout::{FieldLayout, LayoutFingerprint, TypeLayout};
 use super::sim_state::SimState;
 
 /// What a registered type is to the simulation.
@@ -47,6 +48,8 @@ pub enum SimKind {
 type HashFn = unsafe fn(Ptr<'_>, &mut StateHasher);
 /// Lists a value's fields.
 type VisitFn = unsafe fn(Ptr<'_>, &mut Vec<(String, String)>);
+/// Lists a type's layout ([`SimState::layout`]).
+type LayoutFn = fn(&str, &mut dyn FnMut(&str, &'static str, usize));
 
 /// One registered type.
 #[derive(Clone, Copy)]
@@ -61,6 +64,7 @@ pub struct SimEntry {
     pub kind: SimKind,
     hash: Option<HashFn>,
     visit: Option<VisitFn>,
+    layout: Option<LayoutFn>,
 }
 
 impl SimEntry {
@@ -88,6 +92,13 @@ impl SimEntry {
             unsafe { visit(ptr, &mut fields) }
         }
         fields
+    }
+
+    /// Calls `out` with the type's layout entries (path, declared type, size).
+    pub fn layout(&self, out: &mut dyn FnMut(&str, &'static str, usize)) {
+        if let Some(layout) = self.layout {
+            layout("", out);
+        }
     }
 
     /// Whether the hash sees it.
@@ -121,6 +132,8 @@ pub struct SimRegistry {
     /// Names registered twice for different types, or sharing a tag.
     conflicts: Arc<Vec<String>>,
     transform_copies: Arc<Vec<(TypeId, TransformIsCopy)>>,
+    /// The layout of what is registered, built on first use after the last registration.
+    layout: Arc<std::sync::OnceLock<Arc<LayoutFingerprint>>>,
 }
 
 impl SimRegistry {
@@ -134,6 +147,7 @@ impl SimRegistry {
             kind,
             hash: Some(hash_value::<T>),
             visit: Some(visit_value::<T>),
+            layout: Some(T::layout),
         });
     }
 
@@ -146,10 +160,12 @@ impl SimRegistry {
             kind: SimKind::Presentation,
             hash: None,
             visit: None,
+            layout: None,
         });
     }
 
     fn insert(&mut self, entry: SimEntry) {
+        self.layout = Arc::default();
         let entries = Arc::make_mut(&mut self.entries);
         if let Some(same) = entries.iter_mut().find(|e| e.type_id == entry.type_id) {
             *same = entry;
@@ -189,6 +205,33 @@ impl SimRegistry {
     /// The rules of [`SimRegistry::transform_is_copy_when`], by the component they read.
     pub fn transform_copy_rules(&self) -> &[(TypeId, TransformIsCopy)] {
         &self.transform_copies
+    }
+
+    /// The layout of every hashed registered type on this target (see [`LayoutFingerprint`]),
+    /// built once per set of registrations.
+    pub fn layout(&self) -> Arc<LayoutFingerprint> {
+        Arc::clone(self.layout.get_or_init(|| {
+            let types = self
+                .entries
+                .iter()
+                .filter(|entry| entry.is_hashed())
+                .map(|entry| {
+                    let mut fields = Vec::new();
+                    entry.layout(&mut |path, ty, size| {
+                        fields.push(FieldLayout {
+                            path: path.to_owned(),
+                            ty: ty.to_owned(),
+                            size: size as u64,
+                        });
+                    });
+                    TypeLayout {
+                        name: entry.name.to_owned(),
+                        fields,
+                    }
+                })
+                .collect();
+            Arc::new(LayoutFingerprint::of(types))
+        }))
     }
 
     /// Every registered type, sorted by name.

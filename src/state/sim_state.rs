@@ -36,6 +36,17 @@ pub trait SimState {
 
     /// Calls `out` with every leaf field's path below `path` and its value.
     fn visit_fields(&self, path: &str, out: &mut dyn FnMut(&str, String));
+
+    /// Calls `out` with each field's path below `path`, its type as declared and its size in
+    /// bytes: the type's layout, which snapshots, replays and reports carry in their
+    /// [`LayoutFingerprint`](super::LayoutFingerprint). The derive lists every field that is not
+    /// skipped (and an enum's variants); by default the whole value is one entry.
+    fn layout(path: &str, out: &mut dyn FnMut(&str, &'static str, usize))
+    where
+        Self: Sized,
+    {
+        out(path, Self::NAME, std::mem::size_of::<Self>());
+    }
 }
 
 /// `path.field`, or `field` at the top.

@@ -43,6 +43,8 @@ use bevy::ecs::world::EntityRef;
 use bevy::prelude::{DetectChangesMut, Resource, World};
 
 use super::change_ticks::{Ranks, TickRanks};
+use super::layout::LayoutFingerprint;
+use super::registry::sim_registry;
 use super::sim_id::SimId;
 use super::snapshot_error::SnapshotError;
 use super::snapshot_external::{
@@ -208,6 +210,8 @@ pub struct WorldSnapshot {
     resources: Vec<Box<dyn StoredValue>>,
     /// Each resource's change-detection ranks, in the same order.
     resource_ranks: Vec<Ranks>,
+    /// The layout of the state it holds.
+    layout: Arc<LayoutFingerprint>,
     /// What each external-state hook copied out, by its name.
     external: ExternalValues,
 }
@@ -378,6 +382,7 @@ impl WorldSnapshot {
             groups,
             resources,
             resource_ranks,
+            layout: sim_registry(world).layout(),
             external,
         })
     }
@@ -401,6 +406,15 @@ impl WorldSnapshot {
     /// ECS restored and returns [`SnapshotError::External`].
     pub fn restore(&self, world: &mut World) -> Result<(), SnapshotError> {
         let registry = registry_of(world);
+        let layout = sim_registry(world).layout();
+        if !Arc::ptr_eq(&layout, &self.layout)
+            && let Some(difference) = layout.first_difference(&self.layout, "the snapshot")
+        {
+            return Err(SnapshotError::Layout {
+                tick: self.tick,
+                difference,
+            });
+        }
         let external = match_hooks(&registry.external, &self.external)
             .map_err(|reason| self.incompatible(reason))?;
         let current = simulation_entities(world)?;

@@ -46,6 +46,18 @@ pub enum SnapshotError {
         /// Why (a device error, for GPU bodies).
         reason: String,
     },
+    /// The snapshot was taken in a game whose simulation state has another layout (a field
+    /// added, renamed or retyped, a type registered or not, another target).
+    #[error(
+        "cannot restore the snapshot of tick {tick} into this app: its state has another layout: \
+         {difference}"
+    )]
+    Layout {
+        /// The snapshot's tick.
+        tick: u64,
+        /// The first type or field that differs.
+        difference: String,
+    },
     /// The app to restore into was not built the same way.
     #[error("cannot restore the snapshot of tick {tick} into this app: {reason}")]
     Incompatible {

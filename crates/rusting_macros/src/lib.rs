@@ -100,6 +100,31 @@ fn field_rule(field: &syn::Field) -> Result<FieldRule, Error> {
     Ok(rule)
 }
 
+/// The layout entries of a list of fields, their paths starting with `prefix` (`Variant.` in an
+/// enum).
+fn layout_code(fields: &Fields, prefix: &str) -> Result<Tokens, Error> {
+    let mut layout = Tokens::new();
+    for (k, field) in fields.iter().enumerate() {
+        if matches!(field_rule(field)?, FieldRule::Skip) {
+            continue;
+        }
+        let label = match &field.ident {
+            Some(ident) => format!("{prefix}{ident}"),
+            None => format!("{prefix}{k}"),
+        };
+        let ty = &field.ty;
+        let written = quote!(#ty).to_string().replace(' ', "");
+        layout.extend(quote! {
+            out(
+                &::rusting_engine::state::sim_state::join(path, #label),
+                #written,
+                ::core::mem::size_of::<#ty>(),
+            );
+        });
+    }
+    Ok(layout)
+}
+
 /// The hash and visit code for a list of fields bound to `bindings`.
 fn fields_code(fields: &Fields, bindings: &[Tokens]) -> Result<(Tokens, Tokens), Error> {
     let mut hash = Tokens::new();
@@ -172,10 +197,12 @@ fn pattern(fields: &Fields, bindings: &[Tokens]) -> Tokens {
 fn expand(input: &DeriveInput) -> Result<Tokens, Error> {
     let name = type_name(input)?;
     let ident = &input.ident;
+    let mut layout_body = Tokens::new();
     let (hash_body, visit_body) = match &input.data {
         Data::Struct(data) => {
             let bound = bindings(&data.fields);
             let (hash, visit) = fields_code(&data.fields, &bound)?;
+            layout_body = layout_code(&data.fields, "")?;
             let pattern = pattern(&data.fields, &bound);
             (
                 quote! { let #ident #pattern = self; #hash },
@@ -189,6 +216,16 @@ fn expand(input: &DeriveInput) -> Result<Tokens, Error> {
                 let index = index as u32;
                 let variant_ident = &variant.ident;
                 let variant_name = variant_ident.to_string();
+                // Each variant is an entry (its number is what the hash feeds), then its fields.
+                let variant_entry = format!("variant {index}");
+                layout_body.extend(quote! {
+                    out(
+                        &::rusting_engine::state::sim_state::join(path, #variant_name),
+                        #variant_entry,
+                        0,
+                    );
+                });
+                layout_body.extend(layout_code(&variant.fields, &format!("{variant_name}."))?);
                 let bound = bindings(&variant.fields);
                 let (hash, visit) = fields_code(&variant.fields, &bound)?;
                 let pattern = pattern(&variant.fields, &bound);
@@ -246,6 +283,14 @@ fn expand(input: &DeriveInput) -> Result<Tokens, Error> {
                 out: &mut dyn ::core::ops::FnMut(&str, ::std::string::String),
             ) {
                 #visit_body
+            }
+
+            #[allow(unused_variables)]
+            fn layout(
+                path: &str,
+                out: &mut dyn ::core::ops::FnMut(&str, &'static str, usize),
+            ) {
+                #layout_body
             }
         }
     })
