@@ -82,7 +82,8 @@ fn soak(script: &InputScript) {
     let final_bytes = std::fs::metadata(&target).unwrap().len();
     // The recorder's own cost per frame, for the same hour of frames.
     let journal = dir.join("calls.rply");
-    let mut recorder = rusting_engine::record::Recorder::journal(7, 0, None, &journal).unwrap();
+    let mut recorder =
+        rusting_engine::record::Recorder::journal(7, 0, None, None, &journal).unwrap();
     let input = rusting_engine::runtime::RuntimeInput::default();
     let mut worst = Duration::ZERO;
     for frame in 0..hour {

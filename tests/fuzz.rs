@@ -506,7 +506,7 @@ fn recorded() -> (Replay, Vec<u8>, StateHashReport) {
             std::fs::create_dir_all(&dir).unwrap();
             let target = dir.join("seed.rply");
             let mut recorder =
-                Recorder::journal(replay.seed, 0, replay.scene.clone(), &target).unwrap();
+                Recorder::journal(replay.seed, 0, replay.scene.clone(), None, &target).unwrap();
             for (k, frame) in replay.frames.iter().enumerate() {
                 let next = replay
                     .frames

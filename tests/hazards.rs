@@ -5,7 +5,10 @@ use std::mem::MaybeUninit;
 
 use bevy::prelude::*;
 use rusting_engine::App;
+use rusting_engine::determinism::play_replay;
 use rusting_engine::prelude::*;
+use rusting_engine::record::replay_compact::{from_compact, to_compact};
+use rusting_engine::record::{StateHashReport, compare_reports};
 use rusting_engine::state::{StateHasher, world_state_hash};
 
 /// A counter declared with `usize` fields, as a game on a 64-bit machine writes it.
@@ -272,7 +275,8 @@ fn armour_app<T: Component<Mutability = bevy::ecs::component::Mutable> + Clone +
 
 /// A snapshot taken in a build whose `Armour.value` is an `f32` is refused by a build where it
 /// is an `f64`, naming the field, both types and sizes, before anything is changed; a snapshot
-/// of the same layout restores. Fails when snapshots carry no layout (seen: the restore succeeded,
+/// of the same layout restores. A replay (JSON or compact) recorded by the first build is refused
+/// by the second before its first tick, and their state-hash reports are told apart by layout. Fails when snapshots carry no layout (seen: the restore succeeded,
 /// putting the old build's value on the entity without a word).
 #[test]
 fn a_snapshot_of_another_layout_is_refused_naming_the_field() {
@@ -292,5 +296,35 @@ fn a_snapshot_of_another_layout_is_refused_naming_the_field() {
     assert_eq!(
         world_state_hash(same.world_mut()),
         world_state_hash(old.world_mut())
+    );
+
+    // A replay recorded by the old build: refused by the new one before its first tick (in both
+    // of its forms), played by a build of the same layout.
+    let mut recording = armour_app(ArmourV1 { value: 1.0 });
+    recording.start_recording();
+    tick_hashes(&mut recording, 5);
+    let replay = recording.finish_recording().unwrap().unwrap();
+    let compact = from_compact(&to_compact(&replay).unwrap(), "mem.rply".as_ref()).unwrap();
+    assert_eq!(compact, replay);
+    let error = play_replay(&compact, &mut armour_app(ArmourV2 { value: 1.0 }))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        error,
+        "the replay was recorded by a game whose simulation state has another layout: \
+         `Armour.value` is `f64` (8 bytes) in this game and `f32` (4 bytes) in the replay"
+    );
+    play_replay(&replay, &mut armour_app(ArmourV1 { value: 1.0 })).unwrap();
+
+    // State-hash reports of the two builds: compared by layout, not tick by tick.
+    let report = |app: &mut App| StateHashReport::capture(app.world_mut(), &[(1, 1)]);
+    let difference = compare_reports(&report(&mut old), &report(&mut new)).unwrap();
+    assert_eq!(difference.tick, None);
+    assert_eq!(
+        difference.layout.as_deref(),
+        Some(
+            "`Armour.value` is `f32` (4 bytes) in the first report and `f64` (8 bytes) in the \
+             second report"
+        )
     );
 }

@@ -35,7 +35,7 @@ fn scratch(tag: &str) -> PathBuf {
 fn recording_appends_in_constant_time() {
     let dir = scratch("hour");
     let target = dir.join("hour.rply");
-    let mut recorder = Recorder::journal(7, 0, None, &target).unwrap();
+    let mut recorder = Recorder::journal(7, 0, None, None, &target).unwrap();
     let mut input = RuntimeInput::default();
     let step = Duration::from_nanos(16_666_667);
     let rss_before = proc_field("status", "VmRSS:");

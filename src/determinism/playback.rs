@@ -46,6 +46,12 @@ impl Replay {
                 loaded: loaded.clone(),
             });
         }
+        if let Some(recorded) = &self.layout {
+            let layout = crate::state::registry::sim_registry(app.world()).layout();
+            if let Some(difference) = layout.first_difference(recorded, "the replay") {
+                return Err(ReplayError::Layout { difference });
+            }
+        }
         app.world_mut().resource_mut::<RandomSeed>().0 = self.seed;
         // From now on every tick's outside results come from the recording: playback never
         // calls out, and what the game pushes meanwhile never enters.

@@ -20,13 +20,14 @@ use crate::engine::{App, FrameRecorder};
 use crate::jobs::{OutsideEntry, OutsideTick};
 use crate::runtime::{FrameTime, RandomSeed, RuntimeInput};
 use crate::scene::SceneIdentity;
+use crate::state::LayoutFingerprint;
 use crate::state::hasher::hex;
 
 /// Where a recorder puts what it records.
 #[derive(Clone)]
 enum Sink {
     /// A replay held in memory.
-    Memory(Replay),
+    Memory(Box<Replay>),
     /// A journal on disk (see `replay_journal`), in constant memory.
     Journal(super::replay_journal::SharedJournal),
 }
@@ -49,8 +50,14 @@ impl std::fmt::Debug for Recorder {
     }
 }
 
-/// An empty replay starting at `start_tick` with `seed`, in an app holding `scene`.
-fn empty_replay(seed: u64, start_tick: u64, scene: Option<SceneIdentity>) -> Replay {
+/// An empty replay starting at `start_tick` with `seed`, in an app holding `scene` whose state
+/// has `layout`.
+fn empty_replay(
+    seed: u64,
+    start_tick: u64,
+    scene: Option<SceneIdentity>,
+    layout: Option<LayoutFingerprint>,
+) -> Replay {
     Replay {
         format_version: REPLAY_FORMAT_VERSION,
         engine_version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -61,14 +68,21 @@ fn empty_replay(seed: u64, start_tick: u64, scene: Option<SceneIdentity>) -> Rep
         hashes: Vec::new(),
         details: Vec::new(),
         outside: Vec::new(),
+        layout,
     }
 }
 
 impl Recorder {
-    /// A recorder into memory starting at `start_tick` with `seed`, in an app holding `scene`.
-    pub fn new(seed: u64, start_tick: u64, scene: Option<SceneIdentity>) -> Self {
+    /// A recorder into memory starting at `start_tick` with `seed`, in an app holding `scene`
+    /// whose state has `layout` (playback refuses a game of another layout).
+    pub fn new(
+        seed: u64,
+        start_tick: u64,
+        scene: Option<SceneIdentity>,
+        layout: Option<LayoutFingerprint>,
+    ) -> Self {
         Recorder {
-            sink: Sink::Memory(empty_replay(seed, start_tick, scene)),
+            sink: Sink::Memory(Box::new(empty_replay(seed, start_tick, scene, layout))),
             last_input: None,
             last_detail: start_tick,
         }
@@ -80,9 +94,10 @@ impl Recorder {
         seed: u64,
         start_tick: u64,
         scene: Option<SceneIdentity>,
+        layout: Option<LayoutFingerprint>,
         target: &Path,
     ) -> Result<Self, ReplayError> {
-        let header = empty_replay(seed, start_tick, scene);
+        let header = empty_replay(seed, start_tick, scene, layout);
         Ok(Recorder {
             sink: Sink::Journal(super::replay_journal::Journal::create(target, &header)?),
             last_input: None,
@@ -206,7 +221,7 @@ impl Recorder {
     /// journal removed.
     pub fn finish(self) -> Result<Replay, ReplayError> {
         match self.sink {
-            Sink::Memory(replay) => Ok(replay),
+            Sink::Memory(replay) => Ok(*replay),
             Sink::Journal(journal) => match journal.lock() {
                 Ok(mut journal) => journal.finalize(),
                 Err(poisoned) => poisoned.into_inner().finalize(),
@@ -282,7 +297,7 @@ pub trait RecordingAppExt {
 }
 
 /// The seed, tick and scene a recording of `app` starts from.
-fn recording_start(app: &mut App) -> (u64, u64, Option<SceneIdentity>) {
+fn recording_start(app: &mut App) -> (u64, u64, Option<SceneIdentity>, Option<LayoutFingerprint>) {
     if let Err(error) = app.setup() {
         panic!("the Rusting app cannot start: {error}");
     }
@@ -290,18 +305,19 @@ fn recording_start(app: &mut App) -> (u64, u64, Option<SceneIdentity>) {
     let seed = world.resource::<RandomSeed>().0;
     let tick = world.resource::<FrameTime>().fixed_tick;
     let scene = world.get_resource::<SceneIdentity>().cloned();
-    (seed, tick, scene)
+    let layout = crate::state::registry::sim_registry(world).layout();
+    (seed, tick, scene, Some(LayoutFingerprint::clone(&layout)))
 }
 
 impl RecordingAppExt for App {
     fn start_recording(&mut self) {
-        let (seed, tick, scene) = recording_start(self);
-        self.set_frame_recorder(Box::new(Recorder::new(seed, tick, scene)));
+        let (seed, tick, scene, layout) = recording_start(self);
+        self.set_frame_recorder(Box::new(Recorder::new(seed, tick, scene, layout)));
     }
 
     fn start_recording_to(&mut self, target: &Path) -> Result<(), ReplayError> {
-        let (seed, tick, scene) = recording_start(self);
-        let recorder = Recorder::journal(seed, tick, scene, target)?;
+        let (seed, tick, scene, layout) = recording_start(self);
+        let recorder = Recorder::journal(seed, tick, scene, layout, target)?;
         self.set_frame_recorder(Box::new(recorder));
         Ok(())
     }

@@ -19,6 +19,7 @@ use crate::jobs::{MAX_OUTSIDE_PER_TICK, OutsideTick};
 use crate::runtime::input_script::{INPUT_SCRIPT_VERSION, ScriptFrames};
 use crate::runtime::{InputScript, RuntimeInput};
 use crate::scene::SceneIdentity;
+use crate::state::LayoutFingerprint;
 
 /// The replay format version this engine writes and reads.
 pub const REPLAY_FORMAT_VERSION: u32 = 1;
@@ -74,6 +75,11 @@ pub struct Replay {
     /// tick, in arrival order: playback feeds these and never calls out.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outside: Vec<OutsideTick>,
+    /// The layout of the recording game's simulation state: playback refuses a game of another
+    /// layout, naming the first type or field that differs (absent in replays from before it
+    /// was recorded, which are played unchecked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<LayoutFingerprint>,
 }
 
 /// Ticks between two recorded [`StateDetail`]s: one every two minutes at 60 Hz (the starter's is
@@ -172,6 +178,14 @@ pub enum ReplayError {
         /// Where playback and the recording differ at the recording's next state detail, when
         /// playback went on to one.
         blame: Option<Box<ReplayBlame>>,
+    },
+    /// The replay was recorded by a game whose simulation state has another layout.
+    #[error(
+        "the replay was recorded by a game whose simulation state has another layout: {difference}"
+    )]
+    Layout {
+        /// The first type or field that differs.
+        difference: String,
     },
     /// The replay was recorded with another scene than the app holds.
     #[error("the replay was recorded with scene `{}` ({}), but the app holds `{}` ({})", recorded.name, recorded.cooked_hash, loaded.name, loaded.cooked_hash)]

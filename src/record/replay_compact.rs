@@ -4,7 +4,8 @@
 //!
 //! ```text
 //! "RPLY" magic, u32 format version, varint length + engine version bytes, u64 seed,
-//! varint start tick, u8 has_scene, [varint length + name bytes, u64 cooked hash],
+//! varint start tick, u8 flags (1: a scene, 2: a layout), [varint length + name bytes, u64 cooked
+//! hash] when it has a scene, [varint length + the LayoutFingerprint as JSON] when it has a layout,
 //! varint group count, then per group of identical frames:
 //!   varint repeat, varint real delta (ns), varint ticks each frame ran,
 //!   u8 has_input, [varint length + RuntimeInput JSON] (only on the group's first frame)
@@ -67,15 +68,17 @@ pub fn to_compact(replay: &Replay) -> Option<Vec<u8>> {
     out.extend_from_slice(replay.engine_version.as_bytes());
     out.extend_from_slice(&replay.seed.to_le_bytes());
     write_varint(&mut out, replay.start_tick);
-    match &replay.scene {
-        Some(scene) => {
-            out.push(1);
-            write_varint(&mut out, scene.name.len() as u64);
-            out.extend_from_slice(scene.name.as_bytes());
-            let hash = u64::from_str_radix(&scene.cooked_hash, 16).ok()?;
-            out.extend_from_slice(&hash.to_le_bytes());
-        }
-        None => out.push(0),
+    out.push(u8::from(replay.scene.is_some()) | (u8::from(replay.layout.is_some()) << 1));
+    if let Some(scene) = &replay.scene {
+        write_varint(&mut out, scene.name.len() as u64);
+        out.extend_from_slice(scene.name.as_bytes());
+        let hash = u64::from_str_radix(&scene.cooked_hash, 16).ok()?;
+        out.extend_from_slice(&hash.to_le_bytes());
+    }
+    if let Some(layout) = &replay.layout {
+        let json = serde_json::to_vec(layout).expect("a layout serializes");
+        write_varint(&mut out, json.len() as u64);
+        out.extend_from_slice(&json);
     }
     // Group identical frames: (delta, ticks run) with no new input after the first.
     let ticks_of = |k: usize| {
@@ -243,18 +246,30 @@ pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
         .map_err(|_| r.corrupt("an engine version that is not UTF-8"))?;
     let seed = r.u64()?;
     let start_tick = r.varint()?;
-    let scene = match r.take(1)?[0] {
-        0 => None,
-        1 => {
-            let length = r.length()?;
-            let name = String::from_utf8(r.take(length)?.to_vec())
-                .map_err(|_| r.corrupt("a scene name that is not UTF-8"))?;
-            Some(SceneIdentity {
-                name,
-                cooked_hash: format!("{:016x}", r.u64()?),
-            })
-        }
-        _ => return Err(r.corrupt("a bad scene flag")),
+    let flags = r.take(1)?[0];
+    if flags > 3 {
+        return Err(r.corrupt("a bad scene and layout flag"));
+    }
+    let scene = if flags & 1 != 0 {
+        let length = r.length()?;
+        let name = String::from_utf8(r.take(length)?.to_vec())
+            .map_err(|_| r.corrupt("a scene name that is not UTF-8"))?;
+        Some(SceneIdentity {
+            name,
+            cooked_hash: format!("{:016x}", r.u64()?),
+        })
+    } else {
+        None
+    };
+    let layout = if flags & 2 != 0 {
+        let length = r.length()?;
+        let json = r.take(length)?;
+        Some(
+            serde_json::from_slice(json)
+                .map_err(|_| r.corrupt("a state layout that does not parse"))?,
+        )
+    } else {
+        None
     };
     // Groups are read first and checked against the hashes before any frame is made, so a file
     // cannot make the reader allocate more than its own size allows.
@@ -376,6 +391,7 @@ pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
         hashes,
         details,
         outside,
+        layout,
     })
 }
 

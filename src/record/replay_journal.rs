@@ -514,6 +514,7 @@ mod tests {
             hashes: Vec::new(),
             details: Vec::new(),
             outside: Vec::new(),
+            layout: None,
         };
         let journal = Journal::create(&target, &header).unwrap();
         {

@@ -77,6 +77,10 @@ pub struct StateHashReport {
     /// slower machine stalls more and computes the same bits).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jobs: Option<crate::jobs::JobStats>,
+    /// The layout of the run's simulation state: two reports of different layouts are not
+    /// compared tick by tick, their first differing type or field is named instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<crate::state::LayoutFingerprint>,
 }
 
 /// Why a report cannot be read or written.
@@ -153,6 +157,9 @@ impl StateHashReport {
             entities: states.iter().map(|s| entity_report(world, s)).collect(),
             details: Vec::new(),
             jobs: crate::jobs::JobStats::of(world),
+            layout: Some(crate::state::LayoutFingerprint::clone(
+                &crate::state::registry::sim_registry(world).layout(),
+            )),
         }
     }
 
@@ -222,10 +229,24 @@ pub struct ReportDifference {
     /// When both reports detail the first divergent tick: where that tick differs, down to the
     /// field (entity, component or resource, field and both values).
     pub at_tick: Option<DetailDifference>,
+    /// When the reports come from games whose simulation state has different layouts: the first
+    /// type or field that differs (the ticks are then not compared).
+    pub layout: Option<String>,
 }
 
 /// The first difference between two reports, or `None` when they match.
 pub fn compare_reports(a: &StateHashReport, b: &StateHashReport) -> Option<ReportDifference> {
+    if let (Some(first), Some(second)) = (&a.layout, &b.layout)
+        && let Some(difference) = first.first_difference(second, "the second report")
+    {
+        return Some(ReportDifference {
+            tick: None,
+            entity: None,
+            component: None,
+            at_tick: None,
+            layout: Some(difference.replace("this game", "the first report")),
+        });
+    }
     let tick = a
         .ticks
         .iter()
@@ -286,5 +307,6 @@ pub fn compare_reports(a: &StateHashReport, b: &StateHashReport) -> Option<Repor
         entity,
         component,
         at_tick,
+        layout: None,
     })
 }

@@ -90,6 +90,12 @@ pub fn diff(a: &Path, b: &Path, json: bool, report: Option<&Path>) -> Result<Str
 
 /// What a difference says, in words: the tick and the blame.
 fn difference_words(difference: &ReportDifference) -> String {
+    if let Some(layout) = &difference.layout {
+        return format!(
+            "the reports come from games whose simulation state has another layout, so their \
+             hashes cannot agree: {layout}"
+        );
+    }
     let mut message = match difference.tick {
         Some(tick) => format!("first divergent tick {tick}"),
         None => "every common tick matches, but the runs differ".to_owned(),
@@ -122,6 +128,7 @@ fn difference_json(difference: &ReportDifference) -> serde_json::Value {
         "scene_id": difference.entity.as_ref().and_then(|e| e.scene_id),
         "sim_id": difference.entity.as_ref().map(|e| e.sim_id),
         "component": difference.component,
+        "layout": difference.layout,
         "at_tick": difference.at_tick.as_ref().map(|d| serde_json::json!({
             "entity": d.entity.as_ref().and_then(|e| e.name.clone()),
             "sim_id": d.entity.as_ref().map(|e| e.sim_id),

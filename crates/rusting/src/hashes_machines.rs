@@ -237,6 +237,7 @@ mod tests {
             entities: Vec::new(),
             details: Vec::new(),
             jobs: None,
+            layout: None,
         };
         let (a, b, gone) = (root.join("a"), root.join("b"), root.join("gone"));
         for dir in [&a, &b] {
