@@ -80,6 +80,10 @@ pub enum NetError {
         /// The tick it is due.
         tick: u64,
     },
+    /// The local mode (a synctest) found the floating-point environment changed on a thread that
+    /// simulates.
+    #[error("synctest: {0}")]
+    FloatEnv(crate::runtime::FloatEnvChanged),
     /// A frame step did not run exactly one tick (the host's time control stopped it).
     #[error("a session tick ran {ran} engine ticks instead of one (is the host paused?)")]
     Step {

@@ -698,6 +698,10 @@ impl NetSession {
                     let tick = step_one_tick(host).map_err(|ran| NetError::Step { ran })?;
                     if matches!(self.session, Inner::Local(_)) {
                         self.check_first_run(host, tick)?;
+                        // A synctest fails on a change of the floating-point environment too.
+                        if let Some(change) = host.first_float_change() {
+                            return Err(NetError::FloatEnv(change.clone()));
+                        }
                     }
                     self.pending_inputs.retain(|(kept, _)| *kept < tick);
                     self.pending_inputs.push_back((tick, players));
