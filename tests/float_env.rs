@@ -72,6 +72,18 @@ fn after_audio(mut count: Local<u32>) {
     *count += 1;
 }
 
+/// The falling game with [`start_audio_on_tick_5`] and [`after_audio`] after the engine's chain.
+fn audio_app(policy: FloatEnvPolicy) -> App {
+    let mut app = falling_app(policy);
+    app.add_systems(
+        FixedUpdate,
+        (start_audio_on_tick_5, after_audio)
+            .chain()
+            .after(SimSet::Tweens),
+    );
+    app
+}
+
 /// A fixed system that sets flush-to-zero on tick 5: the change is named at tick 5, on this
 /// thread, as flush-to-zero, in that system (not the one after it), and the run's failure says
 /// so; the environment is put back, so the thread goes on as expected. Under the release policy
@@ -84,13 +96,7 @@ fn after_audio(mut count: Local<u32>) {
 #[test]
 fn a_flush_to_zero_change_is_named_at_its_tick_and_thread() {
     let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let mut app = falling_app(FloatEnvPolicy::Error);
-    app.add_systems(
-        FixedUpdate,
-        (start_audio_on_tick_5, after_audio)
-            .chain()
-            .after(SimSet::Tweens),
-    );
+    let mut app = audio_app(FloatEnvPolicy::Error);
     let hashes = run(&mut app, 10);
     assert!(FloatControl::current_is_expected());
     let change = app
@@ -119,13 +125,7 @@ fn a_flush_to_zero_change_is_named_at_its_tick_and_thread() {
     );
 
     // The release policy: noted, put back, played on, the same hashes as an untouched game.
-    let mut release = falling_app(FloatEnvPolicy::Restore);
-    release.add_systems(
-        FixedUpdate,
-        (start_audio_on_tick_5, after_audio)
-            .chain()
-            .after(SimSet::Tweens),
-    );
+    let mut release = audio_app(FloatEnvPolicy::Restore);
     assert_eq!(run(&mut release, 10), hashes);
     assert!(release.float_env_change().is_some());
     assert!(release.float_env_failure().is_none());

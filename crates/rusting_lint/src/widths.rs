@@ -72,26 +72,25 @@ struct Finder<'a> {
     found: Vec<WidthField>,
 }
 
-/// Whether `attrs` derive `SimState`.
-fn derives_sim_state(attrs: &[Attribute]) -> bool {
+/// Whether one of `attrs` is `#[attribute(...)]` with `name` among its tokens.
+fn has_attribute_naming(attrs: &[Attribute], attribute: &str, name: &str) -> bool {
     attrs.iter().any(|attr| {
-        attr.path().is_ident("derive")
+        attr.path().is_ident(attribute)
             && attr
                 .meta
                 .require_list()
-                .is_ok_and(|list| mentions(list.tokens.clone(), "SimState"))
+                .is_ok_and(|list| mentions(list.tokens.clone(), name))
     })
+}
+
+/// Whether `attrs` derive `SimState`.
+fn derives_sim_state(attrs: &[Attribute]) -> bool {
+    has_attribute_naming(attrs, "derive", "SimState")
 }
 
 /// Whether `attrs` skip the field (`#[sim_state(skip = "...")]`).
 fn skipped(attrs: &[Attribute]) -> bool {
-    attrs.iter().any(|attr| {
-        attr.path().is_ident("sim_state")
-            && attr
-                .meta
-                .require_list()
-                .is_ok_and(|list| mentions(list.tokens.clone(), "skip"))
-    })
+    has_attribute_naming(attrs, "sim_state", "skip")
 }
 
 /// Whether the tokens hold the identifier `name` anywhere.
