@@ -8,7 +8,7 @@ use bevy::prelude::*;
 use rusting_engine::determinism::{SyncTest, SyncTestError};
 use rusting_engine::game;
 use rusting_engine::gameplay::PlatformerController;
-use rusting_engine::runtime::{RuntimeInput, SimSet};
+use rusting_engine::runtime::{FrameTime, RuntimeInput, SimSet};
 
 #[path = "support/starter.rs"]
 mod support;
@@ -98,8 +98,10 @@ fn drift_by_local_counter(
 /// A system that keeps a counter in a `Local` is caught on the first tick it matters, with the
 /// entity and component it changed. The counter runs on through every re-simulation in the same
 /// app (one call per first-run tick and three per rollback), so it passes 20 during frame 7's
-/// rollback, on the re-simulation of tick 6, which the first run computed with the counter at 15.
-/// Fails if the synctest stops re-simulating or stops comparing the re-simulated hashes.
+/// rollback, on the re-simulation of tick 6, which the first run computed with the counter at 15;
+/// re-simulated again from the same snapshot, the tick gives yet another result, so the error
+/// names a counter every run of the tick moves beside nondeterminism. Fails if the synctest stops
+/// re-simulating or stops comparing the re-simulated hashes.
 #[test]
 fn synctest_catches_a_counter_kept_in_a_local() {
     let make = || {
@@ -107,27 +109,110 @@ fn synctest_catches_a_counter_kept_in_a_local() {
         app.add_systems(FixedUpdate, drift_by_local_counter.after(SimSet::Tweens));
         app
     };
-    let mut synctest = SyncTest::new(make, 3);
-    let mut failure = None;
-    for k in 0..60 {
-        if let Err(error) = synctest.advance(input(k)) {
-            failure = Some(error);
-            break;
-        }
-    }
-    let Some(SyncTestError::Mismatch {
-        tick, from, where_, ..
-    }) = failure
+    let failure = first_failure(SyncTest::new(make, 3), 60);
+    let Some(
+        error @ SyncTestError::Nondeterministic {
+            tick, from, where_, ..
+        },
+    ) = &failure
     else {
-        panic!("expected a mismatch, got {failure:?}");
+        panic!("expected a nondeterministic tick, got {failure:?}");
     };
     assert_eq!(
-        tick, 6,
+        *tick, 6,
         "the first re-simulated tick the counter moves the hero"
     );
-    assert_eq!(from, 4, "three ticks back from tick 7");
-    let where_ = where_.unwrap();
+    assert_eq!(*from, 4, "three ticks back from tick 7");
+    let where_ = where_.as_deref().unwrap();
     assert!(where_.contains("Transform"), "{where_}");
+    assert!(
+        error.to_string().contains("a counter in a `Local`"),
+        "{error}"
+    );
+}
+
+/// Runs `synctest` one frame at a time until it fails or `frames` frames have run.
+fn first_failure<F: FnMut() -> rusting_engine::engine::App>(
+    mut synctest: SyncTest<F>,
+    frames: usize,
+) -> Option<SyncTestError> {
+    (0..frames).find_map(|k| synctest.advance(input(k)).err())
+}
+
+/// Nudges the hero by the order a fresh `HashSet` visits 64 numbers in: std seeds every new
+/// hasher differently, so the same state gives another result every time the tick runs (a race,
+/// as a worker thread's timing would be).
+fn drift_by_hash_order(mut heroes: Query<&mut Transform, With<PlatformerController>>) {
+    let set: std::collections::HashSet<u32> = (0..64).collect();
+    let mixed = set
+        .iter()
+        .fold(0.0f32, |acc, &k| acc * 0.5 + k as f32 * 1.0e-3);
+    for mut transform in &mut heroes {
+        transform.translation.x += mixed * 1.0e-3;
+    }
+}
+
+/// Nudges the hero once, the first time each tick runs, remembering the newest tick in a
+/// `Local`: a re-simulated tick never nudges, every time the same way (state outside the
+/// snapshot, not nondeterminism).
+fn nudge_first_runs_only(
+    time: Res<FrameTime>,
+    mut newest: Local<u64>,
+    mut heroes: Query<&mut Transform, With<PlatformerController>>,
+) {
+    if time.fixed_tick < *newest {
+        return;
+    }
+    *newest = time.fixed_tick + 1;
+    for mut transform in &mut heroes {
+        transform.translation.x += 1.0e-3;
+    }
+}
+
+/// A race (a `HashSet`'s order, seeded anew every time the tick runs) fails the synctest as a
+/// nondeterministic tick: re-simulated again from the same snapshot it gives another result.
+/// State outside the snapshot (a `Local` that makes only a tick's first run nudge the hero) fails
+/// it as a mismatch, "state outside the snapshot", because every re-simulation gives the same
+/// result. Fails if the synctest stops re-simulating the failing tick again (the race is then
+/// called state outside the snapshot).
+#[test]
+fn synctest_tells_a_race_from_state_outside_the_snapshot() {
+    let race = || {
+        let mut app = starter_app();
+        app.add_systems(FixedUpdate, drift_by_hash_order.after(SimSet::Tweens));
+        app
+    };
+    let failure = first_failure(SyncTest::new(race, 3), 30);
+    let Some(error @ SyncTestError::Nondeterministic { where_, .. }) = &failure else {
+        panic!("expected a nondeterministic tick, got {failure:?}");
+    };
+    let message = error.to_string();
+    assert!(
+        message.contains("gives different results from the same state")
+            && message.contains("the simulation is nondeterministic (threads, clocks, addresses"),
+        "{message}"
+    );
+    assert!(
+        where_.as_deref().unwrap().contains("Transform"),
+        "{message}"
+    );
+
+    let outside = || {
+        let mut app = starter_app();
+        app.add_systems(FixedUpdate, nudge_first_runs_only.after(SimSet::Tweens));
+        app
+    };
+    let failure = first_failure(SyncTest::new(outside, 3), 30);
+    let Some(error @ SyncTestError::Mismatch { tick, .. }) = &failure else {
+        panic!("expected a mismatch, got {failure:?}");
+    };
+    assert_eq!(*tick, 1, "the first tick the first rollback re-simulates");
+    assert!(
+        error
+            .to_string()
+            .ends_with("state outside the snapshot changed the simulation"),
+        "{error}"
+    );
 }
 
 /// `RUSTING_SYNCTEST=3` turns a game's headless run into a synctest: the starter passes, writing a

@@ -93,3 +93,62 @@ fn app_fresh() -> rusting_engine::App {
     seen();
     app()
 }
+
+/// Every tick's hash of the starter game run with `script` for `ticks` ticks, one script frame at
+/// a time, or in the uneven pacing's frames with the script's input stamped by tick.
+fn scripted_hashes(
+    script: Option<&rusting_engine::runtime::InputScript>,
+    ticks: u64,
+    uneven: bool,
+) -> Vec<(u64, u64)> {
+    let mut app = support::starter_app();
+    let hashes = rusting_engine::game::collect_hashes(&mut app);
+    if uneven {
+        rusting_engine::game::run_headless_uneven(&mut app, ticks, script);
+    } else {
+        rusting_engine::game::run_headless(&mut app, ticks, script);
+    }
+    let hashes = hashes.lock().unwrap().clone();
+    assert_eq!(hashes.len() as u64, ticks);
+    hashes
+}
+
+/// A script of frames of one, half, no and four ticks, with taps held for half-tick frames, look
+/// movement in frames that run no tick and in ten frames in a row, and axes and keys that change
+/// mid-way, run in the uneven pacing's
+/// frames (3, 1/2, 1/2, 0 and 5 ticks) gives every tick the same hash as run in its own frames:
+/// the script's input is stamped by tick, so it still means what it meant, and `rusting
+/// determinism` keeps its uneven run with a script. Fails if the uneven run latches each of its
+/// own frames' input besides the stamps (look movement then counts more than once).
+#[test]
+fn the_uneven_run_keeps_the_script() {
+    let script: rusting_engine::runtime::InputScript = serde_json::from_str(
+        r#"{"format_version": 1, "frames": [
+            {"repeat": 10},
+            {"repeat": 20, "input": {"axes": {"move_x": 1.0}}},
+            {"repeat": 3, "ticks": 0.5, "hold": ["Space"]},
+            {"repeat": 2, "ticks": 0.0, "input": {"look_delta": [3.0, 1.0]}},
+            {"repeat": 1, "ticks": 4.0, "input": {"axes": {"move_y": 1.0}, "look_delta": [0.0, 0.0]}},
+            {"repeat": 25, "hold": ["KeyE"]},
+            {"repeat": 10, "input": {"look_delta": [2.0, 0.5]}},
+            {"repeat": 5, "ticks": 0.5, "input": {"look_delta": [0.0, 0.0], "pressed": ["ArrowUp"]}},
+            {"repeat": 3, "input": {"pressed": []}},
+            {"repeat": 6, "ticks": 0.5, "input": {"axes": {"move_x": -1.0}}},
+            {"repeat": 30, "input": {"axes": {}}}
+        ]}"#,
+    )
+    .unwrap();
+    let ticks = 120;
+    let steady = scripted_hashes(Some(&script), ticks, false);
+    assert_ne!(
+        steady,
+        scripted_hashes(None, ticks, false),
+        "the script moves the game"
+    );
+    assert_eq!(scripted_hashes(Some(&script), ticks, true), steady);
+    // Without a script the uneven pacing changes nothing either.
+    assert_eq!(
+        scripted_hashes(None, ticks, true),
+        scripted_hashes(None, ticks, false)
+    );
+}

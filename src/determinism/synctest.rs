@@ -14,6 +14,13 @@
 //! re-simulated world and comparing their per-component hashes, in the same app). GPU bodies are
 //! compared too: each re-simulated tick's GPU tick against the first run's GPU hash.
 //!
+//! A mismatch has two causes a user must tell apart, so the failing tick is re-simulated again
+//! from the same snapshot: when it gives yet another result, the tick itself is nondeterministic
+//! (a worker thread's timing, hash-map order, an address, a clock, or a counter every run of the
+//! tick moves) and the error says so ([`SyncTestError::Nondeterministic`]); when it gives the same
+//! result again, something the first run saw was not in the snapshot
+//! ([`SyncTestError::Mismatch`]).
+//!
 //! This module must never read a clock; its frames are exactly one fixed step long.
 
 use std::collections::VecDeque;
@@ -45,6 +52,31 @@ pub enum SyncTestError {
         /// The first entity and component that differ, when the comparison finds one.
         where_: Option<String>,
     },
+    /// A tick re-simulated again from the same snapshot with the same input gave yet another
+    /// hash: the tick does not compute the same result from the same state.
+    #[error(
+        "synctest: tick {tick} re-simulated from the snapshot of tick {from} gives different \
+         results from the same state ({resimulated:016x}, then {again:016x}; the first run \
+         {original:016x}){}: the simulation is nondeterministic (threads, clocks, addresses, \
+         hash-map order) or keeps state outside the snapshot that every run of the tick changes \
+         (a counter in a `Local` or a `static`)",
+        where_.as_ref().map(|w| format!(" ({w})")).unwrap_or_default()
+    )]
+    Nondeterministic {
+        /// The first tick that differs.
+        tick: u64,
+        /// The tick the re-simulations started from.
+        from: u64,
+        /// The first run's hash.
+        original: u64,
+        /// The first re-simulation's hash.
+        resimulated: u64,
+        /// The hash of the re-simulation that differed from the first one.
+        again: u64,
+        /// The first entity and component where the first run and the first re-simulation
+        /// differ, when the comparison finds one.
+        where_: Option<String>,
+    },
     /// A re-simulated GPU tick's hash differs from the first run's while the CPU state agrees.
     #[error(
         "synctest: GPU tick {gpu_tick} re-simulated from the snapshot of tick {from} hashes \
@@ -73,6 +105,11 @@ pub enum SyncTestError {
     #[error("synctest: {0}")]
     FloatEnv(crate::runtime::FloatEnvChanged),
 }
+
+/// How many more times a tick whose re-simulation differs from the first run is re-simulated
+/// from the same snapshot, to tell a nondeterministic tick (another result, at least once in a
+/// few tries) from state outside the snapshot (the same wrong result every time).
+pub const RESIMULATE_AGAIN: usize = 3;
 
 /// One frame of the first run: the snapshot before it and its input.
 struct Frame {
@@ -165,12 +202,27 @@ impl SyncTestRun {
                 crate::physics::gpu::complete_gpu_ticks_before(host.world_mut(), tick);
             if original != resimulated {
                 let first_run_state = self.frames.get(k + 1).map_or(now, |f| &f.before);
+                let where_ = locate(host, first_run_state);
+                let (original, resimulated) = (
+                    original.unwrap_or_default(),
+                    resimulated.unwrap_or_default(),
+                );
+                if let Some(again) = self.differs_again(host, k, resimulated)? {
+                    return Err(SyncTestError::Nondeterministic {
+                        tick,
+                        from,
+                        original,
+                        resimulated,
+                        again,
+                        where_,
+                    });
+                }
                 return Err(SyncTestError::Mismatch {
                     tick,
                     from,
-                    original: original.unwrap_or_default(),
-                    resimulated: resimulated.unwrap_or_default(),
-                    where_: locate(host, first_run_state),
+                    original,
+                    resimulated,
+                    where_,
                 });
             }
             if original_gpu != resimulated_gpu {
@@ -184,6 +236,37 @@ impl SyncTestRun {
             }
         }
         Ok(())
+    }
+
+    /// Re-simulates frames `0..=k` from the oldest kept snapshot up to [`RESIMULATE_AGAIN`]
+    /// times and returns the first hash of frame `k`'s tick that differs from `resimulated` (the
+    /// first re-simulation's): a tick that gives different results from the same state is
+    /// nondeterministic, where state outside the snapshot gives the same wrong result every time.
+    /// Leaves the host at that tick.
+    fn differs_again(
+        &mut self,
+        host: &mut impl SimulationHost,
+        k: usize,
+        resimulated: u64,
+    ) -> Result<Option<u64>, SyncTestError> {
+        let step = host.tick_length();
+        for _ in 0..RESIMULATE_AGAIN {
+            host.restore_snapshot(&self.frames[0].before)?;
+            for frame in self.frames.iter().take(k + 1) {
+                host.set_frame_input(frame.input.clone());
+                host.step_frame(step);
+            }
+            let tick = host.ticks_done();
+            let again = host
+                .world()
+                .resource::<StateHashes>()
+                .get(tick)
+                .unwrap_or_default();
+            if again != resimulated {
+                return Ok(Some(again));
+            }
+        }
+        Ok(None)
     }
 
     /// How many times the host has been rolled back so far.

@@ -75,6 +75,8 @@ pub struct App {
     bevy: BevyApp,
     stepper: FrameStepper,
     part_users: PartUsers,
+    /// The per-system hashes asked for, installed by [`App::setup`].
+    system_probe: Option<crate::runtime::SystemHashProbe>,
     ready: bool,
 }
 
@@ -93,6 +95,7 @@ impl App {
             bevy,
             stepper: FrameStepper::new(),
             part_users: PartUsers::new(),
+            system_probe: None,
             ready: false,
         }
     }
@@ -146,6 +149,16 @@ impl App {
         self
     }
 
+    /// Hashes the world after every system of the fixed schedules during tick `tick` (ticks
+    /// completed, counting it), for telling which system's output first differs between two runs
+    /// (see [`crate::runtime::system_hashes`]). Call it before [`App::setup`]; the probe returned
+    /// gives the hashes once the tick has run. Without it no system is probed.
+    pub fn hash_each_system_at(&mut self, tick: u64) -> crate::runtime::SystemHashProbe {
+        let probe = crate::runtime::SystemHashProbe::at_tick(tick);
+        self.system_probe = Some(probe.clone());
+        probe
+    }
+
     /// Finishes building: completes the plugins, builds the fixed schedules, runs the startup
     /// schedules and checks the determinism mode. Runs once; later calls return `Ok(())`.
     ///
@@ -180,6 +193,9 @@ impl App {
         if self.stepper.float.policy == FloatEnvPolicy::Error {
             crate::runtime::float_guard::install_probes(world);
         }
+        if let Some(probe) = &self.system_probe {
+            probe.install(world);
+        }
         build_fixed_schedules(world).map_err(AppError::Schedule)?;
         // Run the startup schedules now, before any tick, and take them out of `Main` so its first
         // run does not repeat them.
@@ -193,6 +209,13 @@ impl App {
             .check_uses(mode, &self.part_users)?;
         self.ready = true;
         Ok(())
+    }
+
+    /// Feeds every following tick the input `stamped` holds for it, right before the tick runs,
+    /// instead of latching each frame's input: a script then reaches the same ticks however the
+    /// frames are paced (see [`crate::runtime::stamped_input`]).
+    pub fn feed_input_by_tick(&mut self, stamped: crate::runtime::TickStampedInput) {
+        self.stepper.stamped = Some(stamped);
     }
 
     /// Sets the input for the frames that follow.

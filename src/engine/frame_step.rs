@@ -23,7 +23,7 @@ use bevy::prelude::World;
 use crate::jobs::OutsideEntry;
 use crate::runtime::{
     DeterminismMode, FloatEnvChanged, FloatEnvPolicy, FloatGuard, FrameTime, RuntimeInput,
-    TickAccumulator, TimeControl,
+    TickAccumulator, TickStampedInput, TimeControl,
 };
 use crate::state::undeclared::{UndeclaredCheck, UndeclaredState, find_undeclared};
 
@@ -86,6 +86,9 @@ pub struct FrameStepper {
     pub(crate) first_undeclared: Option<UndeclaredState>,
     /// The floating-point environment's check.
     pub(crate) float: FloatGuard,
+    /// Input stamped by tick, fed to each tick right before it runs instead of latching each
+    /// frame's input (a script run in other frames, see `runtime::stamped_input`).
+    pub(crate) stamped: Option<TickStampedInput>,
 }
 
 impl Default for FrameStepper {
@@ -104,6 +107,7 @@ impl FrameStepper {
             undeclared: UndeclaredCheck::from_environment(),
             first_undeclared: None,
             float: FloatGuard::new(FloatEnvPolicy::from_environment()),
+            stamped: None,
         }
     }
 
@@ -115,10 +119,13 @@ impl FrameStepper {
         if let Some(recorder) = &mut self.recorder {
             recorder.on_frame(real_delta, first_tick, world.resource::<RuntimeInput>());
         }
-        // The frame's input, latched for the next tick whether this frame runs one or not.
-        let frame_input = world.resource::<RuntimeInput>().clone();
-        if let Some(mut tick_input) = world.get_resource_mut::<crate::runtime::TickInput>() {
-            tick_input.latch(&frame_input);
+        // The frame's input, latched for the next tick whether this frame runs one or not
+        // (unless input is stamped by tick: each tick is then fed its own).
+        if self.stamped.is_none() {
+            let frame_input = world.resource::<RuntimeInput>().clone();
+            if let Some(mut tick_input) = world.get_resource_mut::<crate::runtime::TickInput>() {
+                tick_input.latch(&frame_input);
+            }
         }
         let ticks = world
             .resource_mut::<TickAccumulator>()
@@ -151,6 +158,20 @@ impl FrameStepper {
             super::logging::LOG_RESIMULATING.store(again, std::sync::atomic::Ordering::Relaxed);
         }
         super::logging::LOG_TICK.store(running, std::sync::atomic::Ordering::Relaxed);
+        if let Some(stamped) = &self.stamped {
+            // As the frames before this tick in a steady run would: set the frame input when it
+            // changes, and latch every one of them.
+            for input in stamped.for_tick(running) {
+                let mut frame = world.resource_mut::<RuntimeInput>();
+                if *frame != *input {
+                    *frame = input.clone();
+                }
+                if let Some(mut tick_input) = world.get_resource_mut::<crate::runtime::TickInput>()
+                {
+                    tick_input.latch(input);
+                }
+            }
+        }
         let start = world.change_tick();
         world.increment_change_tick();
         let outside = crate::jobs::enter_tick(world, running);

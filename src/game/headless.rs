@@ -18,7 +18,7 @@ use crate::determinism::session_replay::{SessionReplay, prepare_players};
 use crate::determinism::{SyncTest, play_replay};
 use crate::engine::App;
 use crate::record::{RecordingAppExt, Replay, StateDetail, StateHashReport};
-use crate::runtime::{InputScript, RuntimeInput, TimeControl};
+use crate::runtime::{InputScript, RuntimeInput, TickAccumulator, TickStampedInput, TimeControl};
 use crate::state::StateHashes;
 
 /// Loads `project`'s main scene, adds the game's systems with `add_game`, runs `ticks` fixed ticks
@@ -73,17 +73,28 @@ pub fn run_headless_with(
     app: &mut App,
     ticks: u64,
     script: Option<&InputScript>,
+    after_frame: impl FnMut(&mut App, u64),
+) {
+    let frames = script
+        .into_iter()
+        .flat_map(|s| s.frames())
+        .map(|(ticks, input)| (ticks, Some(input)));
+    run_frames(app, ticks, frames, after_frame);
+}
+
+/// Runs `ticks` ticks in `frames` of `(ticks of real time, input to set)`, then one tick a frame
+/// with no new input: the loop under [`run_headless_with`] and [`run_headless_uneven`].
+fn run_frames(
+    app: &mut App,
+    ticks: u64,
+    mut frames: impl Iterator<Item = (f64, Option<RuntimeInput>)>,
     mut after_frame: impl FnMut(&mut App, u64),
 ) {
     let step = app.fixed_step();
     let mut frames_run = 0u64;
-    let mut frames = script.into_iter().flat_map(|s| s.frames());
     let mut last_input: Option<RuntimeInput> = None;
     while app.ticks() < ticks {
-        let (frame_ticks, input) = match frames.next() {
-            Some((frame_ticks, input)) => (frame_ticks, Some(input)),
-            None => (1.0, None),
-        };
+        let (frame_ticks, input) = frames.next().unwrap_or((1.0, None));
         if let Some(input) = input
             && last_input.as_ref() != Some(&input)
         {
@@ -107,15 +118,17 @@ pub fn run_headless_with(
     crate::physics::gpu::finish_gpu_ticks(app.world_mut());
 }
 
+/// The frame lengths of the uneven pacing, in ticks: repeated, they cover every tick.
+pub const UNEVEN_PACING: [f64; 5] = [3.0, 0.5, 0.5, 0.0, 5.0];
+
 /// Frames of 3, 1/2, 1/2, 0 and 5 ticks, repeated to cover `ticks`, with no input: the same
 /// simulation must come out as with one tick a frame.
 pub fn uneven_frames(ticks: u64) -> InputScript {
-    let pattern = [3.0, 0.5, 0.5, 0.0, 5.0];
     let cycles = ticks / 9 + 1;
     InputScript {
         format_version: crate::runtime::input_script::INPUT_SCRIPT_VERSION,
         frames: (0..cycles)
-            .flat_map(|_| pattern)
+            .flat_map(|_| UNEVEN_PACING)
             .map(|ticks| crate::runtime::input_script::ScriptFrames {
                 repeat: 1,
                 ticks,
@@ -124,6 +137,22 @@ pub fn uneven_frames(ticks: u64) -> InputScript {
             })
             .collect(),
     }
+}
+
+/// Runs `ticks` ticks in the uneven pacing's frames ([`UNEVEN_PACING`]) with `script`'s input
+/// stamped by tick: every tick sees the input it sees when the script runs in its own frames, so
+/// only what reads the frame clock or changes state between ticks can differ.
+pub fn run_headless_uneven(app: &mut App, ticks: u64, script: Option<&InputScript>) {
+    let world = app.world();
+    let stamped = TickStampedInput::of(
+        script,
+        world.resource::<TickAccumulator>().clone(),
+        world.resource::<TimeControl>(),
+        ticks,
+    );
+    app.feed_input_by_tick(stamped);
+    let frames = UNEVEN_PACING.into_iter().cycle().map(|ticks| (ticks, None));
+    run_frames(app, ticks, frames, |_, _| {});
 }
 
 /// Plays the session replay in `file` headless, without the network
@@ -209,18 +238,22 @@ pub(crate) fn play_replay_file(
     )))
 }
 
-/// Runs `ticks` ticks of `app` (set up) headless with `script`'s input, recording them to
-/// `replay_out` when asked, and ends the run.
+/// Runs `ticks` ticks of `app` (set up) headless with `script`'s input (in the uneven pacing's
+/// frames when `uneven`), recording them to `replay_out` when asked, and ends the run.
 pub(crate) fn run_ticks(
     project: &Project,
     app: &mut App,
-    ticks: u64,
+    (ticks, uneven): (u64, bool),
     script: Option<&InputScript>,
     replay_out: Option<&Path>,
     run: &RunRecord<'_>,
 ) -> Result<Option<String>, GameError> {
     let Some(replay_path) = replay_out else {
-        run_headless(app, ticks, script);
+        if uneven {
+            run_headless_uneven(app, ticks, script);
+        } else {
+            run_headless(app, ticks, script);
+        }
         return finish_run(project, app, run);
     };
     // Recording: every frame and hash is appended to a journal beside the replay as the run goes
@@ -262,4 +295,23 @@ pub(crate) fn add_run_hooks(
         });
     }
     (hashes, details)
+}
+
+/// Hashes the world after every fixed system of tick `tick` and writes the hashes to `file` when
+/// the tick has run (`RUSTING_SYSTEM_HASHES`). A file that cannot be written ends the run: the
+/// caller is waiting for it.
+pub(crate) fn write_system_hashes(app: &mut App, tick: u64, file: PathBuf) {
+    let probe = app.hash_each_system_at(tick);
+    app.add_tick_hook(move |world: &mut World, ran: u64| {
+        if ran != tick {
+            return;
+        }
+        let hash = world.resource::<StateHashes>().get(ran).unwrap_or_default();
+        if let Some(hashes) = probe.hashes(hash)
+            && let Err(error) = hashes.write(&file)
+        {
+            eprintln!("error: {}: {error}", file.display());
+            std::process::exit(1);
+        }
+    });
 }

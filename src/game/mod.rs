@@ -9,7 +9,8 @@
 //! - `RUSTING_HEADLESS_TICKS=<n>` runs `n` fixed ticks with no window and prints a summary;
 //! - `RUSTING_INPUT_SCRIPT=<file>` feeds a scripted session ([`InputScript`]) to that run;
 //! - `RUSTING_HEADLESS_PACING=uneven` runs it in frames of 3, 1/2, 1/2, 0 and 5 ticks instead of
-//!   one tick a frame (without a script: the bits must not change);
+//!   one tick a frame, a script's input stamped by tick so every tick sees what it sees in the
+//!   script's own frames (the bits must not change);
 //! - `RUSTING_STATE_HASH_OUT=<file>` writes that run's `StateHashReport` there (atomically);
 //! - `RUSTING_DETAIL_TICKS=<from>-<to>` adds those ticks' state, down to the field, to the report
 //!   (at most 600 ticks), so comparing reports from two machines names the field that differs;
@@ -20,11 +21,15 @@
 //!   tick, a new app restores the snapshot from `k` ticks back and re-simulates, and the run fails
 //!   at the first tick whose hash differs (state kept outside the snapshot);
 //! - `RUSTING_PROJECT_DIR=<dir>` opens a project elsewhere than the crate that was built;
+//! - `RUSTING_SYSTEM_HASHES=<tick>:<file>` writes the world-state hash after every fixed system
+//!   of that tick to the file (see [`crate::runtime::system_hashes`]);
 //! - `RUSTING_LOCKSTEP=1` steps the headless run one tick at a time for `rusting determinism`
 //!   (see `determinism::lockstep`);
 //! - `RUSTING_CHECK_UNDECLARED=1` (or `0`) turns the check for state nobody declared on (or off);
 //! - `RUSTING_THREADS=<n>` runs rayon's and bevy's worker pools with `n` threads (see
 //!   [`crate::engine::threads`]; `rusting determinism`'s one-CPU run sets it to 1);
+//! - `RUSTING_IDENTIFY=1` only writes which crate the binary was built from to the result file
+//!   (code `IDENTIFIED`) and exits, so tools never run another project's binary;
 //! - `RUSTING_RESULT_OUT=<file>` writes why the run stopped there as a `RunResult` (see
 //!   `result`; panics included), for tools to read instead of standard error.
 //!
@@ -46,6 +51,7 @@ pub mod net_run;
 mod options;
 pub mod project;
 pub mod result;
+mod system_source;
 #[cfg(feature = "window")]
 mod windowed;
 
@@ -55,12 +61,12 @@ use std::process::ExitCode;
 pub use build_app::{SimpleGamePlugin, build_app};
 pub use error::GameError;
 pub use headless::{
-    collect_hashes, collect_hashes_into, run_headless, run_headless_with,
-    simulate_project_headless, uneven_frames,
+    UNEVEN_PACING, collect_hashes, collect_hashes_into, run_headless, run_headless_uneven,
+    run_headless_with, simulate_project_headless, uneven_frames,
 };
 pub use options::{
     DETAIL_TICKS_VARIABLE, MAX_DETAIL_TICKS, REPLAY_VIEW_VARIABLE, SESSION_REPLAY_VARIABLE,
-    parse_tick_range,
+    SYSTEM_HASHES_VARIABLE, parse_tick_range,
 };
 
 use crate::engine::App;
@@ -79,7 +85,14 @@ pub fn run_game(crate_dir: &Path, add_game: impl Fn(&mut App)) -> ExitCode {
     // game prints them only when run on its own.
     let caller_reports = environment(RESULT_VARIABLE).is_some();
     if caller_reports {
-        channel.install_panic_hook();
+        channel.install_panic_hook(crate_dir);
+    }
+    if environment(result::IDENTIFY_VARIABLE).as_deref() == Some("1") {
+        let mut result =
+            RunResult::new("IDENTIFIED", format!("built from {}", crate_dir.display()));
+        result.built_from = Some(crate_dir.display().to_string());
+        channel.finish(&result);
+        return ExitCode::SUCCESS;
     }
     let result = match try_run_game(crate_dir, add_game, &channel) {
         Ok(Some(summary)) => {
@@ -104,6 +117,8 @@ pub fn run_game(crate_dir: &Path, add_game: impl Fn(&mut App)) -> ExitCode {
             result
         }
     };
+    let mut result = result;
+    result.built_from = Some(crate_dir.display().to_string());
     let code = result.exit_code();
     channel.finish(&result);
     ExitCode::from(code)
@@ -120,9 +135,11 @@ fn try_run_game(
     let RunOptions {
         ticks,
         script,
+        uneven,
         report_path,
         detail_ticks,
         replay_out,
+        system_hashes,
     } = RunOptions::from_environment()?;
     if let Some(file) = environment(SESSION_REPLAY_VARIABLE) {
         return headless::play_session_replay(&project, &add_game, channel, Path::new(&file));
@@ -179,6 +196,9 @@ fn try_run_game(
     let lockstep =
         environment(crate::determinism::lockstep::LOCKSTEP_VARIABLE).as_deref() == Some("1");
     let (hashes, details) = headless::add_run_hooks(&mut app, detail_ticks, lockstep);
+    if let Some((tick, file)) = system_hashes {
+        headless::write_system_hashes(&mut app, tick, file);
+    }
     let view = environment(REPLAY_VIEW_VARIABLE).is_some();
     if view && replay_in.is_none() {
         return Err(GameError::Environment {
@@ -243,7 +263,7 @@ fn try_run_game(
     headless::run_ticks(
         &project,
         &mut app,
-        ticks,
+        (ticks, uneven),
         script.as_ref(),
         replay_out.as_deref(),
         &run,

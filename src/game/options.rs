@@ -6,7 +6,6 @@
 use std::path::{Path, PathBuf};
 
 use super::error::GameError;
-use super::headless::uneven_frames;
 use crate::record::Replay;
 use crate::runtime::InputScript;
 
@@ -30,6 +29,11 @@ pub fn parse_tick_range(text: &str) -> Option<(u64, u64)> {
 /// The environment variable that shows the replay `RUSTING_REPLAY_PLAY` names in the window's
 /// replay viewer instead of playing it back headless (`1`; a build with the `window` feature).
 pub const REPLAY_VIEW_VARIABLE: &str = "RUSTING_REPLAY_VIEW";
+
+/// The environment variable asking a run for the world-state hash after every fixed system of
+/// one tick, `<tick>:<file>` (see `runtime::system_hashes`); `rusting determinism` sets it when it
+/// re-runs two configurations to the tick where they parted.
+pub const SYSTEM_HASHES_VARIABLE: &str = "RUSTING_SYSTEM_HASHES";
 
 /// A variable's value, when it is set and not empty.
 pub(crate) fn environment(name: &'static str) -> Option<String> {
@@ -65,14 +69,19 @@ pub(crate) fn project_root(crate_dir: &Path) -> PathBuf {
 pub(crate) struct RunOptions {
     /// `RUSTING_HEADLESS_TICKS`.
     pub ticks: Option<u64>,
-    /// `RUSTING_INPUT_SCRIPT`, or the uneven pacing's frames (`RUSTING_HEADLESS_PACING`).
+    /// `RUSTING_INPUT_SCRIPT`.
     pub script: Option<InputScript>,
+    /// `RUSTING_HEADLESS_PACING=uneven`: headless ticks in uneven frames, the script's input
+    /// stamped by tick.
+    pub uneven: bool,
     /// `RUSTING_STATE_HASH_OUT`.
     pub report_path: Option<PathBuf>,
     /// `RUSTING_DETAIL_TICKS`.
     pub detail_ticks: Option<(u64, u64)>,
     /// `RUSTING_REPLAY_OUT`.
     pub replay_out: Option<PathBuf>,
+    /// `RUSTING_SYSTEM_HASHES`: the tick whose systems to hash, and the file to write them to.
+    pub system_hashes: Option<(u64, PathBuf)>,
 }
 
 impl RunOptions {
@@ -86,22 +95,20 @@ impl RunOptions {
             })?),
             None => None,
         };
-        let mut script = environment("RUSTING_INPUT_SCRIPT")
+        let script = environment("RUSTING_INPUT_SCRIPT")
             .map(|path| InputScript::load(Path::new(&path)))
             .transpose()?;
-        match environment("RUSTING_HEADLESS_PACING").as_deref() {
-            None | Some("steady") => {}
-            Some("uneven") if script.is_none() => {
-                script = Some(uneven_frames(ticks.unwrap_or(0)));
-            }
+        let uneven = match environment("RUSTING_HEADLESS_PACING").as_deref() {
+            None | Some("steady") => false,
+            Some("uneven") => true,
             Some(value) => {
                 return Err(GameError::Environment {
                     name: "RUSTING_HEADLESS_PACING",
                     value: value.to_owned(),
-                    reason: "expected `steady`, or `uneven` without an input script",
+                    reason: "expected `steady` or `uneven`",
                 });
             }
-        }
+        };
         let report_path = environment("RUSTING_STATE_HASH_OUT").map(PathBuf::from);
         let detail_ticks = environment(DETAIL_TICKS_VARIABLE)
             .map(|value| {
@@ -113,9 +120,26 @@ impl RunOptions {
             })
             .transpose()?;
         let replay_out = environment("RUSTING_REPLAY_OUT").map(PathBuf::from);
+        let system_hashes = environment(SYSTEM_HASHES_VARIABLE)
+            .map(|value| {
+                value
+                    .split_once(':')
+                    .and_then(|(tick, file)| {
+                        let tick = tick.parse::<u64>().ok().filter(|t| *t >= 1)?;
+                        (!file.is_empty()).then(|| (tick, PathBuf::from(file)))
+                    })
+                    .ok_or(GameError::Environment {
+                        name: SYSTEM_HASHES_VARIABLE,
+                        value,
+                        reason: "expected `<tick>:<file>` (a tick from 1, then the output file)",
+                    })
+            })
+            .transpose()?;
+        let system_hashes_out = system_hashes.as_ref().map(|(_, file)| file.clone());
         for (name, path) in [
             ("RUSTING_STATE_HASH_OUT", &report_path),
             ("RUSTING_REPLAY_OUT", &replay_out),
+            (SYSTEM_HASHES_VARIABLE, &system_hashes_out),
         ] {
             if let Some(path) = path
                 && let Err(reason) = output_problem(path)
@@ -130,9 +154,11 @@ impl RunOptions {
         Ok(RunOptions {
             ticks,
             script,
+            uneven,
             report_path,
             detail_ticks,
             replay_out,
+            system_hashes,
         })
     }
 }

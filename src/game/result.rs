@@ -7,7 +7,7 @@
 //!
 //! | Exit code | Codes | Meaning |
 //! |-----------|-------|---------|
-//! | 0 | `OK` | the run did what it was asked |
+//! | 0 | `OK`, `IDENTIFIED` | the run did what it was asked (`IDENTIFIED`: with `RUSTING_IDENTIFY=1`, it only wrote which crate it was built from, [`RunResult::built_from`], and ran nothing) |
 //! | 1 | `REPLAY_DIVERGED`, `SYNCTEST_FAILED`, `UNDECLARED_STATE`, `FLOAT_ENV_CHANGED` | a check ran and failed |
 //! | 2 | `NOTHING_TO_RUN` | no headless ticks were asked for and the build has no window |
 //! | 3 | `PROJECT_INVALID`, `SCENE_INVALID`, `SCRIPT_INVALID`, `REPLAY_INVALID`, `ENVIRONMENT_INVALID` | bad input |
@@ -28,6 +28,11 @@ use crate::record::ReplayError;
 
 /// The environment variable naming the result file.
 pub const RESULT_VARIABLE: &str = "RUSTING_RESULT_OUT";
+
+/// The environment variable asking a game only to say which crate it was built from: with `1`, it
+/// writes a result with code `IDENTIFIED` and [`RunResult::built_from`] and exits without opening
+/// its project.
+pub const IDENTIFY_VARIABLE: &str = "RUSTING_IDENTIFY";
 
 /// The result format this engine writes and reads.
 pub const RESULT_FORMAT_VERSION: u32 = 1;
@@ -119,6 +124,11 @@ pub struct RunResult {
     /// How the machine kept up with the game's deadline jobs, when it requested any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jobs: Option<crate::jobs::JobStats>,
+    /// The directory of the crate this binary was built from (its `CARGO_MANIFEST_DIR`, as
+    /// `rusting_game!` passes it): tools check it is the project they meant to run, since two
+    /// projects with the same package name in one target directory share cargo's output path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub built_from: Option<String>,
 }
 
 impl RunResult {
@@ -131,6 +141,7 @@ impl RunResult {
             tick: None,
             panic: None,
             jobs: None,
+            built_from: None,
         }
     }
 
@@ -187,7 +198,7 @@ impl RunResult {
     /// The exit code that goes with the result's code.
     pub fn exit_code(&self) -> u8 {
         match self.code.as_str() {
-            "OK" => 0,
+            "OK" | "IDENTIFIED" => 0,
             "REPLAY_DIVERGED" | "SYNCTEST_FAILED" | "UNDECLARED_STATE" | "FLOAT_ENV_CHANGED"
             | "NET_DESYNC" => 1,
             "NOTHING_TO_RUN" => 2,
@@ -287,8 +298,9 @@ impl ResultChannel {
 
     /// Installs a panic hook that writes a `PANIC` result (with the message, location and the
     /// tick being run), then runs the hook that was there before.
-    pub fn install_panic_hook(&self) {
+    pub fn install_panic_hook(&self, crate_dir: &Path) {
         let channel = self.clone();
+        let crate_dir = crate_dir.to_owned();
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             let message = info
@@ -301,6 +313,7 @@ impl ResultChannel {
                     Some(job.message.clone())
                 })
                 .unwrap_or_else(|| "(a panic without a message)".to_owned());
+            let message = super::system_source::explained(&message);
             let location = info
                 .location()
                 .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
@@ -329,13 +342,24 @@ impl ResultChannel {
                 || "while the app was being built".to_owned(),
                 |tick| format!("during tick {tick}"),
             );
+            let system = tick.and_then(|_| {
+                system_in_backtrace(&std::backtrace::Backtrace::force_capture().to_string())
+                    .or_else(|| super::system_source::system_in_message(&message))
+            });
+            // A panic in a dependency's file on a system's behalf (bevy's error handler, for a
+            // parameter that failed validation) is shown at the system's own function.
+            let location = match (&location, &system) {
+                (Some(at), Some(system))
+                    if Path::new(at.split(':').next().unwrap_or("")).is_absolute() =>
+                {
+                    super::system_source::source_of_system(&crate_dir, system).or(location)
+                }
+                _ => location,
+            };
             let place = location
                 .as_deref()
                 .map(|l| format!(" at {l}"))
                 .unwrap_or_default();
-            let system = tick.and_then(|_| {
-                system_in_backtrace(&std::backtrace::Backtrace::force_capture().to_string())
-            });
             let in_system = system
                 .as_deref()
                 .map(|s| format!(" in system `{s}`"))

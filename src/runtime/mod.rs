@@ -17,6 +17,8 @@ pub mod random;
 pub mod resimulation;
 pub mod schedule;
 pub mod sim_math;
+pub mod stamped_input;
+pub mod system_hashes;
 pub mod tick_input;
 pub mod time;
 
@@ -38,6 +40,8 @@ pub use player_input::{PlayerInputs, PlayerSlot, PlayerTickInput};
 pub use random::RandomSeed;
 pub use resimulation::{Resimulation, not_resimulating, resimulating};
 pub use schedule::SimSet;
+pub use stamped_input::TickStampedInput;
+pub use system_hashes::{SystemDifference, SystemHashProbe, SystemHashes, SystemStep};
 pub use tick_input::{TickInput, advance_tick_input};
 pub use time::{FrameTime, TickAccumulator, TimeControl};
 

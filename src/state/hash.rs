@@ -385,6 +385,12 @@ pub fn resources_hash(world: &World) -> (u64, Option<(&'static str, String)>) {
 /// The hash of the whole simulation state: every simulation entity's `SimId` and hash in `SimId`
 /// order, then the resources.
 pub fn world_state_hash(world: &mut World) -> u64 {
+    world_state_hash_of(world)
+}
+
+/// [`world_state_hash`] through a shared borrow, for code that only reads the world (a run
+/// condition, such as the per-system probes of `runtime::system_hashes`).
+pub fn world_state_hash_of(world: &World) -> u64 {
     let (hashes, _) = entity_hashes(world);
     combine(&hashes, resources_hash(world).0)
 }

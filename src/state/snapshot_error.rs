@@ -13,8 +13,9 @@ use super::sim_id::SimId;
 pub enum SnapshotError {
     /// A simulation entity holds a component type that is neither registered nor ignored.
     #[error(
-        "`{type_name}` on simulation entity {entity} is not registered for snapshots: call \
-         `register_snapshot_component` (copied with Clone) or `ignore_in_snapshots` for it"
+        "`{type_name}` on simulation entity {entity} is not registered for snapshots: register \
+         it with `register_sim_component` (hashed and rolled back), \
+         `register_presentation_component` (rolled back, never hashed) or `ignore_in_snapshots`"
     )]
     Unregistered {
         /// The type's name.

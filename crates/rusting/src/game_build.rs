@@ -88,8 +88,55 @@ impl Build<'_> {
             .unwrap_or_else(|| self.project.join("target"))
     }
 
-    /// Builds the game in `profile` and returns its executable.
+    /// Builds the game in `profile` and returns its executable, once the executable has said
+    /// it was built from this project (see `game_identity`).
     pub fn build(&self, profile: Profile) -> Result<PathBuf, Failure> {
+        let (executable, package) = self.build_once(profile)?;
+        crate::game_identity::check(executable, self.project, || {
+            // The other project's artifacts stand where this one's go (cargo hashes a path
+            // package by its place in its workspace, the same for both), and look fresh: clean
+            // the package, then build it again.
+            if let Some(package) = &package {
+                self.clean(profile, package)?;
+            }
+            self.build_once(profile).map(|(executable, _)| executable)
+        })
+    }
+
+    /// `cargo clean -p <package>` for `profile` in the target directory.
+    fn clean(&self, profile: Profile, package: &str) -> Result<(), Failure> {
+        let mut command = Command::new("cargo");
+        command
+            .args(["clean", "--quiet", "-p", package])
+            .arg("--manifest-path")
+            .arg(self.project.join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(self.target());
+        if profile == Profile::Release {
+            command.arg("--release");
+        }
+        let output = command.output().map_err(|e| {
+            Failure::new(
+                "BUILD_FAILED",
+                Outcome::BuildOrRun,
+                format!("cannot start cargo clean: {e}"),
+            )
+        })?;
+        if output.status.success() {
+            return Ok(());
+        }
+        Err(Failure::new(
+            "BUILD_FAILED",
+            Outcome::BuildOrRun,
+            format!(
+                "cargo clean -p {package} failed: {}",
+                first_error(&String::from_utf8_lossy(&output.stderr))
+            ),
+        ))
+    }
+
+    /// Runs cargo once and returns the executable it names, with its package's id.
+    fn build_once(&self, profile: Profile) -> Result<(PathBuf, Option<String>), Failure> {
         let mut command = Command::new("cargo");
         command
             .args(["build", "--message-format", "json-render-diagnostics"])
@@ -126,6 +173,7 @@ impl Build<'_> {
         });
         let progress = Progress::start(profile);
         let mut executable = None;
+        let mut package = None;
         let stdout = child.stdout.take().expect("stdout is piped");
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
             let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else {
@@ -141,6 +189,7 @@ impl Build<'_> {
                 .is_some_and(|kinds| kinds.iter().any(|k| k == "bin"));
             if is_bin && let Some(path) = message["executable"].as_str() {
                 executable = Some(PathBuf::from(path));
+                package = message["package_id"].as_str().map(str::to_owned);
             }
         }
         let status = child
@@ -151,7 +200,9 @@ impl Build<'_> {
         if !status.success() {
             return Err(failed(first_error(&stderr)));
         }
-        executable.ok_or_else(|| failed("the project has no binary target".to_owned()))
+        executable
+            .map(|executable| (executable, package))
+            .ok_or_else(|| failed("the project has no binary target".to_owned()))
     }
 }
 

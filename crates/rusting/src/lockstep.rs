@@ -4,8 +4,10 @@
 //! Every run is started with `RUSTING_LOCKSTEP=1` (see `rusting_engine::determinism::lockstep`):
 //! after each tick it prints `rusting-tick <tick> <hash>` and waits. This module reads one such
 //! line from every run, and when all hashes agree tells them all `next`. At the first tick where
-//! a run's hash differs from the first run's, it asks those two runs for their `StateDetail` of
-//! that tick (`detail <file>`), stops the others, and compares the two details: the entity,
+//! a run's hash differs from the first run's (or, given a reference lane from an earlier round,
+//! from the reference's), it asks that run and one that holds the reference state for their
+//! `StateDetail` of that tick (`detail <file>`), stops the others, and compares the two details:
+//! the entity,
 //! component and field come from the processes that differed, never from a rerun that might not
 //! differ again. For the HTML report it then asks both for the blamed entity's recent positions
 //! (`track`), lets the two run on up to [`AFTER_TICKS`] ticks, asks again, and stops them; what
@@ -145,17 +147,24 @@ pub type Lanes = Vec<Vec<(u64, u64)>>;
 pub enum Ending {
     /// Every run announced the same hash on every tick and ended well.
     Agreed,
-    /// Run `index` announced another hash than the first run at `tick`.
+    /// Run `pair[1]` announced another hash at `tick` than run `pair[0]`, which holds the
+    /// reference state: the first run, or with a reference lane a run that agrees with it.
     Diverged {
         /// The tick (ticks completed).
         tick: u64,
-        /// The index of the run that differs.
-        index: usize,
+        /// The run holding the reference state, then the run that differs.
+        pair: [usize; 2],
         /// Where the two runs' details of that tick differ (`None` when they agree in every
         /// field: the hashes differ in something the detail does not show).
         difference: Option<Box<DetailDifference>>,
         /// Both runs' state there, and the blamed entity's positions around it.
         divergence: Box<Divergence>,
+    },
+    /// With a reference lane: every run announced the same hash at `tick`, and it is not the
+    /// reference's, so no run holds the reference state to compare with.
+    AllLeftTheReference {
+        /// The tick.
+        tick: u64,
     },
     /// Run `index` ended before the first run did, or announced another tick.
     OutOfStep {
@@ -167,8 +176,16 @@ pub enum Ending {
 }
 
 /// Starts every planned run and steps them in lockstep until they end or one differs; details are
-/// written into `work`. Returns how it ended and every hash each run announced.
-pub fn run(planned: Vec<Planned>, work: &Path) -> Result<(Ending, Lanes), Failure> {
+/// written into `work`. With `reference` (an earlier run's lane of the same first configuration),
+/// every run must also announce the reference's hash. Returns how it ended and every hash each
+/// run announced.
+pub fn run(
+    planned: Vec<Planned>,
+    work: &Path,
+    reference: Option<&[(u64, u64)]>,
+) -> Result<(Ending, Lanes), Failure> {
+    let reference: Option<BTreeMap<u64, u64>> =
+        reference.map(|lane| lane.iter().copied().collect());
     let mut runs = Vec::with_capacity(planned.len());
     for mut plan in planned {
         let stderr = std::fs::File::create(&plan.stderr).map_err(|e| {
@@ -220,17 +237,10 @@ pub fn run(planned: Vec<Planned>, work: &Path) -> Result<(Ending, Lanes), Failur
             let index = announced.iter().position(Option::is_some).unwrap_or(0);
             return Ok((Ending::OutOfStep { tick: None, index }, lanes));
         };
-        let differs = announced.iter().position(|a| match a {
-            Some((t, h)) => *t != tick || *h != hash,
-            None => true,
-        });
-        let Some(index) = differs else {
-            for run in &mut runs {
-                run.send("next")?;
-            }
-            continue;
-        };
-        if announced[index].as_ref().is_none_or(|(t, _)| *t != tick) {
+        if let Some(index) = announced
+            .iter()
+            .position(|a| a.as_ref().is_none_or(|(t, _)| *t != tick))
+        {
             return Ok((
                 Ending::OutOfStep {
                     tick: Some(tick),
@@ -239,20 +249,36 @@ pub fn run(planned: Vec<Planned>, work: &Path) -> Result<(Ending, Lanes), Failur
                 lanes,
             ));
         }
+        let hash_of = |k: usize| announced[k].as_ref().map(|(_, h)| h.as_str());
+        // The state every run must reach: the reference's, else the first run's.
+        let wanted = match reference.as_ref().and_then(|r| r.get(&tick)) {
+            Some(&want) => format!("{want:016x}"),
+            None => hash.clone(),
+        };
+        let Some(differs) = (0..runs.len()).find(|&k| hash_of(k) != Some(wanted.as_str())) else {
+            for run in &mut runs {
+                run.send("next")?;
+            }
+            continue;
+        };
+        let Some(holder) = (0..runs.len()).find(|&k| hash_of(k) == Some(wanted.as_str())) else {
+            return Ok((Ending::AllLeftTheReference { tick }, lanes));
+        };
+        let pair = [holder, differs];
         for (k, run) in runs.iter_mut().enumerate() {
-            if k != 0 && k != index {
+            if !pair.contains(&k) {
                 run.stop();
                 run.finished = true;
             }
         }
-        let pair = [0, index];
         let details = pair.map(|k| work.join(format!("detail-{k}.json")));
         for (k, file) in pair.into_iter().zip(&details) {
             runs[k].send(&format!("detail {}", file.display()))?;
         }
         // A run that ends instead of writing its detail has failed, and says why.
-        wait_for_file(&mut runs[0], &details[0])?;
-        wait_for_file(&mut runs[index], &details[1])?;
+        for (k, file) in pair.into_iter().zip(&details) {
+            wait_for_file(&mut runs[k], file)?;
+        }
         let load = |file: &PathBuf| {
             StateDetail::load(file)
                 .map_err(|e| Failure::new("RUN_FAILED", Outcome::BuildOrRun, e.to_string()))
@@ -275,7 +301,7 @@ pub fn run(planned: Vec<Planned>, work: &Path) -> Result<(Ending, Lanes), Failur
         return Ok((
             Ending::Diverged {
                 tick,
-                index,
+                pair,
                 difference,
                 divergence: Box::new(Divergence {
                     details: [first, second],

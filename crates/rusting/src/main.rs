@@ -9,6 +9,7 @@ mod cook;
 mod determinism;
 mod exit;
 mod game_build;
+mod game_identity;
 mod hashes;
 mod hashes_machines;
 mod html_report;

@@ -6,7 +6,7 @@
 //! segment of their `impl` or `trait` type. Items under `#[cfg(test)]` and `#[test]` functions are
 //! left out: tests are not simulation code. This module must never report findings.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use syn::visit::Visit;
 use syn::{Attribute, Expr, FnArg, Pat, Type};
@@ -41,8 +41,9 @@ pub(crate) struct Body {
 pub(crate) struct CrateIndex {
     /// Every function with a body, in file order then source order; fixed closures are appended.
     pub bodies: Vec<Body>,
-    /// Names of struct fields declared with a hash collection type.
-    pub hash_fields: BTreeSet<String>,
+    /// Struct fields declared with a hash collection type: field name to the collection's type
+    /// name (as written: `HashMap`, or the crate's alias).
+    pub hash_fields: BTreeMap<String, String>,
     /// Names of struct fields declared with a float atomic type (`AtomicF32`, `AtomicF64`).
     pub atomic_float_fields: BTreeSet<String>,
     /// Names of type aliases of hash collections.
@@ -51,8 +52,9 @@ pub(crate) struct CrateIndex {
     pub method_names: BTreeSet<String>,
     /// Names of the structs and enums the crate defines.
     pub type_names: BTreeSet<String>,
-    /// Names of the crate's functions and methods that return a hash collection.
-    pub hash_returning: BTreeSet<String>,
+    /// The crate's functions and methods that return a hash collection: name to the
+    /// collection's type name.
+    pub hash_returning: BTreeMap<String, String>,
 }
 
 impl CrateIndex {
@@ -162,9 +164,9 @@ impl Collector<'_> {
     fn add(&mut self, sig: &syn::Signature, block: &syn::Block) {
         let name = sig.ident.to_string();
         if let syn::ReturnType::Type(_, ty) = &sig.output
-            && matches!(classify(ty, &self.index.hash_aliases), TypeKind::Hash(_))
+            && let TypeKind::Hash(collection) = classify(ty, &self.index.hash_aliases)
         {
-            self.index.hash_returning.insert(name.clone());
+            self.index.hash_returning.insert(name.clone(), collection);
         }
         let has_receiver = sig.receiver().is_some();
         let inputs = sig
@@ -260,12 +262,9 @@ impl<'ast> Visit<'ast> for Collector<'_> {
 
     fn visit_field(&mut self, field: &'ast syn::Field) {
         if let Some(ident) = &field.ident
-            && matches!(
-                classify(&field.ty, &self.index.hash_aliases),
-                TypeKind::Hash(_)
-            )
+            && let TypeKind::Hash(collection) = classify(&field.ty, &self.index.hash_aliases)
         {
-            self.index.hash_fields.insert(ident.to_string());
+            self.index.hash_fields.insert(ident.to_string(), collection);
         }
         if let Some(ident) = &field.ident
             && names_atomic_float(&field.ty)

@@ -81,7 +81,7 @@ impl<'ast> Visit<'ast> for BindingCollector<'_> {
     fn visit_local(&mut self, local: &'ast syn::Local) {
         let kind = match (&local.pat, &local.init) {
             (Pat::Type(typed), _) => classify(&typed.ty, &self.index.hash_aliases),
-            (_, Some(init)) => initializer_kind(&init.expr, self.index),
+            (_, Some(init)) => kind_of(&init.expr, &self.bindings, self.index),
             _ => TypeKind::Other,
         };
         self.bind(&local.pat, kind);
@@ -106,9 +106,9 @@ fn initializer_kind(expr: &Expr, index: &CrateIndex) -> TypeKind {
             };
             let segments = &path.path.segments;
             if let Some(last) = segments.last()
-                && index.hash_returning.contains(&last.ident.to_string())
+                && let Some(collection) = index.hash_returning.get(&last.ident.to_string())
             {
-                return TypeKind::Hash(last.ident.to_string());
+                return TypeKind::Hash(collection.clone());
             }
             if segments.len() < 2 {
                 return TypeKind::Other;
@@ -123,8 +123,8 @@ fn initializer_kind(expr: &Expr, index: &CrateIndex) -> TypeKind {
         Expr::MethodCall(call) if call.method == "collect" => {
             turbofish_type(call).map_or(TypeKind::Other, |ty| classify(ty, &index.hash_aliases))
         }
-        Expr::MethodCall(call) if index.hash_returning.contains(&call.method.to_string()) => {
-            TypeKind::Hash(call.method.to_string())
+        Expr::MethodCall(call) if index.hash_returning.contains_key(&call.method.to_string()) => {
+            TypeKind::Hash(index.hash_returning[&call.method.to_string()].clone())
         }
         _ => TypeKind::Other,
     }
@@ -142,9 +142,18 @@ pub(crate) fn turbofish_type(call: &syn::ExprMethodCall) -> Option<&Type> {
         })
 }
 
-/// Methods that hand back (a view of) their receiver, for kind purposes.
-const PASS_THROUGH: [&str; 12] = [
+/// Methods that hand back (a view of) their receiver, for kind purposes: wrappers' accessors
+/// (`Option<Instant>` in a `Local` gives its `Instant` through `get_or_insert_with`).
+const PASS_THROUGH: [&str; 20] = [
     "clone",
+    "get_or_insert_with",
+    "get_or_insert",
+    "get_or_insert_default",
+    "unwrap_or",
+    "unwrap_or_else",
+    "unwrap_or_default",
+    "copied",
+    "cloned",
     "as_ref",
     "as_mut",
     "borrow",
@@ -183,9 +192,12 @@ pub(crate) fn kind_of(expr: &Expr, bindings: &Bindings, index: &CrateIndex) -> T
             .and_then(|ident| bindings.kind(&ident.to_string()).cloned())
             .unwrap_or(TypeKind::Other),
         Expr::Field(field) => match &field.member {
-            Member::Named(name) if index.hash_fields.contains(&name.to_string()) => {
-                TypeKind::Hash(name.to_string())
-            }
+            Member::Named(name) => index
+                .hash_fields
+                .get(&name.to_string())
+                .map_or(TypeKind::Other, |collection| {
+                    TypeKind::Hash(collection.clone())
+                }),
             _ => TypeKind::Other,
         },
         Expr::MethodCall(call) => {

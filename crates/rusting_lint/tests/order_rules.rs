@@ -81,6 +81,58 @@ fn frame_step() {}",
     );
 }
 
+/// An `Instant` kept in a `Local<Option<Instant>>` and read through `get_or_insert_with`, directly
+/// or through a `let`, is a wall clock read like `Instant::now()` (which the `Instant::now` path
+/// there is caught as too). Fails if `Option`'s accessors stop passing the kind through, or a
+/// `let` binding stops inferring its kind from a method chain on a parameter.
+#[test]
+fn an_instant_kept_in_a_local_is_caught() {
+    let source = game(
+        "use std::time::Instant;
+fn fixed_step(mut started: Local<Option<Instant>>) {
+    if started.get_or_insert_with(Instant::now).elapsed().as_secs() > 2 {}
+    let since = *started.get_or_insert_with(Instant::now);
+    let _ = since.elapsed();
+}
+fn frame_step() {}",
+    );
+    assert_eq!(
+        codes_at(&source),
+        [
+            at("LINT_WALL_CLOCK", 11),
+            at("LINT_WALL_CLOCK", 11),
+            at("LINT_WALL_CLOCK", 12),
+            at("LINT_WALL_CLOCK", 13),
+        ]
+    );
+}
+
+/// The finding names the collection's type, not the field or function it came from: a field
+/// `gusts: HashMap<..>` is "a `HashMap`", and so is a function returning one. Fails if the kind
+/// carries the field's or the function's name again.
+#[test]
+fn hash_iteration_names_the_collection_type() {
+    let source = game(
+        "#[derive(Resource)] struct Weather { gusts: HashMap<u32, f32> }
+fn spread() -> HashSet<u32> { HashSet::new() }
+fn fixed_step(weather: Res<Weather>) {
+    for (_, g) in &weather.gusts {}
+    for s in spread() {}
+}
+fn frame_step() {}",
+    );
+    let messages: Vec<String> = lint(&source).iter().map(|f| f.message.clone()).collect();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert!(
+        messages[0].starts_with("this `for` loop visits a `HashMap` in hash order"),
+        "{messages:?}"
+    );
+    assert!(
+        messages[1].starts_with("this `for` loop visits a `HashSet` in hash order"),
+        "{messages:?}"
+    );
+}
+
 /// Fails if durations or clocks in presentation code are reported.
 #[test]
 fn durations_and_frame_clocks_are_not_caught() {
