@@ -52,7 +52,7 @@ fn snapshots_refuse_unregistered_types_and_name_them() {
     };
     assert!(type_name.ends_with("Unlisted"), "{type_name}");
     assert_eq!(*entity, id);
-    assert!(error.to_string().contains("register_snapshot_component"));
+    assert!(error.to_string().contains("register_sim_component"));
 
     // Registered when the app is built, before anything holding it is spawned.
     let mut app = crates_app();

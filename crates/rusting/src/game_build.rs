@@ -88,23 +88,8 @@ impl Build<'_> {
             .unwrap_or_else(|| self.project.join("target"))
     }
 
-    /// Builds the game in `profile` and returns its executable, once the executable has said
-    /// it was built from this project (see `game_identity`).
-    pub fn build(&self, profile: Profile) -> Result<PathBuf, Failure> {
-        let (executable, package) = self.build_once(profile)?;
-        crate::game_identity::check(executable, self.project, || {
-            // The other project's artifacts stand where this one's go (cargo hashes a path
-            // package by its place in its workspace, the same for both), and look fresh: clean
-            // the package, then build it again.
-            if let Some(package) = &package {
-                self.clean(profile, package)?;
-            }
-            self.build_once(profile).map(|(executable, _)| executable)
-        })
-    }
-
     /// `cargo clean -p <package>` for `profile` in the target directory.
-    fn clean(&self, profile: Profile, package: &str) -> Result<(), Failure> {
+    pub fn clean(&self, profile: Profile, package: &str) -> Result<(), Failure> {
         let mut command = Command::new("cargo");
         command
             .args(["clean", "--quiet", "-p", package])
@@ -135,8 +120,9 @@ impl Build<'_> {
         ))
     }
 
-    /// Runs cargo once and returns the executable it names, with its package's id.
-    fn build_once(&self, profile: Profile) -> Result<(PathBuf, Option<String>), Failure> {
+    /// Runs cargo once and returns the executable it names, with its package's id (tools check
+    /// the executable is the project's own first, through the identity check).
+    pub fn build_once(&self, profile: Profile) -> Result<(PathBuf, Option<String>), Failure> {
         let mut command = Command::new("cargo");
         command
             .args(["build", "--message-format", "json-render-diagnostics"])

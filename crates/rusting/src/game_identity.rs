@@ -16,7 +16,22 @@ use std::path::{Path, PathBuf};
 use rusting_engine::game::result::IDENTIFY_VARIABLE;
 
 use crate::exit::{Failure, Outcome};
-use crate::game_build::{GameRun, result_path, take_result};
+use crate::game_build::{Build, GameRun, Profile, result_path, take_result};
+
+/// Builds the game in `profile` and returns its executable, once the executable has said it was
+/// built from the project (see the module docs).
+pub fn build(build: &Build, profile: Profile) -> Result<PathBuf, Failure> {
+    let (executable, package) = build.build_once(profile)?;
+    check(executable, build.project, || {
+        // The other project's artifacts stand where this one's go (cargo hashes a path package by
+        // its place in its workspace, the same for both), and look fresh: clean the package, then
+        // build it again.
+        if let Some(package) = &package {
+            build.clean(profile, package)?;
+        }
+        build.build_once(profile).map(|(executable, _)| executable)
+    })
+}
 
 /// Which crate `executable` says it was built from (`None`: it did not say, as a game built with
 /// an engine older than this check does not).
@@ -60,7 +75,7 @@ fn same_directory(a: &Path, b: &Path) -> bool {
 /// Checks that `executable` was built from `project`; when it was built from another project,
 /// calls `rebuild` (which cleans the package, builds again and returns the executable), then
 /// checks once more. Returns the executable to run.
-pub fn check(
+fn check(
     executable: PathBuf,
     project: &Path,
     rebuild: impl FnOnce() -> Result<PathBuf, Failure>,

@@ -86,13 +86,13 @@ pub fn run(request: &Request) -> Result<String, Failure> {
     let window = !request.headless
         && request.session_replay.is_none()
         && (request.replay.is_none() || request.view);
-    let executable = Build {
+    let build = Build {
         project: request.project,
         target_dir: request.target_dir,
         window,
         net: false,
-    }
-    .build(profile)?;
+    };
+    let executable = crate::game_identity::build(&build, profile)?;
     let mut env = Vec::new();
     let path = |p: &Path| p.display().to_string();
     if let Some(ticks) = request.ticks {

@@ -100,13 +100,13 @@ pub fn run(request: &Request) -> Result<String, Failure> {
         }
         Peers::Local(_) => {}
     }
-    let executable = Build {
+    let build = Build {
         project: request.project,
         target_dir: request.target_dir,
         window: false,
         net: true,
-    }
-    .build(Profile::of(request.debug))?;
+    };
+    let executable = crate::game_identity::build(&build, Profile::of(request.debug))?;
     let peer = |peers: String, player: usize, report: Option<PathBuf>| PeerRun {
         executable: executable.clone(),
         project: request.project.to_owned(),

@@ -191,8 +191,8 @@ fn check_in(
         net: false,
     };
     let binaries = Binaries {
-        debug: build.build(Profile::Debug)?,
-        release: build.build(Profile::Release)?,
+        debug: crate::game_identity::build(&build, Profile::Debug)?,
+        release: crate::game_identity::build(&build, Profile::Release)?,
     };
     let mut check = Check {
         request,
