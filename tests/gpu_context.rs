@@ -2,29 +2,41 @@
 //! describes its device, or it says why not. Never a panic, never a failure for a missing GPU.
 
 use rusting_engine::physics::gpu::{GpuContext, GpuError};
-use rusting_engine::runtime::mode::DeterminismMode;
 
-/// Fails if opening the context panics, or if a device's description and its mode disagree.
+/// Fails if opening the context panics, or if a device is described without a name.
 #[test]
 fn gpu_context_opens_or_says_why_not() {
     match GpuContext::new() {
         Ok(context) => {
             let info = context.info();
             assert!(!info.name.is_empty());
-            let mode = info.supported_mode();
-            match info.cross_platform() {
-                Ok(()) => assert_eq!(mode, DeterminismMode::CrossPlatform),
-                Err(refusal) => {
-                    assert_eq!(mode, DeterminismMode::Local);
-                    assert!(refusal.to_string().contains(&info.name));
-                }
-            }
-            println!("Vulkan device: {info}; supports {mode}");
+            println!(
+                "Vulkan device: {info}; declared float controls: {:?}",
+                info.declared_float_controls()
+            );
             drop(context);
         }
         Err(err @ (GpuError::VulkanMissing { .. } | GpuError::NoSuitableDevice { .. })) => {
             println!("skipping: {err}");
         }
         Err(err) => panic!("Vulkan is present but opening it failed: {err}"),
+    }
+}
+
+/// A device setting that names no device is refused with the devices there are, never a silent
+/// fall-back to another device. Fails if `RUSTING_VULKAN_DEVICE` (here `with_device`) is ignored.
+#[test]
+fn a_device_setting_that_names_nothing_lists_the_devices() {
+    match GpuContext::with_device(Some("no device has this name")) {
+        Err(GpuError::NoMatchingDevice { wanted, available }) => {
+            assert_eq!(wanted, "no device has this name");
+            assert!(!available.is_empty());
+            let devices = GpuContext::list_devices().expect("the devices are listed");
+            assert_eq!(available.len(), devices.len());
+        }
+        Err(err @ (GpuError::VulkanMissing { .. } | GpuError::NoSuitableDevice { .. })) => {
+            println!("skipping: {err}");
+        }
+        other => panic!("expected NoMatchingDevice: {other:?}"),
     }
 }

@@ -18,9 +18,12 @@ set -euo pipefail
 # engine's window is X11 only, and winit opens X11, XCursor, XRandR, XInput and xkbcommon at run
 # time, so their runtime libraries are listed. The window tests run under Xvfb (`xvfb-run`,
 # which needs xauth) and type into the window with xdotool; the renderer draws on lavapipe.
-# chromium renders the HTML reports in their test.
+# chromium renders the HTML reports in their test, and brings Google's SwiftShader, the second
+# Vulkan implementation the GPU tests run on (chromium-common's vk_swiftshader_icd.json). The
+# Khronos validation layer (vulkan-validationlayers) checks the engine's Vulkan use in the GPU
+# tests.
 packages=(build-essential pkg-config mesa-vulkan-drivers libvulkan1 libshaderc-dev glslc spirv-tools g++ chromium
-  xvfb xauth xdotool libx11-6 libx11-xcb1 libxcursor1 libxrandr2 libxi6 libxkbcommon-x11-0)
+  vulkan-validationlayers xvfb xauth xdotool libx11-6 libx11-xcb1 libxcursor1 libxrandr2 libxi6 libxkbcommon-x11-0)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -56,6 +56,8 @@ impl fmt::Display for DeterminismMode {
 #[derive(Resource, Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeterminismSupport {
     parts: BTreeMap<String, DeterminismMode>,
+    /// Why a part supports less than `CrossPlatform`, where its declaration said.
+    reasons: BTreeMap<String, String>,
 }
 
 impl DeterminismSupport {
@@ -66,6 +68,20 @@ impl DeterminismSupport {
             .entry(part.into())
             .and_modify(|current| *current = (*current).min(mode))
             .or_insert(mode);
+    }
+
+    /// [`declare`](Self::declare), with why `part` supports no more than `mode` (such as the
+    /// conformance probe's first difference on this device); the startup check's message ends
+    /// with it.
+    pub fn declare_with_reason(
+        &mut self,
+        part: impl Into<String>,
+        mode: DeterminismMode,
+        reason: impl Into<String>,
+    ) {
+        let part = part.into();
+        self.declare(part.clone(), mode);
+        self.reasons.entry(part).or_insert_with(|| reason.into());
     }
 
     /// The mode `part` declared, if it declared one.
@@ -99,6 +115,7 @@ impl DeterminismSupport {
                 supported,
                 required,
                 first_user: users.get(part).cloned(),
+                reason: self.reasons.get(part).cloned(),
             })
             .collect();
         if below.is_empty() {
@@ -149,6 +166,8 @@ pub struct UnsupportedPart {
     pub required: DeterminismMode,
     /// The first scene entity that uses the part, when one is known.
     pub first_user: Option<PartUser>,
+    /// Why the part supports no more, when its declaration said.
+    pub reason: Option<String>,
 }
 
 impl fmt::Display for UnsupportedPart {
@@ -160,6 +179,9 @@ impl fmt::Display for UnsupportedPart {
         )?;
         if let Some(user) = &self.first_user {
             write!(f, " (first used by {user})")?;
+        }
+        if let Some(reason) = &self.reason {
+            write!(f, ": {reason}")?;
         }
         Ok(())
     }

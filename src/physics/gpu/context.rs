@@ -18,6 +18,12 @@ use ash::vk;
 
 use super::device::{DeviceInfo, DeviceKind, FloatControls};
 use super::error::GpuError;
+use super::validation::{self, Messages, Messenger, VALIDATION_LAYER};
+
+/// `RUSTING_VULKAN_DEVICE=<text>`: run on the best device whose name or driver name contains the
+/// text (ignoring case), such as `llvmpipe` or `swiftshader`, when the loader lists several (the
+/// loader's own `VK_ICD_FILENAMES` or `VK_DRIVER_FILES` decide which drivers it lists).
+pub const DEVICE_VARIABLE: &str = "RUSTING_VULKAN_DEVICE";
 
 /// How long a dispatch may run before [`GpuError::Timeout`].
 pub(super) const DISPATCH_TIMEOUT_SECONDS: u64 = 120;
@@ -27,6 +33,8 @@ pub struct GpuContext {
     // Field order does not matter for destruction: `Drop` destroys explicitly, in reverse order.
     _entry: ash::Entry,
     instance: ash::Instance,
+    /// The validation layer's messenger, when [`validation::VALIDATION_VARIABLE`] asked for it.
+    validation: Option<Messenger>,
     physical_device: vk::PhysicalDevice,
     device: ash::Device,
     pub(super) queue: vk::Queue,
@@ -36,6 +44,10 @@ pub struct GpuContext {
     memory: vk::PhysicalDeviceMemoryProperties,
     limits: vk::PhysicalDeviceLimits,
     info: DeviceInfo,
+    /// One pipeline cache for every pipeline made on the context: a world made after the
+    /// conformance probe's (or another world) reuses the compiled shaders where the driver keeps
+    /// them.
+    pipeline_cache: vk::PipelineCache,
     /// Held while the one command buffer is recorded and in flight.
     pub(super) submit: Mutex<()>,
 }
@@ -50,44 +62,106 @@ struct Candidate {
 impl GpuContext {
     /// Loads Vulkan, picks the best device (a discrete GPU first, then integrated, virtual, and
     /// CPU devices such as lavapipe) that supports Vulkan 1.2 and has a compute queue, and opens it.
+    /// [`DEVICE_VARIABLE`] narrows the choice to the devices it names; [`validation::VALIDATION_VARIABLE`]
+    /// turns the Khronos validation layer on.
     ///
     /// # Errors
     ///
     /// [`GpuError::VulkanMissing`] when no Vulkan loader is installed,
-    /// [`GpuError::NoSuitableDevice`] when no device qualifies, [`GpuError::Vulkan`] when a call
-    /// fails.
+    /// [`GpuError::NoSuitableDevice`] when no device qualifies, [`GpuError::NoMatchingDevice`]
+    /// when [`DEVICE_VARIABLE`] names none, [`GpuError::ValidationLayerMissing`] and
+    /// [`GpuError::Validation`] with the layer asked for, [`GpuError::Vulkan`] when a call fails.
     pub fn new() -> Result<Self, GpuError> {
-        // SAFETY: loading the system's Vulkan loader runs its initialisers; the loader is a
-        // well-known system library and the returned entry keeps it loaded for as long as any
-        // Vulkan object made from it lives (it is stored in the context).
-        let entry = unsafe { ash::Entry::load() }.map_err(|err| GpuError::VulkanMissing {
-            reason: err.to_string(),
-        })?;
-        let app_name = c"rusting";
-        let app_info = vk::ApplicationInfo::default()
-            .application_name(app_name)
-            .engine_name(app_name)
-            .api_version(vk::API_VERSION_1_2);
-        let instance_info = vk::InstanceCreateInfo::default().application_info(&app_info);
-        // SAFETY: `instance_info` and the strings it points to outlive the call; no extensions or
-        // layers are requested.
-        let instance = match unsafe { entry.create_instance(&instance_info, None) } {
-            Ok(instance) => instance,
-            Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER) => {
-                return Err(GpuError::NoSuitableDevice {
-                    skipped: vec!["the Vulkan loader found no driver (no ICD installed)".into()],
-                });
+        let wanted = std::env::var(DEVICE_VARIABLE)
+            .ok()
+            .filter(|value| !value.trim().is_empty());
+        Self::with_device(wanted.as_deref())
+    }
+
+    /// [`GpuContext::new`] on the best device whose name or driver name contains `wanted`
+    /// (ignoring case), or on the best device of all when `wanted` is `None`. The environment's
+    /// [`DEVICE_VARIABLE`] is not read.
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuContext::new`].
+    pub fn with_device(wanted: Option<&str>) -> Result<Self, GpuError> {
+        Self::with_settings(wanted, validation::requested())
+    }
+
+    /// [`GpuContext::with_device`], with the Khronos validation layer on when `validation` is
+    /// set, whatever the environment says.
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuContext::new`].
+    pub fn with_settings(wanted: Option<&str>, validation: bool) -> Result<Self, GpuError> {
+        let (entry, instance, messenger) = create_instance(validation)?;
+        // From here on, a failure must destroy the messenger and the instance before returning.
+        let opened = Self::open(&instance, wanted).and_then(|parts| {
+            if let Some(messenger) = &messenger {
+                messenger.messages.check("vkCreateDevice")?;
             }
-            Err(result) => return Err(GpuError::vulkan("vkCreateInstance")(result)),
-        };
-        // From here on, a failure must destroy the instance before returning.
-        match Self::open(&instance) {
-            Ok(parts) => Ok(Self::assemble(entry, instance, parts)),
+            Ok(parts)
+        });
+        match opened {
+            Ok(parts) => Ok(Self::assemble(entry, instance, messenger, parts)),
             Err(err) => {
-                // SAFETY: nothing made from the instance is alive: `open` cleans up after itself.
+                if let Some(messenger) = &messenger {
+                    messenger.destroy();
+                }
+                // SAFETY: nothing made from the instance is alive: `open` cleans up after itself
+                // and the messenger was destroyed above.
                 unsafe { instance.destroy_instance(None) };
                 Err(err)
             }
+        }
+    }
+
+    /// Every Vulkan device the loader lists, described, in the loader's order, with those that
+    /// cannot run simulation shaders left out (see [`GpuError::NoSuitableDevice`] for why a
+    /// device is passed over). Opens no device.
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuContext::new`], except that no device is an empty list.
+    pub fn list_devices() -> Result<Vec<DeviceInfo>, GpuError> {
+        let (_entry, instance, messenger) = create_instance(false)?;
+        let devices = candidates(&instance).map(|(candidates, _)| {
+            candidates
+                .into_iter()
+                .map(|candidate| candidate.info)
+                .collect()
+        });
+        if let Some(messenger) = &messenger {
+            messenger.destroy();
+        }
+        // SAFETY: no device was made from the instance.
+        unsafe { instance.destroy_instance(None) };
+        devices
+    }
+
+    /// Whether the validation layer is on for this context.
+    pub fn validating(&self) -> bool {
+        self.validation.is_some()
+    }
+
+    /// Sends `text` as a validation error through this context's messenger, as the layer would;
+    /// the next dispatch then fails with [`GpuError::Validation`] naming it. For tests of that
+    /// path; does nothing without the layer.
+    #[doc(hidden)]
+    pub fn submit_validation_message(&self, text: &CStr) {
+        if let Some(messenger) = &self.validation {
+            messenger.submit(text);
+        }
+    }
+
+    /// `Err(GpuError::Validation)` with the messages the validation layer reported since the last
+    /// check, after `call`; always `Ok` without the layer.
+    pub(crate) fn check_validation(&self, call: &'static str) -> Result<(), GpuError> {
+        match &self.validation {
+            Some(messenger) => messenger.messages.check(call),
+            None => Ok(()),
         }
     }
 
@@ -98,6 +172,10 @@ impl GpuContext {
 
     pub(crate) fn device(&self) -> &ash::Device {
         &self.device
+    }
+
+    pub(crate) fn pipeline_cache(&self) -> vk::PipelineCache {
+        self.pipeline_cache
     }
 
     pub(crate) fn limits(&self) -> &vk::PhysicalDeviceLimits {
@@ -119,8 +197,8 @@ impl GpuContext {
     }
 
     /// Picks the device and opens it. On failure, destroys whatever it created (not the instance).
-    fn open(instance: &ash::Instance) -> Result<Opened, GpuError> {
-        let candidate = pick_device(instance)?;
+    fn open(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened, GpuError> {
+        let candidate = pick_device(instance, wanted)?;
         let priorities = [1.0f32];
         let queue_info = vk::DeviceQueueCreateInfo::default()
             .queue_family_index(candidate.queue_family)
@@ -132,8 +210,21 @@ impl GpuContext {
         let device =
             unsafe { instance.create_device(candidate.physical_device, &device_info, None) }
                 .map_err(GpuError::vulkan("vkCreateDevice"))?;
-        match create_submission_objects(&device, candidate.queue_family) {
-            Ok((command_pool, command_buffer, fence)) => {
+        // SAFETY: a plain create info, valid for the call, on the device just made.
+        let pipeline_cache =
+            unsafe { device.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) };
+        let objects = pipeline_cache
+            .map_err(GpuError::vulkan("vkCreatePipelineCache"))
+            .and_then(|cache| {
+                create_submission_objects(&device, candidate.queue_family)
+                    .map(|objects| (cache, objects))
+                    .inspect_err(|_| {
+                        // SAFETY: nothing uses the cache yet.
+                        unsafe { device.destroy_pipeline_cache(cache, None) }
+                    })
+            });
+        match objects {
+            Ok((pipeline_cache, (command_pool, command_buffer, fence))) => {
                 // SAFETY: queue 0 of this family was requested in the create info above.
                 let queue = unsafe { device.get_device_queue(candidate.queue_family, 0) };
                 // SAFETY: the physical device comes from this instance.
@@ -155,6 +246,7 @@ impl GpuContext {
                     memory,
                     limits,
                     info: candidate.info,
+                    pipeline_cache,
                 })
             }
             Err(err) => {
@@ -165,10 +257,16 @@ impl GpuContext {
         }
     }
 
-    fn assemble(entry: ash::Entry, instance: ash::Instance, parts: Opened) -> Self {
+    fn assemble(
+        entry: ash::Entry,
+        instance: ash::Instance,
+        validation: Option<Messenger>,
+        parts: Opened,
+    ) -> Self {
         Self {
             _entry: entry,
             instance,
+            validation,
             physical_device: parts.physical_device,
             device: parts.device,
             queue: parts.queue,
@@ -178,6 +276,7 @@ impl GpuContext {
             memory: parts.memory,
             limits: parts.limits,
             info: parts.info,
+            pipeline_cache: parts.pipeline_cache,
             submit: Mutex::new(()),
         }
     }
@@ -202,9 +301,14 @@ impl Drop for GpuContext {
             let _ = self.device.device_wait_idle();
             self.device.destroy_fence(self.fence, None);
             self.device
+                .destroy_pipeline_cache(self.pipeline_cache, None);
+            self.device
                 .free_command_buffers(self.command_pool, &[self.command_buffer]);
             self.device.destroy_command_pool(self.command_pool, None);
             self.device.destroy_device(None);
+            if let Some(messenger) = &self.validation {
+                messenger.destroy();
+            }
             self.instance.destroy_instance(None);
         }
     }
@@ -221,6 +325,7 @@ struct Opened {
     memory: vk::PhysicalDeviceMemoryProperties,
     limits: vk::PhysicalDeviceLimits,
     info: DeviceInfo,
+    pipeline_cache: vk::PipelineCache,
 }
 
 /// The command pool, its one command buffer and the dispatch fence; cleans up on failure.
@@ -259,27 +364,135 @@ fn create_submission_objects(
     Ok((pool, buffers[0], fence))
 }
 
-/// The best device for simulation shaders, or why there is none.
-fn pick_device(instance: &ash::Instance) -> Result<Candidate, GpuError> {
+/// Loads Vulkan and creates an instance, with the validation layer, its extension and a messenger
+/// when `validation` is set.
+fn create_instance(
+    validation: bool,
+) -> Result<(ash::Entry, ash::Instance, Option<Messenger>), GpuError> {
+    // SAFETY: loading the system's Vulkan loader runs its initialisers; the loader is a
+    // well-known system library and the returned entry keeps it loaded for as long as any
+    // Vulkan object made from it lives (it is stored in the context).
+    let entry = unsafe { ash::Entry::load() }.map_err(|err| GpuError::VulkanMissing {
+        reason: err.to_string(),
+    })?;
+    if validation {
+        // SAFETY: a plain query of the loader, valid once it is loaded.
+        let layers = unsafe { entry.enumerate_instance_layer_properties() }
+            .map_err(GpuError::vulkan("vkEnumerateInstanceLayerProperties"))?;
+        let present = layers
+            .iter()
+            .any(|layer| layer.layer_name_as_c_str() == Ok(VALIDATION_LAYER));
+        if !present {
+            return Err(GpuError::ValidationLayerMissing);
+        }
+    }
+    let app_name = c"rusting";
+    let app_info = vk::ApplicationInfo::default()
+        .application_name(app_name)
+        .engine_name(app_name)
+        .api_version(vk::API_VERSION_1_2);
+    let layers = [VALIDATION_LAYER.as_ptr()];
+    let extensions = [ash::ext::debug_utils::NAME.as_ptr()];
+    // Messages raised while the instance is created go to their own store (the messenger made
+    // afterwards cannot see them).
+    let creation_messages = Box::<Messages>::default();
+    let mut creation_messenger = validation::create_info(&creation_messages);
+    let mut instance_info = vk::InstanceCreateInfo::default().application_info(&app_info);
+    if validation {
+        instance_info = instance_info
+            .enabled_layer_names(&layers)
+            .enabled_extension_names(&extensions)
+            .push_next(&mut creation_messenger);
+    }
+    // SAFETY: `instance_info` and everything it points to (names, the chained messenger info and
+    // its boxed store) outlive the call.
+    let instance = match unsafe { entry.create_instance(&instance_info, None) } {
+        Ok(instance) => instance,
+        Err(vk::Result::ERROR_INCOMPATIBLE_DRIVER) => {
+            return Err(GpuError::NoSuitableDevice {
+                skipped: vec!["the Vulkan loader found no driver (no ICD installed)".into()],
+            });
+        }
+        Err(result) => return Err(GpuError::vulkan("vkCreateInstance")(result)),
+    };
+    if !validation {
+        return Ok((entry, instance, None));
+    }
+    let messenger = Messenger::new(&entry, &instance).and_then(|messenger| match creation_messages
+        .check("vkCreateInstance")
+    {
+        Ok(()) => Ok(messenger),
+        Err(err) => {
+            messenger.destroy();
+            Err(err)
+        }
+    });
+    match messenger {
+        Ok(messenger) => Ok((entry, instance, Some(messenger))),
+        Err(err) => {
+            // SAFETY: nothing made from the instance is alive.
+            unsafe { instance.destroy_instance(None) };
+            Err(err)
+        }
+    }
+}
+
+/// Every device that can run simulation shaders, in the loader's order, and why each other one
+/// cannot.
+fn candidates(instance: &ash::Instance) -> Result<(Vec<Candidate>, Vec<String>), GpuError> {
     // SAFETY: the instance is valid for the duration of the call.
     let devices = unsafe { instance.enumerate_physical_devices() }
         .map_err(GpuError::vulkan("vkEnumeratePhysicalDevices"))?;
+    let mut found = Vec::new();
     let mut skipped = Vec::new();
-    let mut best: Option<Candidate> = None;
     for physical_device in devices {
         match describe_device(instance, physical_device) {
-            Ok(candidate) => {
-                let better = best
-                    .as_ref()
-                    .is_none_or(|current| candidate.info.kind < current.info.kind);
-                if better {
-                    best = Some(candidate);
-                }
-            }
+            Ok(candidate) => found.push(candidate),
             Err(reason) => skipped.push(reason),
         }
     }
-    best.ok_or(GpuError::NoSuitableDevice { skipped })
+    Ok((found, skipped))
+}
+
+/// Whether `info` is a device `wanted` names: its name or driver name contains it, ignoring case.
+fn matches(info: &DeviceInfo, wanted: &str) -> bool {
+    let wanted = wanted.trim().to_lowercase();
+    info.name.to_lowercase().contains(&wanted) || info.driver_name.to_lowercase().contains(&wanted)
+}
+
+/// The best device for simulation shaders among those `wanted` names (all when `None`), or why
+/// there is none.
+fn pick_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Candidate, GpuError> {
+    let (found, skipped) = candidates(instance)?;
+    let available: Vec<String> = found
+        .iter()
+        .map(|candidate| {
+            format!(
+                "{} (driver {})",
+                candidate.info.name, candidate.info.driver_name
+            )
+        })
+        .collect();
+    let mut best: Option<Candidate> = None;
+    for candidate in found {
+        if wanted.is_some_and(|wanted| !matches(&candidate.info, wanted)) {
+            continue;
+        }
+        let better = best
+            .as_ref()
+            .is_none_or(|current| candidate.info.kind < current.info.kind);
+        if better {
+            best = Some(candidate);
+        }
+    }
+    match (best, wanted) {
+        (Some(best), _) => Ok(best),
+        (None, Some(wanted)) if !available.is_empty() => Err(GpuError::NoMatchingDevice {
+            wanted: wanted.to_owned(),
+            available,
+        }),
+        (None, _) => Err(GpuError::NoSuitableDevice { skipped }),
+    }
 }
 
 /// Describes one device, or says why it cannot run simulation shaders.

@@ -1,14 +1,12 @@
-//! [`DeviceInfo`]: what a Vulkan device is and which determinism mode it can keep.
+//! [`DeviceInfo`]: what a Vulkan device is and which float controls it declares.
 //!
 //! This module owns the description of the chosen device (name, driver, kind, API version) and
-//! its float controls, and the answer to "can this device run `CrossPlatform`?". It is plain data
-//! so it can be built and tested without a GPU. It must never talk to Vulkan itself: the context
-//! fills it in, and it must never raise a mode on its own: the answer comes only from what the
-//! driver reports.
+//! the float controls it declares, which choose the SPIR-V variant it runs. It is plain data so it
+//! can be built and tested without a GPU. It must never talk to Vulkan itself (the context fills
+//! it in) and never decide a mode from declarations: whether a device keeps `CrossPlatform` is the
+//! conformance probe's answer, from the bits it computes.
 
 use std::fmt;
-
-use crate::runtime::mode::{DeterminismMode, DeterminismSupport};
 
 /// The name GPU simulation declares its mode under in [`DeterminismSupport`].
 pub const GPU_PHYSICS_PART: &str = "physics.gpu";
@@ -55,7 +53,8 @@ pub struct FloatControls {
     pub signed_zero_inf_nan_preserve_f32: bool,
 }
 
-/// A float control that `CrossPlatform` needs and a device lacks.
+/// A float control the `FloatControls` SPIR-V variant declares and a device lacks (it then runs
+/// the plain variant).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum MissingFloatControl {
@@ -87,7 +86,8 @@ impl fmt::Display for MissingFloatControl {
 }
 
 impl FloatControls {
-    /// Every control `CrossPlatform` needs that is missing, in a fixed order; empty when none is.
+    /// Every control the `FloatControls` variant declares that is missing, in a fixed order; empty
+    /// when none is.
     pub fn missing_for_cross_platform(&self) -> Vec<MissingFloatControl> {
         let mut missing = Vec::new();
         if !self.denorm_preserve_f32 {
@@ -101,24 +101,6 @@ impl FloatControls {
         }
         missing
     }
-}
-
-/// Why a device cannot run GPU simulation in `CrossPlatform` mode.
-#[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
-#[error("{device} cannot run CrossPlatform determinism: {}", describe(.missing))]
-pub struct CrossPlatformRefusal {
-    /// The device's name.
-    pub device: String,
-    /// Every missing float control, at least one.
-    pub missing: Vec<MissingFloatControl>,
-}
-
-fn describe(missing: &[MissingFloatControl]) -> String {
-    missing
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 /// The device a [`super::GpuContext`] runs on, as the driver describes it.
@@ -139,35 +121,16 @@ pub struct DeviceInfo {
 }
 
 impl DeviceInfo {
-    /// Whether GPU simulation on this device can keep `CrossPlatform` determinism: `Ok` when the
-    /// driver reports every float control it needs, otherwise the reason.
-    pub fn cross_platform(&self) -> Result<(), CrossPlatformRefusal> {
+    /// Whether the device declares every float control the `FloatControls` SPIR-V variant asks
+    /// for (then it runs that variant); the float controls it lacks otherwise. Which mode the
+    /// device keeps is the conformance probe's answer (`conformance::probe`), not this one.
+    pub fn declared_float_controls(&self) -> Result<(), Vec<MissingFloatControl>> {
         let missing = self.float_controls.missing_for_cross_platform();
         if missing.is_empty() {
             Ok(())
         } else {
-            Err(CrossPlatformRefusal {
-                device: self.name.clone(),
-                missing,
-            })
+            Err(missing)
         }
-    }
-
-    /// The strongest mode GPU simulation keeps on this device: `CrossPlatform` when
-    /// [`Self::cross_platform`] allows it, otherwise `Local` (one device and driver always repeat
-    /// their own bits).
-    pub fn supported_mode(&self) -> DeterminismMode {
-        if self.cross_platform().is_ok() {
-            DeterminismMode::CrossPlatform
-        } else {
-            DeterminismMode::Local
-        }
-    }
-
-    /// Declares [`Self::supported_mode`] under [`GPU_PHYSICS_PART`], so the startup check refuses
-    /// a `CrossPlatform` project on this device and names the part.
-    pub fn declare_support(&self, support: &mut DeterminismSupport) {
-        support.declare(GPU_PHYSICS_PART, self.supported_mode());
     }
 }
 
@@ -202,45 +165,29 @@ mod tests {
         }
     }
 
-    /// Fails if a device without denormal preservation is allowed to run `CrossPlatform`, or if
-    /// the refusal stops naming the missing control.
+    /// The missing controls are named in a fixed order, and a device with all of them has none
+    /// missing. Fails if a control stops being required by the `FloatControls` variant.
     #[test]
-    fn a_device_without_denormal_preservation_runs_local_only_and_says_why() {
-        let device = lavapipe();
-        let refusal = device.cross_platform().unwrap_err();
-        assert_eq!(refusal.missing, [MissingFloatControl::DenormPreserve]);
-        assert_eq!(
-            refusal.to_string(),
-            "llvmpipe (LLVM 15.0.6, 256 bits) cannot run CrossPlatform determinism: it does not \
-             preserve 32-bit subnormals (shaderDenormPreserveFloat32 is false)"
-        );
-        assert_eq!(device.supported_mode(), DeterminismMode::Local);
-
-        let mut support = DeterminismSupport::default();
-        device.declare_support(&mut support);
-        assert!(support.check(DeterminismMode::Local).is_ok());
-        let err = support.check(DeterminismMode::CrossPlatform).unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("`physics.gpu` supports only Local")
-        );
-    }
-
-    #[test]
-    fn a_device_with_every_float_control_runs_cross_platform() {
+    fn missing_float_controls_are_named_in_order() {
         let mut device = lavapipe();
-        device.kind = DeviceKind::Discrete;
+        assert_eq!(
+            device.declared_float_controls(),
+            Err(vec![MissingFloatControl::DenormPreserve])
+        );
+        assert_eq!(
+            MissingFloatControl::DenormPreserve.to_string(),
+            "it does not preserve 32-bit subnormals (shaderDenormPreserveFloat32 is false)"
+        );
         device.float_controls.denorm_preserve_f32 = true;
-        assert_eq!(device.cross_platform(), Ok(()));
-        assert_eq!(device.supported_mode(), DeterminismMode::CrossPlatform);
+        assert_eq!(device.declared_float_controls(), Ok(()));
         device.float_controls = FloatControls::default();
         assert_eq!(
-            device.cross_platform().unwrap_err().missing,
-            [
+            device.declared_float_controls(),
+            Err(vec![
                 MissingFloatControl::DenormPreserve,
                 MissingFloatControl::RoundingModeRte,
                 MissingFloatControl::SignedZeroInfNanPreserve
-            ]
+            ])
         );
     }
 }

@@ -144,6 +144,34 @@ pub enum GpuError {
         /// What is wrong.
         reason: String,
     },
+    /// The Khronos validation layer (asked for by `RUSTING_VULKAN_VALIDATION`) reported warnings
+    /// or errors during or before `call`.
+    #[error("the Vulkan validation layer reported {} message(s) by {call}:\n{}", .messages.len(), .messages.join("\n"))]
+    Validation {
+        /// The call after which the messages were collected (`vkCreateDevice`, `dispatch`).
+        call: &'static str,
+        /// One line per message: its severity, id and text.
+        messages: Vec<String>,
+    },
+    /// `RUSTING_VULKAN_VALIDATION` asks for the Khronos validation layer and the loader does not
+    /// have it.
+    #[error(
+        "RUSTING_VULKAN_VALIDATION asks for the Khronos validation layer, but the Vulkan loader \
+         has no VK_LAYER_KHRONOS_validation (install `vulkan-validationlayers`, or unset the \
+         variable)"
+    )]
+    ValidationLayerMissing,
+    /// `RUSTING_VULKAN_DEVICE` names no device the loader lists.
+    #[error(
+        "RUSTING_VULKAN_DEVICE={wanted} matches none of the Vulkan devices here: {}",
+        if .available.is_empty() { "the loader lists none".to_owned() } else { .available.join("; ") }
+    )]
+    NoMatchingDevice {
+        /// The variable's value.
+        wanted: String,
+        /// Each device the loader lists, with its driver.
+        available: Vec<String>,
+    },
 }
 
 impl GpuError {

@@ -2,9 +2,14 @@
 //! physics. The SPIR-V precision check the shaders pass is the `rusting_spirv` crate, so games
 //! never compile it.
 //!
-//! - [`context`]: [`GpuContext`], one device and one compute queue, no window; dispatch and wait.
-//! - [`device`]: [`DeviceInfo`], the device's name, driver and float controls, and whether it can
-//!   run `CrossPlatform` ([`DeviceInfo::cross_platform`]).
+//! - [`context`]: [`GpuContext`], one device and one compute queue, no window; dispatch and wait;
+//!   the device chosen by [`DEVICE_VARIABLE`] where the loader lists several.
+//! - [`validation`]: the Khronos validation layer on request ([`VALIDATION_VARIABLE`]), its
+//!   messages turned into errors.
+//! - [`device`]: [`DeviceInfo`], the device's name, driver and declared float controls.
+//! - [`conformance`]: the conformance probe ([`probe`]): `sim_math` and a physics scene run on the
+//!   device against pinned checksums of the CPU reference decide whether it keeps `CrossPlatform`
+//!   ([`ConformanceReport`]); [`probe_cases`] holds the `sim_math` probe's cases.
 //! - [`buffer`]: [`GpuBuffer`], host-visible storage buffers read and written as raw bits.
 //! - [`pipeline`]: [`ComputePipeline`], a compute shader over storage buffers and push constants.
 //! - [`shaders`]: the simulation shaders' GLSL, embedded ([`SIMULATION_SHADERS`]).
@@ -26,11 +31,12 @@
 //! Vulkan is loaded at run time, so the engine builds and runs where it is missing: opening a
 //! context then fails with [`GpuError::VulkanMissing`], and CPU simulation never needs one. This
 //! module must never be required by the CPU path, and never decide a determinism mode by itself:
-//! it reports what the device offers ([`DeviceInfo::declare_support`]).
+//! it reports what the device computes ([`ConformanceReport::declare_support`]).
 
 pub mod buffer;
 #[cfg(feature = "shader-compiler")]
 pub mod compile;
+pub mod conformance;
 pub mod context;
 pub mod device;
 pub mod error;
@@ -42,19 +48,19 @@ pub(crate) mod physics_upload;
 pub mod physics_world;
 pub mod pipeline;
 pub mod plugin;
+pub mod probe_cases;
 pub mod reference;
 pub mod runtime;
 pub mod shaders;
 mod snapshot;
 pub mod spirv;
 pub mod tick_commands;
+pub mod validation;
 
 pub use buffer::GpuBuffer;
-pub use context::GpuContext;
-pub use device::{
-    CrossPlatformRefusal, DeviceInfo, DeviceKind, FloatControls, GPU_PHYSICS_PART,
-    MissingFloatControl,
-};
+pub use conformance::{ConformanceDifference, ConformanceRefusal, ConformanceReport, probe};
+pub use context::{DEVICE_VARIABLE, GpuContext};
+pub use device::{DeviceInfo, DeviceKind, FloatControls, GPU_PHYSICS_PART, MissingFloatControl};
 pub use error::GpuError;
 pub use physics_bodies::{GpuBodyInit, GpuBodyState, GpuCollider, GpuRule};
 pub use physics_commands::GpuCommand;
@@ -62,6 +68,7 @@ pub use physics_events::{GpuEvent, GpuEventKind, GpuTickResult};
 pub use physics_upload::GpuWorldImage;
 pub use physics_world::{
     GRID_FIT_FRACTION, GpuPhysicsConfig, GpuPhysicsWorld, GpuStepParams, bounding_diameter,
+    spirv_variant_for,
 };
 pub use pipeline::ComputePipeline;
 pub use plugin::{
@@ -70,7 +77,8 @@ pub use plugin::{
 };
 pub use reference::GpuReferenceWorld;
 pub use runtime::GpuPhysicsStatus;
-pub use runtime::{GpuRuntime, GpuRuntimeImage, GpuTickInput, shared_context};
+pub use runtime::{GpuRuntime, GpuRuntimeImage, GpuTickInput, shared_conformance, shared_context};
 pub use shaders::{SHADER_INCLUDES, SIMULATION_SHADERS, ShaderSource, SpirvVariant};
 pub use spirv::{EMBEDDED_SPIRV, EmbeddedSpirv, embedded_spirv, embedded_spirv_variant};
 pub use tick_commands::GpuPhysicsCommands;
+pub use validation::VALIDATION_VARIABLE;

@@ -19,6 +19,7 @@
 
 use super::buffer::GpuBuffer;
 use super::context::GpuContext;
+use super::device::DeviceInfo;
 use super::error::GpuError;
 use super::physics_bodies::{GpuBodyInit, GpuBodyState, GpuCollider};
 use super::physics_commands::GpuCommand;
@@ -52,6 +53,17 @@ pub struct GpuPhysicsWorld<'ctx> {
     collider_count: u32,
 }
 
+/// The SPIR-V variant a device runs: the one that declares the float controls where the device
+/// offers them all, the plain one elsewhere (lavapipe, SwiftShader). Which mode a device keeps is
+/// the conformance probe's answer, not this choice.
+pub fn spirv_variant_for(info: &DeviceInfo) -> SpirvVariant {
+    if info.declared_float_controls().is_ok() {
+        SpirvVariant::FloatControls
+    } else {
+        SpirvVariant::Plain
+    }
+}
+
 impl<'ctx> GpuPhysicsWorld<'ctx> {
     /// Makes the pipelines and buffers for `config` on `context`, with no bodies.
     ///
@@ -60,24 +72,51 @@ impl<'ctx> GpuPhysicsWorld<'ctx> {
     /// [`GpuError::InvalidConfig`] for a zero capacity, a cell size that is not positive and
     /// finite, or sizes whose buffers would not fit in 32-bit indices; Vulkan errors otherwise.
     pub fn new(context: &'ctx GpuContext, config: GpuPhysicsConfig) -> Result<Self, GpuError> {
-        let [body_words, grid_words, event_words] = checked_sizes(&config)?;
-        // A device with the float controls CrossPlatform needs runs the variant that declares
-        // them; others (lavapipe) the plain one, which they run in Local mode only.
-        let variant = if context.info().cross_platform().is_ok() {
-            SpirvVariant::FloatControls
-        } else {
-            SpirvVariant::Plain
-        };
+        checked_sizes(&config)?;
+        let variant = spirv_variant_for(context.info());
         let pipeline = |name: &str| -> Result<ComputePipeline<'ctx>, GpuError> {
             let words = embedded_spirv_variant(name, variant)?;
             context.compute_pipeline(name, &words, STORAGE_BUFFERS, STEP_CONSTANT_BYTES)
         };
+        let pipelines = [
+            pipeline("physics.comp")?,
+            pipeline("physics_contacts.comp")?,
+            pipeline("physics_hash.comp")?,
+        ];
+        Self::with_pipelines(context, config, pipelines)
+    }
+
+    /// This world's pipelines over fresh buffers for `config`, with no bodies: the same world
+    /// [`GpuPhysicsWorld::new`] makes, without compiling the shaders again (which takes seconds
+    /// on a CPU device). The conformance probe's world becomes a game's this way.
+    ///
+    /// # Errors
+    ///
+    /// As [`GpuPhysicsWorld::new`].
+    pub fn reset(self, config: GpuPhysicsConfig) -> Result<Self, GpuError> {
+        let GpuPhysicsWorld {
+            context,
+            integrate,
+            contacts,
+            hash,
+            ..
+        } = self;
+        Self::with_pipelines(context, config, [integrate, contacts, hash])
+    }
+
+    /// A world of `pipelines` (integrate, contacts, hash) over fresh buffers for `config`.
+    fn with_pipelines(
+        context: &'ctx GpuContext,
+        config: GpuPhysicsConfig,
+        [integrate, contacts, hash]: [ComputePipeline<'ctx>; 3],
+    ) -> Result<Self, GpuError> {
+        let [body_words, grid_words, event_words] = checked_sizes(&config)?;
         Ok(GpuPhysicsWorld {
             context,
             config,
-            integrate: pipeline("physics.comp")?,
-            contacts: pipeline("physics_contacts.comp")?,
-            hash: pipeline("physics_hash.comp")?,
+            integrate,
+            contacts,
+            hash,
             bodies: context.storage_buffer(body_words as usize)?,
             commands: context.storage_buffer(1 + COMMAND_STRIDE)?,
             colliders: context.storage_buffer(1 + COLLIDER_STRIDE)?,
@@ -87,6 +126,11 @@ impl<'ctx> GpuPhysicsWorld<'ctx> {
             state_hash: context.storage_buffer(2)?,
             collider_count: 0,
         })
+    }
+
+    /// The context the world runs on.
+    pub fn context(&self) -> &'ctx GpuContext {
+        self.context
     }
 
     /// The world's configuration.

@@ -79,6 +79,7 @@ impl<'ctx> ComputePipeline<'ctx> {
         let mut partial = Partial::default();
         match Self::build(
             device,
+            context.pipeline_cache(),
             spirv,
             storage_buffers,
             push_constant_bytes,
@@ -107,6 +108,7 @@ impl<'ctx> ComputePipeline<'ctx> {
 
     fn build(
         device: &ash::Device,
+        cache: vk::PipelineCache,
         spirv: &[u32],
         storage_buffers: u32,
         push_constant_bytes: u32,
@@ -164,11 +166,11 @@ impl<'ctx> ComputePipeline<'ctx> {
         let pipeline_info = vk::ComputePipelineCreateInfo::default()
             .stage(stage)
             .layout(partial.layout);
-        // SAFETY: the module and layout were created from this device above; no pipeline cache.
-        let pipelines = unsafe {
-            device.create_compute_pipelines(vk::PipelineCache::null(), &[pipeline_info], None)
-        }
-        .map_err(|(_, result)| GpuError::vulkan("vkCreateComputePipelines")(result))?;
+        // SAFETY: the module and layout were created from this device above, and the cache is
+        // the context's, alive as long as it is.
+        let pipelines =
+            unsafe { device.create_compute_pipelines(cache, &[pipeline_info], None) }
+                .map_err(|(_, result)| GpuError::vulkan("vkCreateComputePipelines")(result))?;
         Ok((set, pipelines[0]))
     }
 
@@ -284,7 +286,10 @@ impl GpuContext {
         storage_buffers: u32,
         push_constant_bytes: u32,
     ) -> Result<ComputePipeline<'_>, GpuError> {
-        ComputePipeline::new(self, shader, spirv, storage_buffers, push_constant_bytes)
+        let pipeline =
+            ComputePipeline::new(self, shader, spirv, storage_buffers, push_constant_bytes)?;
+        self.check_validation("vkCreateComputePipelines")?;
+        Ok(pipeline)
     }
 
     /// Runs `pipeline` over `groups` work groups with `buffers` bound in order and the given push
@@ -370,7 +375,7 @@ impl GpuContext {
                 true,
                 DISPATCH_TIMEOUT_SECONDS * 1_000_000_000,
             ) {
-                Ok(()) => Ok(()),
+                Ok(()) => self.check_validation("dispatch"),
                 Err(vk::Result::TIMEOUT) => Err(GpuError::Timeout {
                     seconds: DISPATCH_TIMEOUT_SECONDS,
                 }),

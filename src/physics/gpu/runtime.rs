@@ -16,6 +16,7 @@ use std::sync::OnceLock;
 use bevy::math::Vec3;
 use bevy::prelude::{Entity, Resource, World};
 
+use super::conformance::{ConformanceReport, probe, probe_in};
 use super::context::GpuContext;
 use super::error::GpuError;
 use super::physics_bodies::{GpuBodyInit, GpuBodyState, GpuCollider};
@@ -32,6 +33,38 @@ pub fn shared_context() -> Result<&'static GpuContext, GpuError> {
         .get_or_init(GpuContext::new)
         .as_ref()
         .map_err(Clone::clone)
+}
+
+/// The conformance probe's report on the process's device ([`shared_context`]), made once.
+static CONFORMANCE: OnceLock<ConformanceReport> = OnceLock::new();
+
+/// The conformance probe's report on the process's device ([`shared_context`]), run once: the
+/// mode GPU simulation declares comes from it.
+///
+/// # Errors
+///
+/// Why the device could not be opened or could not run the probe.
+pub fn shared_conformance() -> Result<&'static ConformanceReport, GpuError> {
+    if let Some(report) = CONFORMANCE.get() {
+        return Ok(report);
+    }
+    let report = probe(shared_context()?)?;
+    Ok(CONFORMANCE.get_or_init(|| report))
+}
+
+/// The process's conformance report, probing in `world` (a world of `config` on the shared
+/// context) the first time, so its shaders are compiled once; the world comes back fresh, with
+/// `config`.
+fn conformance_in(
+    world: GpuPhysicsWorld<'static>,
+    config: GpuPhysicsConfig,
+) -> Result<(&'static ConformanceReport, GpuPhysicsWorld<'static>), GpuError> {
+    if let Some(report) = CONFORMANCE.get() {
+        return Ok((report, world));
+    }
+    let (report, world) = probe_in(world)?;
+    let world = world.reset(config)?;
+    Ok((CONFORMANCE.get_or_init(|| report), world))
 }
 
 /// What one GPU tick needs from the CPU, captured when the CPU tick of the same number ends.
@@ -333,14 +366,12 @@ pub(super) fn open_runtime(
 ) -> Result<(), String> {
     let context =
         shared_context().map_err(|error| format!("GPU physics cannot run here: {error}"))?;
-    context
-        .info()
-        .declare_support(&mut world.resource_mut::<DeterminismSupport>());
     let gpu = GpuPhysicsWorld::new(context, config)
-        .and_then(|mut gpu| {
-            gpu.set_bodies(bodies)?;
-            Ok(gpu)
-        })
+        .map_err(|error| format!("its GPU bodies cannot be set up: {error}"))?;
+    let (report, mut gpu) = conformance_in(gpu, config)
+        .map_err(|error| format!("GPU physics cannot run here: the conformance probe: {error}"))?;
+    report.declare_support(&mut world.resource_mut::<DeterminismSupport>());
+    gpu.set_bodies(bodies)
         .map_err(|error| format!("its GPU bodies cannot be set up: {error}"))?;
     let fixed_delta = world.resource::<FrameTime>().fixed_delta;
     let mut status = world.resource_mut::<GpuPhysicsStatus>();

@@ -1,16 +1,17 @@
-//! The device check: a `CrossPlatform` project with GPU bodies needs a Vulkan device whose float
-//! controls keep bits the same across devices (32-bit subnormals preserved, round-to-nearest-even,
-//! signed zeros, infinities and NaNs preserved).
+//! The device check: a `CrossPlatform` project with GPU bodies needs a Vulkan device that computes
+//! the simulation shaders' bits as the CPU reference does.
 //!
 //! The check opens the machine's Vulkan device the way the game does (`GpuContext::new`: a
-//! discrete GPU first, lavapipe accepted) and reports `DEVICE_NOT_CROSS_PLATFORM` with the device's
-//! name and each missing float control, at the first GPU body. No Vulkan here is a warning
+//! discrete GPU first, lavapipe accepted, `RUSTING_VULKAN_DEVICE` obeyed), runs the conformance
+//! probe on it (`sim_math` and a physics scene against pinned checksums, a few hundred
+//! milliseconds) and reports `DEVICE_NOT_CROSS_PLATFORM` with the device's name and the first
+//! differing routine or tick, at the first GPU body. No Vulkan here is a warning
 //! (`DEVICE_UNCHECKED`): the machine that validates is not always the one that plays. Projects in
 //! `Local` or `Off`, and scenes without GPU bodies, need nothing from the device. This module must
-//! never dispatch work on the device.
+//! never dispatch anything but the probe.
 
 use rusting_engine::physics::BodyClass;
-use rusting_engine::physics::gpu::GpuContext;
+use rusting_engine::physics::gpu::{GpuContext, probe};
 use rusting_engine::runtime::DeterminismMode;
 use rusting_engine::scene::LocatedScene;
 
@@ -38,9 +39,9 @@ pub fn check(mode: DeterminismMode, scenes: &[LocatedScene], findings: &mut Vec<
     let Some(place) = first_gpu_body(scenes) else {
         return;
     };
-    match GpuContext::new() {
-        Ok(context) => {
-            if let Err(refusal) = context.info().cross_platform() {
+    match GpuContext::new().and_then(|context| probe(&context)) {
+        Ok(report) => {
+            if let Err(refusal) = report.cross_platform() {
                 findings.push(Finding::error(
                     "DEVICE_NOT_CROSS_PLATFORM",
                     place,
@@ -56,7 +57,7 @@ pub fn check(mode: DeterminismMode, scenes: &[LocatedScene], findings: &mut Vec<
             place,
             format!(
                 "the project requires CrossPlatform determinism and has GPU bodies, but no Vulkan \
-                 device could be opened here to check its float controls: {error}"
+                 device could be opened and probed here: {error}"
             ),
         )),
     }
