@@ -329,3 +329,56 @@ fn gpu_behaviour_comes_from_the_scene() {
         }
     }
 }
+
+/// Counts in a scene are limited before anything is spawned or looped over: a burst emitter
+/// asking for `u32::MAX` particles (which `rusting run` would otherwise spend hours spawning) is
+/// refused at `/entities/1/components/BurstEmitter/particles` naming the limit, the limit itself
+/// is accepted, and a scene of more than `MAX_SCENE_ENTITIES` entities is refused at `/entities`.
+/// Fails when either check goes (seen failing so: the emitter cooks).
+#[test]
+fn a_scene_over_a_count_limit_is_refused_with_its_pointer() {
+    use rusting_engine::gameplay::MAX_BURST_PARTICLES;
+    use rusting_engine::scene::MAX_SCENE_ENTITIES;
+
+    let emitter = |particles: u64| {
+        format!(r#"{{"id": 2, "components": {{"BurstEmitter": {{"particles": {particles}}}}}}}"#)
+    };
+    match cook_error(&with_entity(&emitter(u64::from(u32::MAX)))) {
+        SceneError::BadValue {
+            file,
+            pointer,
+            reason,
+        } => {
+            assert_eq!(file, Path::new("levels/bad.scene.json"));
+            assert_eq!(pointer, "/entities/1/components/BurstEmitter/particles");
+            assert!(
+                reason.contains(&u32::MAX.to_string())
+                    && reason.contains(&MAX_BURST_PARTICLES.to_string()),
+                "{reason}"
+            );
+        }
+        other => panic!("expected BadValue, got {other:?}"),
+    }
+    scene::cook(
+        &with_entity(&emitter(u64::from(MAX_BURST_PARTICLES))),
+        Path::new("levels/ok.scene.json"),
+    )
+    .expect("the limit itself is allowed");
+
+    let entities: Vec<String> = (0..=MAX_SCENE_ENTITIES as u64)
+        .map(|id| format!(r#"{{"id": {}}}"#, id + 1))
+        .collect();
+    let text = format!(
+        r#"{{"format_version": 1, "entities": [{}]}}"#,
+        entities.join(",")
+    );
+    match cook_error(&text) {
+        SceneError::BadValue {
+            pointer, reason, ..
+        } => {
+            assert_eq!(pointer, "/entities");
+            assert!(reason.contains(&MAX_SCENE_ENTITIES.to_string()), "{reason}");
+        }
+        other => panic!("expected BadValue, got {other:?}"),
+    }
+}

@@ -16,6 +16,10 @@ use super::platformer::PlatformerController;
 use crate::runtime::{FrameTime, RandomSeed, sim_math};
 use crate::state::SimId;
 
+/// The most particles one burst spawns: a scene asking for more is refused when it is cooked, and
+/// an emitter set to more by game code spawns this many.
+pub const MAX_BURST_PARTICLES: u32 = 4096;
+
 /// Fires bursts of particles (its trigger flags are simulation state).
 #[derive(
     Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, rusting_macros::SimState,
@@ -23,7 +27,7 @@ use crate::state::SimId;
 #[serde(default, deny_unknown_fields)]
 #[require(crate::state::SimId)]
 pub struct BurstEmitter {
-    /// Particles per burst.
+    /// Particles per burst, at most [`MAX_BURST_PARTICLES`].
     pub particles: u32,
     /// Particle speed, m/s.
     pub speed: f32,
@@ -112,7 +116,7 @@ pub fn spawn_bursts(
         let landed = emitter.fire_on_landing && platformer.is_some_and(|p| p.landed);
         if emitter.fire || landed {
             emitter.fire = false;
-            emitter.fired += 1;
+            emitter.fired = emitter.fired.saturating_add(1);
             firing.push((sim_id, *emitter, transform.translation, burst_key(sim_id)));
         }
     }
@@ -121,7 +125,7 @@ pub fn spawn_bursts(
     firing.sort_by_key(|(sim_id, ..)| *sim_id);
     for (_, emitter, origin, key) in firing {
         let stream = RandomSeed::stream("bursts", key);
-        for k in 0..emitter.particles as u64 {
+        for k in 0..u64::from(emitter.particles.min(MAX_BURST_PARTICLES)) {
             // Three draws per particle, from consecutive streams of this emitter.
             let draw = |c: u64| seed.unit(time.fixed_tick, stream.wrapping_add(3 * k + c));
             let (sin_a, cos_a) = sim_math::sin_cos(draw(0) * 2.0 * sim_math::PI);

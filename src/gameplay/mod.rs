@@ -15,7 +15,9 @@ pub mod tween;
 use bevy::app::{App, FixedUpdate, Plugin, Update};
 use bevy::prelude::IntoScheduleConfigs;
 
-pub use burst::{BurstEmitter, BurstParticle, spawn_bursts, update_burst_particles};
+pub use burst::{
+    BurstEmitter, BurstParticle, MAX_BURST_PARTICLES, spawn_bursts, update_burst_particles,
+};
 pub use hud::{HudElement, refresh_hud};
 pub use pickup::{Counter, Pickup, collect_pickups};
 pub use platformer::{PlatformerController, platformer_jump, platformer_move};

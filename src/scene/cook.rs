@@ -18,7 +18,8 @@ use super::error::SceneError;
 use super::level_mesh::{CookedMesh, read_level_mesh};
 use super::presentation::{Appearance, CameraSettings};
 use crate::gameplay::{
-    BurstEmitter, Counter, HudElement, Pickup, PlatformerController, PlayerController, Tween,
+    BurstEmitter, Counter, HudElement, MAX_BURST_PARTICLES, Pickup, PlatformerController,
+    PlayerController, Tween,
 };
 use crate::physics::{
     BodyClass, BodyKind, Collider, CollisionLayers, PhysicsBody, RigidBody, Shape,
@@ -27,6 +28,9 @@ use crate::runtime::sim_math::{self, EulerOrder};
 
 /// The scene format version this engine reads and writes.
 pub const SCENE_FORMAT_VERSION: u32 = 1;
+
+/// The most entities a scene may hold (`/entities`); checked before any entity is cooked.
+pub const MAX_SCENE_ENTITIES: usize = 1 << 20;
 
 /// Scene-wide settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -301,6 +305,15 @@ impl Cooker<'_> {
                 .as_slice(),
             None => &[],
         };
+        if list.len() > MAX_SCENE_ENTITIES {
+            return Err(self.bad(
+                &place,
+                format!(
+                    "{} entities: a scene holds at most {MAX_SCENE_ENTITIES}",
+                    list.len()
+                ),
+            ));
+        }
         let mut seen: BTreeMap<u64, String> = BTreeMap::new();
         let mut entities = Vec::with_capacity(list.len());
         let mut joints = Vec::new();
@@ -486,6 +499,15 @@ impl Cooker<'_> {
                 "BurstEmitter" => {
                     let e: BurstEmitter = self.typed(value, &here)?;
                     self.finite(&[e.speed, e.lifetime], &here)?;
+                    if e.particles > MAX_BURST_PARTICLES {
+                        return Err(self.bad(
+                            &here.at("particles"),
+                            format!(
+                                "{} particles a burst: at most {MAX_BURST_PARTICLES}",
+                                e.particles
+                            ),
+                        ));
+                    }
                     if e.lifetime <= 0.0 {
                         return Err(self.bad(&here.at("lifetime"), "lifetime must be positive"));
                     }

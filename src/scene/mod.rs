@@ -42,8 +42,8 @@ pub mod spawn;
 use serde::{Deserialize, Serialize};
 
 pub use cook::{
-    CookedEntity, CookedScene, SCENE_FORMAT_VERSION, SceneComponents, SceneSettings, cook,
-    cook_file,
+    CookedEntity, CookedScene, MAX_SCENE_ENTITIES, SCENE_FORMAT_VERSION, SceneComponents,
+    SceneSettings, cook, cook_file,
 };
 pub use error::SceneError;
 pub use game_types::{SceneSource, SceneTypesAppExt};

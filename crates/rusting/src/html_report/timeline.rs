@@ -83,7 +83,7 @@ pub struct Lane {
 fn push(segments: &mut Vec<Segment>, tick: u64, state: State) {
     if let Some(last) = segments.last_mut()
         && last.state == state
-        && last.to + 1 == tick
+        && last.to.checked_add(1) == Some(tick)
     {
         last.to = tick;
         return;
@@ -135,9 +135,15 @@ impl Lane {
     }
 }
 
+/// How many ticks `first..=last` holds, at least 1 and at most `u64::MAX` (ticks come from files:
+/// `u64::MAX` is a tick like any other and must not overflow).
+fn tick_span(first: u64, last: u64) -> u64 {
+    last.saturating_sub(first).saturating_add(1)
+}
+
 /// The tick labels under a timeline: about six round numbers between `first` and `last`.
 fn axis(page: &mut String, (first, last): (u64, u64)) {
-    let span = (last + 1).saturating_sub(first).max(1) as f64;
+    let span = tick_span(first, last) as f64;
     let raw = span / 6.0;
     let magnitude = 10f64.powf(raw.log10().floor());
     let step = [1.0, 2.0, 5.0, 10.0]
@@ -148,14 +154,22 @@ fn axis(page: &mut String, (first, last): (u64, u64)) {
         .max(1.0);
     page.push_str("<div class=\"axis\"><div class=\"name\">tick</div><div class=\"scale\">");
     let mut label = ((first as f64) / step).ceil() * step;
-    while label <= last as f64 {
+    // At most a dozen labels: near 2^64 a step of a few ticks no longer moves an f64.
+    for _ in 0..12 {
+        if label > last as f64 {
+            break;
+        }
         let left = (label - (first as f64 - 1.0)) / span * 100.0;
         let _ = write!(
             page,
             "<span style=\"left:{left:.3}%\">{}</span>",
             label as u64
         );
-        label += step;
+        let next = label + step;
+        if next <= label {
+            break;
+        }
+        label = next;
     }
     page.push_str("</div></div>");
 }
@@ -169,7 +183,7 @@ fn open_lane(page: &mut String, name: &str, (first, last): (u64, u64), height: u
          data-height=\"{height}\">",
         name = escape(name),
         x = first.saturating_sub(1),
-        w = (last + 1).saturating_sub(first).max(1),
+        w = tick_span(first, last),
     );
 }
 
@@ -205,7 +219,7 @@ fn segments(page: &mut String, lane: &Lane) {
              data-from=\"{}\" data-to=\"{}\"><title>{}: {ticks}: {}</title></rect>",
             segment.state.class(),
             segment.from.saturating_sub(1),
-            segment.to + 1 - segment.from,
+            tick_span(segment.from, segment.to),
             segment.from,
             segment.to,
             escape(&lane.name),
@@ -281,7 +295,7 @@ impl RecordingView {
         let mut hashes = Vec::new();
         let recorded: BTreeMap<u64, ()> = replay.hashes.iter().map(|(t, _)| (*t, ())).collect();
         let end = replay.end_tick();
-        for tick in replay.start_tick + 1..=end {
+        for tick in replay.start_tick.saturating_add(1)..=end {
             let state = if recorded.contains_key(&tick) {
                 State::Recorded
             } else {
