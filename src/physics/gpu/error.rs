@@ -146,7 +146,7 @@ pub enum GpuError {
     },
     /// The Khronos validation layer (asked for by `RUSTING_VULKAN_VALIDATION`) reported warnings
     /// or errors during or before `call`.
-    #[error("the Vulkan validation layer reported {} message(s) by {call}:\n{}", .messages.len(), .messages.join("\n"))]
+    #[error("the Vulkan validation layer reported {} message(s) by the end of {call}:\n{}", .messages.len(), .messages.join("\n"))]
     Validation {
         /// The call after which the messages were collected (`vkCreateDevice`, `dispatch`).
         call: &'static str,

@@ -11,6 +11,14 @@ use bevy::math::{Mat3, Mat4, Vec2, Vec3, Vec4};
 use crate::runtime::random::mix;
 use crate::runtime::sim_math;
 
+/// `2^-100`, exactly.
+const TWO_TO_MINUS_100: f64 = f64::from_bits((1023 - 100) << 52);
+
+/// `2^k` for a normal exponent (`-126 <= k <= 127`), built from its bits (exact everywhere).
+fn power_of_two(k: i32) -> f32 {
+    f32::from_bits(((k + 127) as u32) << 23)
+}
+
 /// The value at `index` of a counter-based SplitMix64 sequence.
 fn counter(index: u64) -> u64 {
     mix(index.wrapping_add(0x9e37_79b9_7f4a_7c15))
@@ -205,7 +213,7 @@ pub fn depends_on_subnormals(routine: Routine, case: &Case, expected: &Expected)
     let tiny_product = inputs.iter().enumerate().any(|(i, &x)| {
         inputs[i..].iter().any(|&y| {
             let p = (x as f64 * y as f64).abs();
-            p != 0.0 && p < 2f64.powi(-100)
+            p != 0.0 && p < TWO_TO_MINUS_100
         })
     });
     tiny_product
@@ -313,7 +321,7 @@ pub fn special_scalars() -> Vec<f32> {
         100.0,
     ];
     for k in [-126i32, -100, -64, -1, 1, 23, 24, 31, 64, 100, 126] {
-        let p = 2f32.powi(k);
+        let p = power_of_two(k);
         values.push(p);
         values.push(-f32::from_bits(p.to_bits() + 1));
     }
@@ -406,7 +414,7 @@ pub fn hand_picked(routine: Routine) -> Vec<Case> {
         let kept: Vec<f32> = s
             .iter()
             .copied()
-            .filter(|v| *v == 0.0 || !v.is_finite() || v.abs() >= 2f32.powi(-50))
+            .filter(|v| *v == 0.0 || !v.is_finite() || v.abs() >= power_of_two(-50))
             .collect();
         let m = kept.len();
         for start in 0..m {
