@@ -7,12 +7,13 @@
 //! cargo run --release --example vulkan_devices -- --list  # only their names, one a line
 //! ```
 //!
-//! `tools/gpu-cross-check.sh` uses both. Exits 0 when every device matches, 1 when one differs,
-//! 2 when Vulkan or a device cannot be opened.
+//! With `RUSTING_VULKAN_DEVICE` set, only the device it chooses is probed. `tools/gpu-cross-check.sh`
+//! uses both. Exits 0 when every device probed matches, 1 when one differs, 2 when Vulkan or a
+//! device cannot be opened.
 
 use std::process::ExitCode;
 
-use rusting_engine::physics::gpu::{GpuContext, probe};
+use rusting_engine::physics::gpu::{DEVICE_VARIABLE, GpuContext, probe};
 
 fn main() -> ExitCode {
     let list_only = std::env::args().any(|arg| arg == "--list");
@@ -29,9 +30,14 @@ fn main() -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
+    // With the variable set, the device it chooses; otherwise every device, by name.
+    let names: Vec<String> = match std::env::var(DEVICE_VARIABLE) {
+        Ok(wanted) if !wanted.trim().is_empty() => vec![wanted],
+        _ => devices.iter().map(|device| device.name.clone()).collect(),
+    };
     let mut code = ExitCode::SUCCESS;
-    for device in &devices {
-        let report = GpuContext::with_device(Some(&device.name)).and_then(|context| {
+    for name in &names {
+        let report = GpuContext::with_device(Some(name)).and_then(|context| {
             println!("{}", context.info());
             probe(&context)
         });
@@ -43,7 +49,7 @@ fn main() -> ExitCode {
                 }
             }
             Err(error) => {
-                println!("  {}: the probe could not run: {error}", device.name);
+                println!("  {name}: the probe could not run: {error}");
                 return ExitCode::from(2);
             }
         }
