@@ -227,10 +227,7 @@ impl ConformanceReport {
 /// A [`GpuError`] when the device cannot run it at all (a pipeline, a buffer or a dispatch fails);
 /// differing bits are not an error but [`ConformanceReport::difference`].
 pub fn probe(context: &GpuContext) -> Result<ConformanceReport, GpuError> {
-    let world = GpuPhysicsWorld::new(context, PROBE_CONFIG)?;
-    let variant = spirv_variant_for(context.info());
-    let words = embedded_spirv_variant("sim_math_probe.comp", variant)?;
-    probe_with(world, &words).map(|(report, _)| report)
+    probe_in(GpuPhysicsWorld::new(context, PROBE_CONFIG)?).map(|(report, _)| report)
 }
 
 /// [`probe`], stepping the physics scene in `world` (a world made for the game, so its shaders

@@ -88,7 +88,7 @@ impl fmt::Display for MissingFloatControl {
 impl FloatControls {
     /// Every control the `FloatControls` variant declares that is missing, in a fixed order; empty
     /// when none is.
-    pub fn missing_for_cross_platform(&self) -> Vec<MissingFloatControl> {
+    pub fn missing(&self) -> Vec<MissingFloatControl> {
         let mut missing = Vec::new();
         if !self.denorm_preserve_f32 {
             missing.push(MissingFloatControl::DenormPreserve);
@@ -125,7 +125,7 @@ impl DeviceInfo {
     /// for (then it runs that variant); the float controls it lacks otherwise. Which mode the
     /// device keeps is the conformance probe's answer (`conformance::probe`), not this one.
     pub fn declared_float_controls(&self) -> Result<(), Vec<MissingFloatControl>> {
-        let missing = self.float_controls.missing_for_cross_platform();
+        let missing = self.float_controls.missing();
         if missing.is_empty() {
             Ok(())
         } else {

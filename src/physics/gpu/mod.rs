@@ -77,7 +77,7 @@ pub use plugin::{
 };
 pub use reference::GpuReferenceWorld;
 pub use runtime::GpuPhysicsStatus;
-pub use runtime::{GpuRuntime, GpuRuntimeImage, GpuTickInput, shared_conformance, shared_context};
+pub use runtime::{GpuRuntime, GpuRuntimeImage, GpuTickInput, shared_context};
 pub use shaders::{SHADER_INCLUDES, SIMULATION_SHADERS, ShaderSource, SpirvVariant};
 pub use spirv::{EMBEDDED_SPIRV, EmbeddedSpirv, embedded_spirv, embedded_spirv_variant};
 pub use tick_commands::GpuPhysicsCommands;

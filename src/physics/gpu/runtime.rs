@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 use bevy::math::Vec3;
 use bevy::prelude::{Entity, Resource, World};
 
-use super::conformance::{ConformanceReport, probe, probe_in};
+use super::conformance::{ConformanceReport, probe_in};
 use super::context::GpuContext;
 use super::error::GpuError;
 use super::physics_bodies::{GpuBodyInit, GpuBodyState, GpuCollider};
@@ -35,22 +35,9 @@ pub fn shared_context() -> Result<&'static GpuContext, GpuError> {
         .map_err(Clone::clone)
 }
 
-/// The conformance probe's report on the process's device ([`shared_context`]), made once.
-static CONFORMANCE: OnceLock<ConformanceReport> = OnceLock::new();
-
-/// The conformance probe's report on the process's device ([`shared_context`]), run once: the
+/// The conformance probe's report on the process's device ([`shared_context`]), made once: the
 /// mode GPU simulation declares comes from it.
-///
-/// # Errors
-///
-/// Why the device could not be opened or could not run the probe.
-pub fn shared_conformance() -> Result<&'static ConformanceReport, GpuError> {
-    if let Some(report) = CONFORMANCE.get() {
-        return Ok(report);
-    }
-    let report = probe(shared_context()?)?;
-    Ok(CONFORMANCE.get_or_init(|| report))
-}
+static CONFORMANCE: OnceLock<ConformanceReport> = OnceLock::new();
 
 /// The process's conformance report, probing in `world` (a world of `config` on the shared
 /// context) the first time, so its shaders are compiled once; the world comes back fresh, with

@@ -135,11 +135,12 @@ unsafe extern "system" fn collect(
     // SAFETY: the layer passes callback data valid for this call, and `user_data` is the boxed
     // `Messages` the messenger was created with, alive until the messenger is destroyed.
     let (data, messages) = unsafe { (&*data, &*(user_data as *const Messages)) };
-    // SAFETY: the layer's id name and message are null-terminated strings valid for the call.
     let text = |pointer: *const std::ffi::c_char| {
         if pointer.is_null() {
             String::new()
         } else {
+            // SAFETY: the layer's id name and message are null-terminated strings valid for the
+            // call, and this one is not null.
             unsafe { CStr::from_ptr(pointer) }
                 .to_string_lossy()
                 .into_owned()
