@@ -76,11 +76,15 @@ impl Plugin for PhysicsPlugin {
 /// Buffers the system keeps between ticks (not simulation state).
 #[derive(Default)]
 pub struct CpuStepBuffers {
+    /// The bodies as the query gave them, with their slot ids and sleep markers.
+    gathered: Vec<(SolverBody, Option<PhysicsId>, bool)>,
     bodies: Vec<SolverBody>,
     sim_ids: Vec<SimId>,
     all_bodies: Vec<SimId>,
     had_id: Vec<Option<PhysicsId>>,
     was_sleeping: Vec<bool>,
+    /// Whether each body entered the step asleep (marked, at rest and dynamic).
+    entered_asleep: Vec<bool>,
     joints: Vec<SolverJoint>,
     scratch: StepScratch,
 }
@@ -139,7 +143,7 @@ pub fn cpu_physics_step(
     // buffers), in `SimId` order.
     buffers.all_bodies.clear();
     buffers.all_bodies.extend(query.iter().map(|row| *row.1));
-    buffers.all_bodies.sort_unstable();
+    buffers.all_bodies.sort();
     let ids = registry.sync(&buffers.all_bodies);
     for (body, sim_id) in buffers.bodies.iter_mut().zip(&buffers.sim_ids) {
         if let Ok(index) = buffers.all_bodies.binary_search(sim_id) {
@@ -175,40 +179,48 @@ pub fn cpu_physics_step(
 }
 
 fn gather(query: &BodyQuery, buffers: &mut CpuStepBuffers) {
-    let mut gathered: Vec<(SolverBody, Option<PhysicsId>, bool)> = query
-        .iter()
-        .filter(|row| row.5.is_none_or(|b| b.class == BodyClass::Cpu))
-        .map(
-            |(entity, &sim_id, transform, collider, rigid, _, layers, id, sleeping)| {
-                let rigid = rigid.copied().unwrap_or_else(RigidBody::fixed);
-                let at_rest =
-                    rigid.linear_velocity == Vec3::ZERO && rigid.angular_velocity == Vec3::ZERO;
-                let body = SolverBody {
-                    sim_id,
-                    entity,
-                    id: PhysicsId(0),
-                    kind: rigid.kind,
-                    position: transform.translation,
-                    rotation: transform.rotation,
-                    linear_velocity: rigid.linear_velocity,
-                    angular_velocity: rigid.angular_velocity,
-                    mass: rigid.mass,
-                    gravity_scale: rigid.gravity_scale,
-                    collider: *collider,
-                    layers: layers.copied().unwrap_or_default(),
-                    // Giving a sleeping body a velocity wakes it.
-                    sleeping: sleeping && at_rest && rigid.kind == BodyKind::Dynamic,
-                };
-                (body, id.copied(), sleeping)
-            },
-        )
-        .collect();
-    gathered.sort_unstable_by_key(|(body, _, _)| body.sim_id);
+    let gathered = &mut buffers.gathered;
+    gathered.clear();
+    gathered.extend(
+        query
+            .iter()
+            .filter(|row| row.5.is_none_or(|b| b.class == BodyClass::Cpu))
+            .map(
+                |(entity, &sim_id, transform, collider, rigid, _, layers, id, sleeping)| {
+                    let rigid = rigid.copied().unwrap_or_else(RigidBody::fixed);
+                    let at_rest =
+                        rigid.linear_velocity == Vec3::ZERO && rigid.angular_velocity == Vec3::ZERO;
+                    let body = SolverBody {
+                        sim_id,
+                        entity,
+                        id: PhysicsId(0),
+                        kind: rigid.kind,
+                        position: transform.translation,
+                        rotation: transform.rotation,
+                        linear_velocity: rigid.linear_velocity,
+                        angular_velocity: rigid.angular_velocity,
+                        mass: rigid.mass,
+                        gravity_scale: rigid.gravity_scale,
+                        collider: *collider,
+                        layers: layers.copied().unwrap_or_default(),
+                        // Giving a sleeping body a velocity wakes it.
+                        sleeping: sleeping && at_rest && rigid.kind == BodyKind::Dynamic,
+                    };
+                    (body, id.copied(), sleeping)
+                },
+            ),
+    );
+    // The query yields each archetype's bodies in the order they were spawned, so the list is a
+    // few runs already in `SimId` order: the stable sort merges runs (ids are unique, so the
+    // order is the same as any sort's).
+    gathered.sort_by_key(|(body, _, _)| body.sim_id);
     buffers.bodies.clear();
     buffers.sim_ids.clear();
     buffers.had_id.clear();
     buffers.was_sleeping.clear();
-    for (body, id, sleeping) in gathered {
+    buffers.entered_asleep.clear();
+    for &(body, id, sleeping) in gathered.iter() {
+        buffers.entered_asleep.push(body.sleeping);
         buffers.sim_ids.push(body.sim_id);
         buffers.bodies.push(body);
         buffers.had_id.push(id);
@@ -228,7 +240,9 @@ fn write_back(commands: &mut Commands, query: &mut BodyQuery, buffers: &CpuStepB
                 commands.entity(body.entity).remove::<Sleeping>();
             }
         }
-        if body.kind == BodyKind::Static {
+        // A body asleep before and after the step did not move, and its velocities are zero in
+        // the world already: nothing to write (and no change for `Changed` to report).
+        if body.kind == BodyKind::Static || (buffers.entered_asleep[k] && body.sleeping) {
             continue;
         }
         let Ok((_, _, mut transform, _, rigid, ..)) = query.get_mut(body.entity) else {

@@ -12,7 +12,7 @@ use bevy::prelude::Transform;
 use rapier3d::prelude as rp;
 use rusting_engine::physics::{Collider, CollisionLayers, Joint, PhysicsSettings, RigidBody};
 
-use super::{Engine, Ground, Ours, Rapier, Scene, matched, race, row};
+use super::{Ground, Ours, Rapier, Scene, matched, race_in_pool, row};
 
 /// A body of a joint scene.
 #[derive(Clone, Copy)]
@@ -311,8 +311,8 @@ pub fn rows(wanted: &dyn Fn(&str) -> bool) {
             watch: None,
             ground: Ground::Plane,
         };
-        let (mut a, mut b) = (ours(scene), rapier(scene, *match_ours));
-        let (ours, theirs) = race(&timing, &mut a as &mut dyn Engine, &mut b);
+        let (a, mut b) = (ours(scene), rapier(scene, *match_ours));
+        let (ours, theirs) = race_in_pool(&timing, a, &mut b);
         row(scene.name, &ours, &theirs);
     }
 }

@@ -6,7 +6,8 @@
 //! and writing positions, velocities and events back; for rapier, its whole `PhysicsWorld::step`.
 //! The two engines step in turn, one tick each, and each tick is timed on its own, so both see the
 //! same machine: a noisy neighbour slows both, not one. Both run single-threaded (ours in a
-//! one-thread rayon pool; rapier without its `parallel` feature).
+//! one-thread rayon pool, the whole race running on its thread; rapier without its `parallel`
+//! feature).
 //!
 //! Query rows time what a game's query system pays: for Rusting, one run of a system holding
 //! `SpatialQuery` asking the whole batch (reading the colliders and refitting or building its
@@ -203,7 +204,8 @@ struct Ours {
     app: rusting_engine::App,
     physics: Schedule,
     bodies: Vec<Entity>,
-    pool: rayon::ThreadPool,
+    /// The pool each tick is installed into; taken out while a whole race runs inside it.
+    pool: Option<rayon::ThreadPool>,
     tick: u64,
 }
 
@@ -257,10 +259,12 @@ impl Ours {
             app,
             physics,
             bodies,
-            pool: rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .expect("a thread pool"),
+            pool: Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .expect("a thread pool"),
+            ),
             tick: 0,
         }
     }
@@ -271,7 +275,10 @@ impl Engine for Ours {
         let world = self.app.world_mut();
         world.resource_mut::<FrameTime>().fixed_tick = self.tick;
         let physics = &mut self.physics;
-        self.pool.install(|| physics.run(world));
+        match &self.pool {
+            Some(pool) => pool.install(|| physics.run(world)),
+            None => physics.run(world),
+        }
         self.tick += 1;
     }
 
@@ -385,6 +392,29 @@ fn race(scene: &Scene, a: &mut dyn Engine, b: &mut dyn Engine) -> (Outcome, Outc
         }
     };
     (outcome(a, time_a), outcome(b, time_b))
+}
+
+/// Races `ours` against `theirs` with the whole run inside our pool: each of our ticks runs on
+/// the pool's thread and starts its parallel stages there, with no hand-off between threads per
+/// tick (a game's fixed schedule makes no such hand-off either; it hands each parallel stage that
+/// has work to the pool, which a tick at rest never does). Rapier uses no pool here.
+pub(crate) fn race_in_pool(
+    scene: &Scene,
+    mut ours: Ours,
+    theirs: &mut (dyn Engine + Send),
+) -> (Outcome, Outcome) {
+    /// The race's borrows, carried to the pool's thread.
+    struct OnPool<'a>(&'a mut Ours, &'a mut (dyn Engine + Send));
+    // SAFETY: `install` blocks this thread until the closure returns, so the engines are used by
+    // one thread at a time. What makes `Ours` not `Send` is its app's runner, which the race
+    // never calls; its world and schedule are `Send`.
+    unsafe impl Send for OnPool<'_> {}
+    let pool = ours.pool.take().expect("a pool");
+    let on_pool = OnPool(&mut ours, theirs);
+    pool.install(move || {
+        let on_pool = on_pool;
+        race(scene, on_pool.0, on_pool.1)
+    })
 }
 
 fn row(name: &str, ours: &Outcome, theirs: &Outcome) {
@@ -750,9 +780,9 @@ fn main() {
     ];
     for scene in &scenes {
         if wanted(scene.name) {
-            let (ours, theirs) = race(
+            let (ours, theirs) = race_in_pool(
                 scene,
-                &mut Ours::new(scene, 1),
+                Ours::new(scene, 1),
                 &mut Rapier::new(scene, |_| ()),
             );
             row(scene.name, &ours, &theirs);
@@ -769,9 +799,9 @@ fn main() {
     ];
     for scene in &matched_scenes {
         if wanted(scene.name) {
-            let (ours, theirs) = race(
+            let (ours, theirs) = race_in_pool(
                 scene,
-                &mut Ours::new(scene, 1),
+                Ours::new(scene, 1),
                 &mut Rapier::new(scene, matched),
             );
             row(scene.name, &ours, &theirs);

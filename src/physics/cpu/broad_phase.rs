@@ -120,22 +120,76 @@ fn reach(body: &SolverBody, dt: f32) -> f32 {
     }
 }
 
-/// Finds the candidate pairs of this tick into `broad.pairs`.
+/// Which bodies a broad phase looks at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every body: every wanted pair, sleeping ones among themselves included.
+    All,
+    /// Only the bodies whose bounds reach the box around everything that moves (awake dynamic
+    /// bodies and moving kinematic ones). Every pair with a moving body is found, exactly as
+    /// [`Scope::All`] finds it; pairs of two bodies at rest far from anything moving are not,
+    /// and those pairs give the narrow phase nothing to do. A scene at rest sweeps nothing.
+    NearMovers,
+}
+
+/// Whether a body may move this tick (and so may start a pair with anything).
+fn moves(body: &SolverBody) -> bool {
+    body.is_awake_dynamic() || body.is_moving_kinematic()
+}
+
+/// Whether `bounds` has its minimum at or below its maximum on every axis (false with a NaN).
+fn well_formed(bounds: &Aabb) -> bool {
+    bounds.min.x <= bounds.max.x && bounds.min.y <= bounds.max.y && bounds.min.z <= bounds.max.z
+}
+
+/// Finds the candidate pairs of this tick into `broad.pairs`, looking at every body.
 pub fn find_pairs(params: &StepParams, bodies: &[SolverBody], broad: &mut BroadPhase) {
+    find_pairs_in(params, bodies, Scope::All, broad);
+}
+
+/// Finds the candidate pairs of this tick into `broad.pairs` among the bodies `scope` names.
+pub fn find_pairs_in(
+    params: &StepParams,
+    bodies: &[SolverBody],
+    scope: Scope,
+    broad: &mut BroadPhase,
+) {
     let margin = params.settings.speculative_distance;
     broad.bounds.clear();
     broad.half_spaces.clear();
     broad.finite.clear();
     broad.pairs.clear();
+    if scope == Scope::NearMovers && !bodies.iter().any(moves) {
+        // Nothing moves: no pair has anything to do this tick.
+        return;
+    }
+    // The box around everything that moves. A mover whose box is not a box (a negative size or
+    // a NaN from bad input) could pair with anything, so then every body is swept.
+    let mut scope = scope;
+    let mut reach_of_movers = Aabb::EMPTY;
+    for body in bodies {
+        let bounds = shape_bounds(body, margin + reach(body, params.dt), &params.meshes);
+        if scope == Scope::NearMovers
+            && moves(body)
+            && !matches!(body.collider.shape, Shape::HalfSpace { .. })
+        {
+            if well_formed(&bounds) {
+                reach_of_movers = reach_of_movers.join(&bounds);
+            } else {
+                scope = Scope::All;
+            }
+        }
+        broad.bounds.push(bounds);
+    }
     for (index, body) in bodies.iter().enumerate() {
-        broad.bounds.push(shape_bounds(
-            body,
-            margin + reach(body, params.dt),
-            &params.meshes,
-        ));
+        let bounds = &broad.bounds[index];
         if matches!(body.collider.shape, Shape::HalfSpace { .. }) {
             broad.half_spaces.push(index as u32);
-        } else {
+        } else if scope == Scope::All
+            || moves(body)
+            || !well_formed(bounds)
+            || bounds.overlaps(&reach_of_movers)
+        {
             broad.finite.push(index as u32);
         }
     }

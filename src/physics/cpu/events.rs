@@ -26,15 +26,18 @@ struct Evaluated<'a> {
     next: usize,
     /// The last pair `kept` answered, and its answer.
     last: Option<((SimId, SimId), bool)>,
+    /// Which bodies are here.
+    roster: &'a Roster,
 }
 
 impl<'a> Evaluated<'a> {
-    fn new(bodies: &'a [SolverBody], manifolds: &'a [Manifold]) -> Self {
+    fn new(bodies: &'a [SolverBody], manifolds: &'a [Manifold], roster: &'a Roster) -> Self {
         Evaluated {
             bodies,
             manifolds,
             next: 0,
             last: None,
+            roster,
         }
     }
 
@@ -69,17 +72,66 @@ impl<'a> Evaluated<'a> {
         }
         let kept = match self.lookup(a, b) {
             Some(evaluated) => !evaluated,
-            None => present(self.bodies, a, b),
+            None => self.roster.has(a) && self.roster.has(b),
         };
         self.last = Some(((a, b), kept));
         kept
     }
 }
 
-/// Whether both bodies are still simulating.
-fn present(bodies: &[SolverBody], a: SimId, b: SimId) -> bool {
-    let has = |id: SimId| bodies.binary_search_by_key(&id, |body| body.sim_id).is_ok();
-    has(a) && has(b)
+/// Which ids are among this tick's bodies. Ids are handed out in order, so a tick's bodies
+/// usually cover a range not much wider than their count: then one bit per id in that range
+/// answers each question in one step. Otherwise the sorted bodies are searched.
+struct Roster {
+    /// The lowest id, where `bits` starts.
+    first: u64,
+    /// One bit per id from `first`, set for the bodies here; empty when the ids are too spread.
+    bits: Vec<u64>,
+    /// The ids, sorted, for the search when `bits` is empty.
+    ids: Vec<SimId>,
+}
+
+impl Roster {
+    fn new(bodies: &[SolverBody]) -> Roster {
+        let (Some(first), Some(last)) = (bodies.first(), bodies.last()) else {
+            return Roster {
+                first: 0,
+                bits: Vec::new(),
+                ids: Vec::new(),
+            };
+        };
+        let (first, span) = (first.sim_id.0, last.sim_id.0 - first.sim_id.0);
+        if span / 8 > bodies.len() as u64 {
+            return Roster {
+                first,
+                bits: Vec::new(),
+                ids: bodies.iter().map(|body| body.sim_id).collect(),
+            };
+        }
+        let mut bits = vec![0u64; (span / 64 + 1) as usize];
+        for body in bodies {
+            let offset = body.sim_id.0 - first;
+            bits[(offset / 64) as usize] |= 1 << (offset % 64);
+        }
+        Roster {
+            first,
+            bits,
+            ids: Vec::new(),
+        }
+    }
+
+    /// Whether body `id` is here.
+    fn has(&self, id: SimId) -> bool {
+        if self.bits.is_empty() {
+            return self.ids.binary_search(&id).is_ok();
+        }
+        let Some(offset) = id.0.checked_sub(self.first) else {
+            return false;
+        };
+        self.bits
+            .get((offset / 64) as usize)
+            .is_some_and(|word| word & (1 << (offset % 64)) != 0)
+    }
 }
 
 /// The entity of body `id` this tick, or `Entity::PLACEHOLDER` when it is gone.
@@ -100,11 +152,18 @@ pub fn update(
     events: &mut Vec<CollisionEvent>,
     reports: &mut Vec<ContactReport>,
 ) {
+    reports.clear();
+    events.clear();
+    // Nothing looked at this tick (every body at rest): what was stored stays exactly as it is
+    // while every stored pair's bodies are still here.
+    let roster = Roster::new(bodies);
+    if !manifolds.iter().any(|m| m.evaluated) && all_kept(&roster, world) {
+        return;
+    }
     // A pair touches when a point is within `linear_slop`, or when the solver had to push it this
     // tick (a speculative contact that closed during the tick).
     let slop = params.settings.linear_slop;
     let mut touching = Vec::new();
-    reports.clear();
     let mut cursor = 0;
     for m in manifolds {
         let results = &points[cursor..cursor + m.len as usize];
@@ -128,7 +187,7 @@ pub fn update(
         }
     }
     let mut changes: Vec<(SimId, SimId, CollisionEventKind)> = Vec::new();
-    let mut evaluated = Evaluated::new(bodies, manifolds);
+    let mut evaluated = Evaluated::new(bodies, manifolds, &roster);
     let kept_from_before = world
         .touching
         .iter()
@@ -158,7 +217,6 @@ pub fn update(
     world.touching = merge_by_key(touching, kept_from_before, |t| (t.a, t.b));
 
     changes.sort_unstable();
-    events.clear();
     for (a, b, kind) in changes {
         events.push(CollisionEvent {
             tick: params.tick,
@@ -172,7 +230,24 @@ pub fn update(
         world.next_event_id += 1;
     }
 
-    store_warm_starts(bodies, manifolds, points, world);
+    store_warm_starts(bodies, manifolds, points, &roster, world);
+}
+
+/// Whether every stored touching pair and warm start is kept as it is, on a tick whose narrow
+/// phase evaluated nothing: then a pair is kept exactly when both its bodies are still here (a
+/// pair with a manifold has both), so this asks only that, once per pair.
+fn all_kept(roster: &Roster, world: &PhysicsWorld) -> bool {
+    let pairs = world.touching.iter().map(|t| (t.a, t.b));
+    let mut last = None;
+    pairs
+        .chain(world.warm_starts.iter().map(|w| (w.a, w.b)))
+        .all(|pair| {
+            if last == Some(pair) {
+                return true;
+            }
+            last = Some(pair);
+            roster.has(pair.0) && roster.has(pair.1)
+        })
 }
 
 /// Keeps this tick's impulses, plus the stored ones of pairs the narrow phase skipped.
@@ -180,6 +255,7 @@ fn store_warm_starts(
     bodies: &[SolverBody],
     manifolds: &[Manifold],
     points: &[PointResult],
+    roster: &Roster,
     world: &mut PhysicsWorld,
 ) {
     let next: Vec<WarmStart> = points
@@ -192,7 +268,7 @@ fn store_warm_starts(
             tangent: c.tangent_impulse,
         })
         .collect();
-    let mut evaluated = Evaluated::new(bodies, manifolds);
+    let mut evaluated = Evaluated::new(bodies, manifolds, roster);
     let carried: Vec<WarmStart> = world
         .warm_starts
         .iter()

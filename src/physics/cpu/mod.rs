@@ -2,9 +2,10 @@
 //!
 //! [`step`] advances a set of bodies, sorted by `SimId`, by one fixed tick:
 //!
-//! 1. [`joints::resolve`]: each joint's bodies found by `SimId`; then [`broad_phase::find_pairs`]:
-//!    sweep and prune on the axis of greatest spread, pairs sorted into body order, less the pairs
-//!    a joint keeps from colliding.
+//! 1. [`joints::resolve`]: each joint's bodies found by `SimId`; then
+//!    [`broad_phase::find_pairs_in`]: sweep and prune on the axis of greatest spread over the
+//!    bodies near anything that moves (every body when a sleeping one is disturbed), pairs sorted
+//!    into body order, less the pairs a joint keeps from colliding.
 //! 2. [`sleep::wake_touched`]: sleeping bodies near a moving one wake, with everything resting on
 //!    them.
 //! 3. [`contacts::collide_pairs`]: the narrow phase, in parallel, one manifold per pair.
@@ -58,6 +59,8 @@ pub mod sphere_box;
 
 use bevy::math::{Quat, Vec3};
 use bevy::prelude::Entity;
+
+use broad_phase::Scope;
 
 use super::components::{BodyKind, Collider, CollisionLayers, PhysicsId, Shape};
 use super::level::LevelMeshes;
@@ -181,8 +184,20 @@ pub fn step(
         }
     }
     joints::resolve(bodies, joints, &mut scratch.joints);
-    broad_phase::find_pairs(params, bodies, &mut scratch.broad);
+    let moving = |b: &SolverBody| b.is_awake_dynamic() || b.is_moving_kinematic();
+    if !scratch.joints.any_active() && !bodies.iter().any(moving) {
+        at_rest(params, bodies, world, scratch);
+        return;
+    }
+    // Bodies at rest far from anything moving give the narrow phase nothing to do, so the sweep
+    // skips them; only when a sleeping body is disturbed does waking need every pair (to wake
+    // whatever rests on it), and then every body is swept.
+    broad_phase::find_pairs_in(params, bodies, Scope::NearMovers, &mut scratch.broad);
     joints::filter_pairs(&mut scratch.broad.pairs, &scratch.joints.no_contact);
+    if sleep::any_disturbed(bodies, &scratch.broad.pairs, &scratch.joints.links) {
+        broad_phase::find_pairs_in(params, bodies, Scope::All, &mut scratch.broad);
+        joints::filter_pairs(&mut scratch.broad.pairs, &scratch.joints.no_contact);
+    }
     sleep::wake_touched(
         bodies,
         &scratch.broad.pairs,
@@ -237,6 +252,50 @@ pub fn step(
         &params.meshes,
         &mut scratch.sweeps,
     );
+    sleep::update(
+        params,
+        bodies,
+        &scratch.manifolds,
+        &scratch.joints.links,
+        world,
+        &mut scratch.islands,
+    );
+    events::update(
+        params,
+        bodies,
+        &scratch.manifolds,
+        &scratch.points,
+        world,
+        &mut scratch.events,
+        &mut scratch.contacts,
+    );
+}
+
+/// The tick of a scene in which nothing moves and no joint holds: every body asleep, fixed, or
+/// kinematic without a velocity. Such a tick finds no pair to look at and solves nothing, so it
+/// goes straight to what the full step would leave: kinematic bodies moved by their (zero)
+/// velocity substep by substep as the solve moves them (so even the sign of a zero coordinate
+/// comes out the same), the sleep counters kept, what was stored for pairs kept while both
+/// bodies are here (and `Ended` for pairs whose body has gone), and nothing kept for joints.
+fn at_rest(
+    params: &StepParams,
+    bodies: &mut [SolverBody],
+    world: &mut PhysicsWorld,
+    scratch: &mut StepScratch,
+) {
+    scratch.broad.pairs.clear();
+    scratch.woken.clear();
+    scratch.manifolds.clear();
+    scratch.points.clear();
+    let h = params.dt / resources::SOLVER_SUBSTEPS as f32;
+    for body in bodies.iter_mut() {
+        if body.kind == BodyKind::Kinematic {
+            for _ in 0..resources::SOLVER_SUBSTEPS {
+                body.position += body.linear_velocity * h;
+            }
+        }
+    }
+    scratch.joints.finish_with_none_holding(world);
     sleep::update(
         params,
         bodies,

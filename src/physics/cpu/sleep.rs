@@ -39,6 +39,17 @@ fn union(parent: &mut [u32], a: u32, b: u32) {
     }
 }
 
+/// Whether a moving body (awake dynamic, or kinematic and moving) is near, or joined to, a
+/// sleeping one: whether this tick wakes anything. `pairs` needs only the pairs with a moving
+/// body (`broad_phase::Scope::NearMovers`); [`wake_touched`] then needs every pair.
+pub fn any_disturbed(bodies: &[SolverBody], pairs: &[(u32, u32)], links: &[(u32, u32)]) -> bool {
+    let moving = |body: &SolverBody| body.is_awake_dynamic() || body.is_moving_kinematic();
+    pairs.iter().chain(links).any(|&(a, b)| {
+        let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+        (ba.sleeping && moving(bb)) || (bb.sleeping && moving(ba))
+    })
+}
+
 /// Wakes sleeping bodies that a moving body reaches, and everything sleeping that touches them;
 /// returns their indices in `woken`, ascending.
 pub fn wake_touched(

@@ -223,6 +223,20 @@ fn coordinate(joint: &Joint, a: (Vec3, Quat), b: (Vec3, Quat)) -> f32 {
     }
 }
 
+impl JointScratch {
+    /// Whether any joint holds this tick (after [`resolve`]).
+    pub fn any_active(&self) -> bool {
+        self.active.iter().any(|&active| active)
+    }
+
+    /// What [`finish`] leaves when no joint holds: no events, and nothing stored for any joint.
+    pub fn finish_with_none_holding(&mut self, world: &mut PhysicsWorld) {
+        debug_assert!(!self.any_active());
+        self.events.clear();
+        world.joints.clear();
+    }
+}
+
 /// Finds every joint's bodies, the pairs the joints keep from colliding and the links sleep
 /// follows, and wakes the bodies of motors with work to do.
 pub fn resolve(bodies: &mut [SolverBody], joints: &[SolverJoint], scratch: &mut JointScratch) {
