@@ -261,7 +261,13 @@ fn a_tick_at_rest_leaves_what_a_full_tick_leaves() {
         .iter()
         .any(|b| b.kind == BodyKind::Dynamic && !b.sleeping)
     {
-        cpu::step(&params(tick), &mut bodies, &mut [], &mut world, &mut scratch);
+        cpu::step(
+            &params(tick),
+            &mut bodies,
+            &mut [],
+            &mut world,
+            &mut scratch,
+        );
         tick += 1;
         assert!(tick < 2000, "the heap never fell asleep");
     }
@@ -278,7 +284,13 @@ fn a_tick_at_rest_leaves_what_a_full_tick_leaves() {
     with_mover.push(far);
     let (mut rest_world, mut full_world) = (world.clone(), world);
     let mut full_scratch = StepScratch::default();
-    cpu::step(&params(tick), &mut bodies, &mut [], &mut rest_world, &mut scratch);
+    cpu::step(
+        &params(tick),
+        &mut bodies,
+        &mut [],
+        &mut rest_world,
+        &mut scratch,
+    );
     let rest_events = scratch.events.clone();
     cpu::step(
         &params(tick),
@@ -288,12 +300,23 @@ fn a_tick_at_rest_leaves_what_a_full_tick_leaves() {
         &mut full_scratch,
     );
     assert_eq!(bits(&bodies), bits(&with_mover[..bodies.len()]));
-    assert_eq!(bodies.last().unwrap().position.x.to_bits(), 0.0f32.to_bits());
+    assert_eq!(
+        bodies.last().unwrap().position.x.to_bits(),
+        0.0f32.to_bits()
+    );
     full_world.sleep_counters.retain(|(id, _)| id.0 != 900);
     assert_eq!(rest_world, full_world);
-    assert!(!rest_events.is_empty(), "removing a resting body ended nothing");
+    assert!(
+        !rest_events.is_empty(),
+        "removing a resting body ended nothing"
+    );
     assert_eq!(rest_events, full_scratch.events);
-    assert!(rest_world.touching.iter().all(|t| t.b != gone && t.a != gone));
+    assert!(
+        rest_world
+            .touching
+            .iter()
+            .all(|t| t.b != gone && t.a != gone)
+    );
 }
 
 /// A tall column is swept along its length: the broad phase picks the Y axis, tests only about

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prints every figure of docs/performance.md that is a ratio or a target, in one run on this
-# machine: the physics tick against rapier (and the two-thread speedup), the world-state hash
-# against a plain copy, snapshots and restores, sim_math against the hardware, and replays.
+# machine: the physics tick against rapier (and the two-thread speedup), how a tick grows with the
+# number of bodies, the world-state hash against a plain copy, snapshots and restores, sim_math
+# against the hardware, and replays.
 #
 # Usage: tools/bench-all.sh
 # Builds everything in release first (the rapier bench is its own workspace and shares this
@@ -14,7 +15,7 @@ rapier=(--release --locked --manifest-path benches/rapier/Cargo.toml --target-di
 echo "building the benchmarks..." >&2
 cargo build --quiet "${rapier[@]}"
 cargo bench --quiet --no-run --bench state_hash --bench snapshot --bench sim_math --bench replay \
-  --bench rollback --bench jobs 2>/dev/null
+  --bench rollback --bench jobs --bench scaling 2>/dev/null
 
 section() {
   echo
@@ -24,6 +25,9 @@ section() {
 
 section "Physics tick against rapier 0.36" "docs/performance.md, 'The CPU solver against rapier', 'Joints against rapier', 'Queries, ...'"
 target/release/rusting_rapier_bench
+
+section "How cost grows" "'How cost grows' (the GPU rows take minutes on lavapipe)"
+cargo bench --quiet --bench scaling
 
 section "World-state hash against a plain copy" "'The world-state hash'"
 cargo bench --quiet --bench state_hash
