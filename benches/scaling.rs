@@ -15,11 +15,14 @@ use std::time::Instant;
 use bevy::ecs::schedule::{Schedule, SingleThreadedExecutor};
 use bevy::prelude::*;
 use rusting_engine::physics::gpu::{
-    GpuBodyInit, GpuCollider, GpuContext, GpuPhysicsConfig, GpuPhysicsWorld, GpuRule, GpuStepParams,
+    GpuBodyInit, GpuContext, GpuPhysicsConfig, GpuPhysicsWorld, GpuStepParams,
 };
 use rusting_engine::physics::plugin::cpu_physics_step;
-use rusting_engine::physics::{Collider, CollisionLayers, PhysicsSettings, RigidBody};
+use rusting_engine::physics::{Collider, PhysicsSettings, RigidBody};
 use rusting_engine::runtime::FrameTime;
+
+#[path = "../tests/support/gpu_bodies.rs"]
+mod gpu_bodies;
 
 /// The sizes of the table.
 const SIZES: [u32; 3] = [1_000, 10_000, 100_000];
@@ -96,30 +99,13 @@ fn gpu_run(context: &GpuContext, count: u32) -> Result<f64, String> {
     let mut world = GpuPhysicsWorld::new(context, config).map_err(|e| e.to_string())?;
     let bodies: Vec<GpuBodyInit> = (0..count)
         .map(|slot| {
-            let (translation, collider) = place(slot, count);
-            GpuBodyInit {
-                slot,
-                translation,
-                rotation: Quat::IDENTITY,
-                linear_velocity: Vec3::ZERO,
-                angular_velocity: Vec3::ZERO,
-                collider,
-                body: RigidBody::dynamic(1.0),
-                layers: CollisionLayers::default(),
-                rule: GpuRule::None,
-                custom: [0.0; 4],
-            }
+            let (at, collider) = place(slot, count);
+            gpu_bodies::body(slot, at, collider, 1.0)
         })
         .collect();
     world.set_bodies(&bodies).map_err(|e| e.to_string())?;
-    let ground = GpuCollider {
-        collider: Collider::half_space(Vec3::Y),
-        translation: Vec3::ZERO,
-        rotation: Quat::IDENTITY,
-        layers: CollisionLayers::default(),
-    };
     world
-        .set_cpu_colliders(&[ground])
+        .set_cpu_colliders(&[gpu_bodies::ground()])
         .map_err(|e| e.to_string())?;
     let params = |tick| GpuStepParams {
         tick,

@@ -215,21 +215,43 @@ fn a_fifteen_row_pyramid_stands() {
     }
 }
 
+/// Four 1 m boxes stacked on a ground.
+fn stack_of_four(app: &mut rusting_engine::App) -> Vec<Entity> {
+    ground(app, 0.5);
+    (0..4)
+        .map(|i| cube(app, Vec3::new(0.0, 0.5 + i as f32, 0.0), 0.5))
+        .collect()
+}
+
+/// How many of `boxes` are asleep.
+fn count_asleep(app: &rusting_engine::App, boxes: &[Entity]) -> usize {
+    boxes
+        .iter()
+        .filter(|&&e| app.world().get::<Sleeping>(e).is_some())
+        .count()
+}
+
+/// A ball without gravity fired at `speed` m/s from the left at the top box of [`stack_of_four`].
+fn shoot_at_the_top(app: &mut rusting_engine::App, speed: f32) -> Entity {
+    app.world_mut()
+        .spawn((
+            Transform::from_xyz(-4.0, 3.5, 0.0),
+            RigidBody {
+                gravity_scale: 0.0,
+                ..RigidBody::dynamic(1.0).with_velocity(Vec3::new(speed, 0.0, 0.0), Vec3::ZERO)
+            },
+            Collider::sphere(0.4),
+        ))
+        .id()
+}
+
 /// A resting stack falls asleep after `SLEEP_STEPS` ticks at rest and wakes, all of it, when a
 /// ball hits it.
 #[test]
 fn a_resting_stack_sleeps_and_wakes_when_hit() {
     let mut app = app();
-    ground(&mut app, 0.5);
-    let boxes: Vec<Entity> = (0..4)
-        .map(|i| cube(&mut app, Vec3::new(0.0, 0.5 + i as f32, 0.0), 0.5))
-        .collect();
-    let asleep = |app: &rusting_engine::App| {
-        boxes
-            .iter()
-            .filter(|&&e| app.world().get::<Sleeping>(e).is_some())
-            .count()
-    };
+    let boxes = stack_of_four(&mut app);
+    let asleep = |app: &rusting_engine::App| count_asleep(app, &boxes);
     for _ in 0..SLEEP_STEPS {
         tick(&mut app);
         assert_eq!(asleep(&app), 0, "slept before SLEEP_STEPS ticks");
@@ -240,17 +262,7 @@ fn a_resting_stack_sleeps_and_wakes_when_hit() {
     assert_eq!(asleep(&app), boxes.len(), "the stack did not fall asleep");
 
     let speed = 8.0;
-    let shot = app
-        .world_mut()
-        .spawn((
-            Transform::from_xyz(-4.0, 3.5, 0.0),
-            RigidBody {
-                gravity_scale: 0.0,
-                ..RigidBody::dynamic(1.0).with_velocity(Vec3::new(speed, 0.0, 0.0), Vec3::ZERO)
-            },
-            Collider::sphere(0.4),
-        ))
-        .id();
+    let shot = shoot_at_the_top(&mut app, speed);
     for _ in 0..30 {
         tick(&mut app);
     }
@@ -278,28 +290,13 @@ fn a_resting_stack_sleeps_and_wakes_when_hit() {
 #[test]
 fn a_sleeping_stack_wakes_on_one_tick() {
     let mut app = app();
-    ground(&mut app, 0.5);
-    let boxes: Vec<Entity> = (0..4)
-        .map(|i| cube(&mut app, Vec3::new(0.0, 0.5 + i as f32, 0.0), 0.5))
-        .collect();
-    let asleep = |app: &rusting_engine::App| {
-        boxes
-            .iter()
-            .filter(|&&e| app.world().get::<Sleeping>(e).is_some())
-            .count()
-    };
+    let boxes = stack_of_four(&mut app);
+    let asleep = |app: &rusting_engine::App| count_asleep(app, &boxes);
     for _ in 0..SLEEP_STEPS + 120 {
         tick(&mut app);
     }
     assert_eq!(asleep(&app), boxes.len(), "the stack did not fall asleep");
-    app.world_mut().spawn((
-        Transform::from_xyz(-4.0, 3.5, 0.0),
-        RigidBody {
-            gravity_scale: 0.0,
-            ..RigidBody::dynamic(1.0).with_velocity(Vec3::new(8.0, 0.0, 0.0), Vec3::ZERO)
-        },
-        Collider::sphere(0.4),
-    ));
+    shoot_at_the_top(&mut app, 8.0);
     for t in 0..60 {
         tick(&mut app);
         let left = asleep(&app);

@@ -252,23 +252,7 @@ pub fn step(
         &params.meshes,
         &mut scratch.sweeps,
     );
-    sleep::update(
-        params,
-        bodies,
-        &scratch.manifolds,
-        &scratch.joints.links,
-        world,
-        &mut scratch.islands,
-    );
-    events::update(
-        params,
-        bodies,
-        &scratch.manifolds,
-        &scratch.points,
-        world,
-        &mut scratch.events,
-        &mut scratch.contacts,
-    );
+    count_rest_and_events(params, bodies, world, scratch);
 }
 
 /// The tick of a scene in which nothing moves and no joint holds: every body asleep, fixed, or
@@ -296,6 +280,17 @@ fn at_rest(
         }
     }
     scratch.joints.finish_with_none_holding(world);
+    count_rest_and_events(params, bodies, world, scratch);
+}
+
+/// The end of every tick: sleep counters and islands ([`sleep::update`]), then events and what is
+/// stored for the next tick ([`events::update`]), from the tick's manifolds and points.
+fn count_rest_and_events(
+    params: &StepParams,
+    bodies: &mut [SolverBody],
+    world: &mut PhysicsWorld,
+    scratch: &mut StepScratch,
+) {
     sleep::update(
         params,
         bodies,
