@@ -27,4 +27,5 @@ pub use detail::{
 };
 pub use recorder::{Recorder, RecordingAppExt};
 pub use replay::{Replay, ReplayBlame, ReplayError, ReplayFrame};
+pub use replay_compact::ReplaySummary;
 pub use report::{ReportDifference, ReportError, StateHashReport, compare_reports};

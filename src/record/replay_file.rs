@@ -8,6 +8,7 @@
 use std::path::Path;
 
 use super::replay::{Replay, ReplayError};
+use super::replay_compact::ReplaySummary;
 use super::{replay_compact, replay_journal};
 use crate::runtime::json_file;
 
@@ -57,6 +58,21 @@ impl Replay {
             message: e.to_string(),
         })?;
         Replay::load_bytes(&bytes, path)
+    }
+
+    /// What `rusting replay info` prints of the replay at `path`, checked as [`Replay::load`]
+    /// checks it. A compact replay is read without making its frames, so the memory this takes
+    /// grows with the file's size and never with the frames it counts; the other forms are read
+    /// whole.
+    pub fn summarize(path: &Path) -> Result<ReplaySummary, ReplayError> {
+        let bytes = std::fs::read(path).map_err(|e| ReplayError::Io {
+            file: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        if bytes.starts_with(replay_compact::COMPACT_MAGIC) {
+            return replay_compact::summarize(&bytes, path);
+        }
+        Replay::load_bytes(&bytes, path).map(ReplaySummary::of)
     }
 
     /// Writes the replay to `path` atomically: compact when the file name ends in `.rply`, else

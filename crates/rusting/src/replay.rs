@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use rusting_engine::determinism::session_replay::SessionReplay;
-use rusting_engine::record::Replay;
+use rusting_engine::record::{Replay, ReplaySummary};
 
 use crate::exit::Failure;
 use crate::html_report::{HtmlReport, RecordingView, Verdict};
@@ -36,8 +36,11 @@ pub fn info(
         }
         return session_info(file, json);
     }
-    let replay = load(file)?;
     if let Some(path) = report {
+        let replay = load(file)?;
+        let recording = RecordingView::of(&replay, interval);
+        let summary = ReplaySummary::of(replay);
+        let replay = &summary.replay;
         let page = HtmlReport {
             title: format!("rusting replay info: {}", file.display()),
             facts: vec![
@@ -52,21 +55,30 @@ pub fn info(
                     ),
                 ),
             ],
-            verdict: Verdict::of(&Ok(summary(file, &replay)), None),
+            verdict: Verdict::of(&Ok(summary_line(file, &summary)), None),
             ticks: (
                 replay.start_tick + 1,
                 replay.end_tick().max(replay.start_tick + 1),
             ),
             lanes: Vec::new(),
             divergence: None,
-            recording: Some(RecordingView::of(&replay, interval)),
+            recording: Some(recording),
         };
         crate::html_report::write(&page, path)?;
+        return Ok(if json {
+            info_json(&summary)
+        } else {
+            summary_line(file, &summary)
+        });
     }
+    // Without a page to draw, the frames are only counted: a compact replay is read in memory
+    // that grows with its size, not with the frames it claims.
+    let summary =
+        Replay::summarize(file).map_err(|e| Failure::bad_input("REPLAY_INVALID", e.to_string()))?;
     Ok(if json {
-        info_json(&replay)
+        info_json(&summary)
     } else {
-        summary(file, &replay)
+        summary_line(file, &summary)
     })
 }
 
@@ -117,49 +129,44 @@ fn session_info(file: &Path, json: bool) -> Result<String, Failure> {
 }
 
 /// The replay's facts as one line.
-fn summary(file: &Path, replay: &Replay) -> String {
-    let (seconds, inputs) = totals(replay);
+fn summary_line(file: &Path, summary: &ReplaySummary) -> String {
+    let replay = &summary.replay;
     let scene = replay
         .scene
         .as_ref()
         .map(|s| format!("{} ({})", s.name, s.cooked_hash))
         .unwrap_or_else(|| "(none recorded)".into());
     format!(
-        "{}: format {}, engine {}, seed {}, scene {scene}; {} frames ({seconds:.2} s), {} ticks from tick {}, {inputs} input changes",
+        "{}: format {}, engine {}, seed {}, scene {scene}; {} frames ({:.2} s), {} ticks from tick {}, {} input changes",
         file.display(),
         replay.format_version,
         replay.engine_version,
         replay.seed,
-        replay.frames.len(),
+        summary.frames,
+        seconds(summary),
         replay.hashes.len(),
         replay.start_tick,
+        summary.input_changes,
     )
 }
 
-/// The recording's length in seconds and its number of input changes.
-fn totals(replay: &Replay) -> (f64, usize) {
-    let seconds = replay
-        .frames
-        .iter()
-        .map(|f| f.real_delta_ns as f64)
-        .sum::<f64>()
-        / 1e9;
-    let inputs = replay.frames.iter().filter(|f| f.input.is_some()).count();
-    (seconds, inputs)
+/// The recording's length in seconds.
+fn seconds(summary: &ReplaySummary) -> f64 {
+    summary.real_ns as f64 / 1e9
 }
 
 /// The replay's facts as JSON.
-fn info_json(replay: &Replay) -> String {
-    let (seconds, inputs) = totals(replay);
+fn info_json(summary: &ReplaySummary) -> String {
+    let replay = &summary.replay;
     serde_json::json!({
         "format_version": replay.format_version,
         "engine_version": replay.engine_version,
         "seed": replay.seed,
         "start_tick": replay.start_tick,
-        "frames": replay.frames.len(),
+        "frames": summary.frames,
         "ticks": replay.hashes.len(),
-        "input_changes": inputs,
-        "seconds": seconds,
+        "input_changes": summary.input_changes,
+        "seconds": seconds(summary),
         "scene": replay.scene,
     })
     .to_string()

@@ -189,6 +189,43 @@ fn crafted_replays_are_refused_in_bounded_time_and_memory() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `replay info` on a valid 1.2 MB compact replay of ten million frames (156,250 ticks, then idle
+/// frames) answers within a 64 MB address space: the frames are counted from their groups, never
+/// made. Fails if `replay info` reads the replay whole (seen: an abort at 64 MB, "memory
+/// allocation of 880000000 bytes failed").
+#[test]
+fn replay_info_reads_in_constant_memory() {
+    let dir = scratch("info-memory");
+    let ticks = 156_250;
+    let file = dir.join("ten-million.rply");
+    let bytes = compact(
+        &[(ticks, 16_666_667, 1), (10_000_000 - ticks, 16_666_667, 0)],
+        ticks,
+    );
+    assert!(bytes.len() < 1_300_000, "{} bytes", bytes.len());
+    std::fs::write(&file, &bytes).unwrap();
+    for json in [false, true] {
+        let mut args = vec!["replay", "info", file.to_str().unwrap()];
+        if json {
+            args.push("--json");
+        }
+        let (out, took) = limited(64, &args);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let expected = if json {
+            "\"frames\":10000000"
+        } else {
+            "10000000 frames (166666.67 s), 156250 ticks from tick 0"
+        };
+        assert!(stdout.contains(expected), "{stdout}");
+        assert!(took < Duration::from_secs(10), "took {took:?}");
+    }
+}
+
 /// Outputs are refused up front with `OUTPUT_INVALID` (exit code 3), before anything builds:
 /// `--hashes-out` naming the `--script` (also spelled another way), a report naming one of the
 /// compared reports, two outputs naming one file, a symbolic link or a directory as the target,
