@@ -177,10 +177,21 @@ impl Replay {
 /// Plays `replay` into `app` (built with the same scene and set up, at the replay's start tick):
 /// writes the seed in place, feeds every frame's delta and input, and checks every tick's hash.
 pub fn play_replay(replay: &Replay, app: &mut impl SimulationHost) -> Result<(), ReplayError> {
+    play_replay_until(replay, app, None).map(|_| ())
+}
+
+/// [`play_replay`], stopping after the frame that completes tick `until` when one is given (the
+/// first minutes of a long recording); returns how many recorded hashes were checked. Only a
+/// replay played to its end must have had every hash checked.
+pub fn play_replay_until(
+    replay: &Replay,
+    app: &mut impl SimulationHost,
+    until: Option<u64>,
+) -> Result<usize, ReplayError> {
     replay.prepare(app)?;
     let cap = app.world().resource::<TimeControl>().max_ticks_per_frame;
     let mut cursor = PlaybackCursor::default();
-    while cursor.frame < replay.frames.len() {
+    while cursor.frame < replay.frames.len() && until.is_none_or(|until| app.ticks_done() < until) {
         if let Err(error) = replay.play_frame(app, &mut cursor) {
             return Err(match error {
                 ReplayError::Diverged {
@@ -201,11 +212,12 @@ pub fn play_replay(replay: &Replay, app: &mut impl SimulationHost) -> Result<(),
     app.world_mut()
         .resource_mut::<TimeControl>()
         .max_ticks_per_frame = cap;
-    if cursor.checked != replay.hashes.len() {
+    let stopped_early = cursor.frame < replay.frames.len();
+    if !stopped_early && cursor.checked != replay.hashes.len() {
         return Err(ReplayError::Length {
             recorded: replay.hashes.len(),
             played: cursor.checked,
         });
     }
-    Ok(())
+    Ok(cursor.checked)
 }

@@ -15,7 +15,7 @@ use super::finish::{RunRecord, SharedDetails, SharedHashes, finish_run, taken};
 use super::project::Project;
 use super::result::ResultChannel;
 use crate::determinism::session_replay::{SessionReplay, prepare_players};
-use crate::determinism::{SyncTest, play_replay};
+use crate::determinism::{SyncTest, play_replay_until};
 use crate::engine::App;
 use crate::record::{RecordingAppExt, Replay, StateDetail, StateHashReport};
 use crate::runtime::{InputScript, RuntimeInput, TickAccumulator, TickStampedInput, TimeControl};
@@ -219,23 +219,33 @@ pub(crate) fn run_synctest_mode(
     )))
 }
 
-/// Plays the replay `RUSTING_REPLAY_PLAY` named into `app` (set up) headless, writing the
-/// state-hash report to `report_path` when asked.
+/// Plays the replay `RUSTING_REPLAY_PLAY` named into `app` (set up) headless, only its first
+/// `ticks` ticks when given (`RUSTING_HEADLESS_TICKS`), writing the state-hash report to
+/// `report_path` when asked.
 pub(crate) fn play_replay_file(
     project: &Project,
     app: &mut App,
     (file, replay): (PathBuf, Replay),
+    ticks: Option<u64>,
     run: &RunRecord<'_>,
 ) -> Result<Option<String>, GameError> {
-    play_replay(&replay, app).map_err(|error| GameError::ReplayIn { file, error })?;
+    let until = ticks.map(|ticks| replay.start_tick.saturating_add(ticks));
+    let checked = play_replay_until(&replay, app, until)
+        .map_err(|error| GameError::ReplayIn { file, error })?;
     if let Some(path) = run.report_path {
         StateHashReport::capture(app.world_mut(), &taken(run.hashes)).write(path)?;
     }
-    Ok(Some(format!(
-        "{}: replay matched all {} recorded ticks",
-        project.manifest.name,
-        replay.hashes.len()
-    )))
+    let name = &project.manifest.name;
+    let recorded = replay.hashes.len();
+    Ok(Some(if checked < recorded {
+        format!(
+            "{name}: replay matched its first {checked} recorded ticks (to tick {}; it holds \
+             {recorded})",
+            replay.start_tick + checked as u64
+        )
+    } else {
+        format!("{name}: replay matched all {recorded} recorded ticks")
+    }))
 }
 
 /// Runs `ticks` ticks of `app` (set up) headless with `script`'s input (in the uneven pacing's

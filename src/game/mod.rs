@@ -15,8 +15,8 @@
 //! - `RUSTING_DETAIL_TICKS=<from>-<to>` adds those ticks' state, down to the field, to the report
 //!   (at most 600 ticks), so comparing reports from two machines names the field that differs;
 //! - `RUSTING_REPLAY_OUT=<file>` records that run and writes its `Replay` there when it ends;
-//! - `RUSTING_REPLAY_PLAY=<file>` plays a replay headless instead and fails, naming the tick, when
-//!   a hash differs;
+//! - `RUSTING_REPLAY_PLAY=<file>` plays a replay headless instead (only its first `n` ticks with
+//!   `RUSTING_HEADLESS_TICKS=<n>`) and fails, naming the tick, when a hash differs;
 //! - `RUSTING_SYNCTEST=<k>` runs the headless ticks one a frame as a synctest instead: after every
 //!   tick, a new app restores the snapshot from `k` ticks back and re-simulates, and the run fails
 //!   at the first tick whose hash differs (state kept outside the snapshot);
@@ -255,7 +255,7 @@ fn try_run_game(
         details: &details,
     };
     if let Some(replay) = replay_in {
-        return headless::play_replay_file(&project, &mut app, replay, &run);
+        return headless::play_replay_file(&project, &mut app, replay, ticks, &run);
     }
     let Some(ticks) = ticks else {
         return Ok(None);

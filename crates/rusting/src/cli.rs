@@ -182,6 +182,13 @@ enum ReplayCommand {
         /// Show the replay in the game's window (built with its default features).
         #[arg(long)]
         window: bool,
+        /// Play only the replay's first N ticks (the first minutes of a long recording).
+        #[arg(long, value_name = "N", conflicts_with_all = ["window", "until"])]
+        ticks: Option<u64>,
+        /// Play the replay up to this tick (counted as the replay's hashes are: its start tick
+        /// plus the ticks played).
+        #[arg(long, value_name = "TICK", conflicts_with = "window")]
+        until: Option<u64>,
         /// The cargo target directory (default: the project's `target`).
         #[arg(long)]
         target_dir: Option<PathBuf>,
@@ -354,9 +361,20 @@ impl Cli {
                         project,
                         file,
                         window,
+                        ticks,
+                        until,
                         target_dir,
                     },
-            }) => replay::play(project, file, *window, target_dir.as_deref()),
+            }) => replay::play(
+                project,
+                file,
+                replay::Bound {
+                    ticks: *ticks,
+                    until: *until,
+                },
+                *window,
+                target_dir.as_deref(),
+            ),
         };
         match result {
             Ok(summary) => {

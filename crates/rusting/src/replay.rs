@@ -172,15 +172,37 @@ fn info_json(summary: &ReplaySummary) -> String {
     .to_string()
 }
 
-/// Builds the game in `project` and plays `file` into it headless, or with `window` shows it in
-/// the game's window (the replay viewer: pause, step and seek; no live input).
+/// How much of a replay to play: its first `ticks` ticks, or up to tick `until`; all of it when
+/// neither is given.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Bound {
+    /// Play only the first this many ticks.
+    pub ticks: Option<u64>,
+    /// Play up to this tick.
+    pub until: Option<u64>,
+}
+
+/// Builds the game in `project` and plays `file` into it headless (only as far as `bound` says),
+/// or with `window` shows it in the game's window (the replay viewer: pause, step and seek; no
+/// live input).
 pub fn play(
     project_dir: &Path,
     file: &Path,
+    bound: Bound,
     window: bool,
     target_dir: Option<&Path>,
 ) -> Result<String, Failure> {
     if is_session_replay(file) {
+        if bound.ticks.is_some() || bound.until.is_some() {
+            return Err(Failure::bad_input(
+                "TICKS_INVALID",
+                format!(
+                    "{}: a multiplayer session's replay plays whole (leave out --ticks and \
+                     --until)",
+                    file.display()
+                ),
+            ));
+        }
         if window {
             return Err(Failure::bad_input(
                 "REPLAY_INVALID",
@@ -206,11 +228,42 @@ pub fn play(
             target_dir,
         });
     }
-    let replay = load(file)?;
-    let summary = crate::run::run(&crate::run::Request {
+    let summary =
+        Replay::summarize(file).map_err(|e| Failure::bad_input("REPLAY_INVALID", e.to_string()))?;
+    let (start, recorded) = (
+        summary.replay.start_tick,
+        summary.replay.hashes.len() as u64,
+    );
+    let ticks = match bound {
+        Bound {
+            until: Some(until), ..
+        } => {
+            if until <= start {
+                return Err(Failure::bad_input(
+                    "TICKS_INVALID",
+                    format!(
+                        "--until {until}: {} starts at tick {start} and holds ticks {} to {}",
+                        file.display(),
+                        start + 1,
+                        start + recorded
+                    ),
+                ));
+            }
+            Some(until - start)
+        }
+        Bound { ticks, .. } => ticks,
+    }
+    .filter(|&ticks| ticks < recorded);
+    if ticks == Some(0) {
+        return Err(Failure::bad_input(
+            "TICKS_INVALID",
+            "--ticks 0: nothing to play",
+        ));
+    }
+    let played = crate::run::run(&crate::run::Request {
         project: project_dir,
         headless: !window,
-        ticks: None,
+        ticks,
         script: None,
         record: None,
         replay: Some(file),
@@ -222,12 +275,9 @@ pub fn play(
         debug: false,
         target_dir,
     })?;
-    Ok(if window {
-        summary
+    Ok(if window || ticks.is_some() {
+        played
     } else {
-        format!(
-            "the replay matched all {} recorded ticks",
-            replay.hashes.len()
-        )
+        format!("the replay matched all {recorded} recorded ticks")
     })
 }

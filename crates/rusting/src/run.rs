@@ -62,7 +62,7 @@ pub fn run(request: &Request) -> Result<String, Failure> {
         ));
     }
     if let Some(path) = request.replay {
-        Replay::load(path).map_err(|e| Failure::bad_input("REPLAY_INVALID", e.to_string()))?;
+        Replay::summarize(path).map_err(|e| Failure::bad_input("REPLAY_INVALID", e.to_string()))?;
     } else if let Some(path) = request.session_replay {
         SessionReplay::read(path)
             .map_err(|e| Failure::bad_input("REPLAY_INVALID", e.to_string()))?;

@@ -627,8 +627,11 @@ fn determinism_refuses_a_replay_of_another_scene() {
 
 /// `run` records a headless session of the starter, `replay play` plays it back, a tampered copy
 /// is reported as `REPLAY_DIVERGED` at its tick, and `determinism --replay` feeds the session to
-/// every configuration. A headless synctest without `--ticks` is refused with `TICKS_REQUIRED`
-/// (before anything builds). Fails if `run` drops a `RUSTING_*` variable on the way to the game.
+/// every configuration. `replay play --ticks 30` plays the tampered copy's first 30 ticks and
+/// passes; `--until 50` still finds tick 41. A headless synctest without `--ticks` is refused with
+/// `TICKS_REQUIRED` (before anything builds). Fails if `run` drops a `RUSTING_*` variable on the
+/// way to the game, or if playback ignores the bound (seen: `REPLAY_DIVERGED` at tick 41 with
+/// `--ticks 30`).
 #[test]
 fn run_records_and_replay_plays_back_and_determinism_takes_a_replay() {
     let target = shared_target();
@@ -697,6 +700,29 @@ fn run_records_and_replay_plays_back_and_determinism_takes_a_replay() {
         stderr.starts_with("REPLAY_DIVERGED: ") && stderr.contains("tick 41"),
         "{stderr}"
     );
+    // A bound before the tampered tick passes; one past it still finds it.
+    let bounded = |bound: &[&str]| {
+        let mut args = vec!["replay", "play", starter, tampered.to_str().unwrap()];
+        args.extend_from_slice(bound);
+        args.extend_from_slice(&["--target-dir", target]);
+        rusting(&args)
+    };
+    let first = bounded(&["--ticks", "30"]);
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&first.stdout);
+    assert!(
+        stdout.contains("replay matched its first 30 recorded ticks (to tick 30; it holds 90)"),
+        "{stdout}"
+    );
+    let past = bounded(&["--until", "50"]);
+    let stderr = String::from_utf8_lossy(&past.stderr);
+    assert_eq!(past.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("tick 41"), "{stderr}");
 
     let checked = rusting(&[
         "determinism",
