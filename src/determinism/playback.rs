@@ -188,6 +188,17 @@ pub fn play_replay_until(
     app: &mut impl SimulationHost,
     until: Option<u64>,
 ) -> Result<usize, ReplayError> {
+    play_replay_reporting(replay, app, until, &mut |_| {})
+}
+
+/// [`play_replay_until`], calling `progress` with the number of hashes checked after every
+/// frame (a caller that shows progress picks which calls to show: by tick, never by clock).
+pub fn play_replay_reporting(
+    replay: &Replay,
+    app: &mut impl SimulationHost,
+    until: Option<u64>,
+    progress: &mut dyn FnMut(usize),
+) -> Result<usize, ReplayError> {
     replay.prepare(app)?;
     let cap = app.world().resource::<TimeControl>().max_ticks_per_frame;
     let mut cursor = PlaybackCursor::default();
@@ -208,6 +219,7 @@ pub fn play_replay_until(
                 other => other,
             });
         }
+        progress(cursor.checked);
     }
     app.world_mut()
         .resource_mut::<TimeControl>()

@@ -15,7 +15,7 @@ use super::finish::{RunRecord, SharedDetails, SharedHashes, finish_run, taken};
 use super::project::Project;
 use super::result::ResultChannel;
 use crate::determinism::session_replay::{SessionReplay, prepare_players};
-use crate::determinism::{SyncTest, play_replay_until};
+use crate::determinism::{SyncTest, play_replay_reporting};
 use crate::engine::App;
 use crate::record::{RecordingAppExt, Replay, StateDetail, StateHashReport};
 use crate::runtime::{InputScript, RuntimeInput, TickAccumulator, TickStampedInput, TimeControl};
@@ -230,7 +230,14 @@ pub(crate) fn play_replay_file(
     run: &RunRecord<'_>,
 ) -> Result<Option<String>, GameError> {
     let until = ticks.map(|ticks| replay.start_tick.saturating_add(ticks));
-    let checked = play_replay_until(&replay, app, until)
+    let total = ticks.map_or(replay.hashes.len(), |ticks| {
+        replay
+            .hashes
+            .len()
+            .min(ticks.try_into().unwrap_or(usize::MAX))
+    });
+    let mut progress = super::options::progress_lines(total);
+    let checked = play_replay_reporting(&replay, app, until, &mut progress)
         .map_err(|error| GameError::ReplayIn { file, error })?;
     if let Some(path) = run.report_path {
         StateHashReport::capture(app.world_mut(), &taken(run.hashes)).write(path)?;

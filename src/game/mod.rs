@@ -17,6 +17,8 @@
 //! - `RUSTING_REPLAY_OUT=<file>` records that run and writes its `Replay` there when it ends;
 //! - `RUSTING_REPLAY_PLAY=<file>` plays a replay headless instead (only its first `n` ticks with
 //!   `RUSTING_HEADLESS_TICKS=<n>`) and fails, naming the tick, when a hash differs;
+//! - `RUSTING_PROGRESS=1` has a replay's headless playback write `rusting-progress <done> <total>`
+//!   to standard error every `PROGRESS_EVERY` ticks (the command line draws a bar from them);
 //! - `RUSTING_SYNCTEST=<k>` runs the headless ticks one a frame as a synctest instead: after every
 //!   tick, a new app restores the snapshot from `k` ticks back and re-simulates, and the run fails
 //!   at the first tick whose hash differs (state kept outside the snapshot);
@@ -65,8 +67,8 @@ pub use headless::{
     run_headless_with, simulate_project_headless, uneven_frames,
 };
 pub use options::{
-    DETAIL_TICKS_VARIABLE, MAX_DETAIL_TICKS, REPLAY_VIEW_VARIABLE, SESSION_REPLAY_VARIABLE,
-    SYSTEM_HASHES_VARIABLE, parse_tick_range,
+    DETAIL_TICKS_VARIABLE, MAX_DETAIL_TICKS, PROGRESS_EVERY, PROGRESS_PREFIX, REPLAY_VIEW_VARIABLE,
+    SESSION_REPLAY_VARIABLE, SYSTEM_HASHES_VARIABLE, parse_tick_range,
 };
 
 use crate::engine::App;

@@ -163,6 +163,27 @@ impl RunOptions {
     }
 }
 
+/// What a long headless run reports as it goes when `RUSTING_PROGRESS=1` (the command line sets
+/// it when its standard error is a terminal, and draws a bar from the lines): a line
+/// `rusting-progress <done> <total>` on standard error every [`PROGRESS_EVERY`] ticks done and at
+/// the end. Without the variable, nothing.
+pub(crate) fn progress_lines(total: usize) -> impl FnMut(usize) {
+    let wanted = environment("RUSTING_PROGRESS").is_some_and(|v| v == "1");
+    let mut shown = 0;
+    move |done: usize| {
+        if wanted && (done >= shown + PROGRESS_EVERY || (done >= total && shown < total)) {
+            shown = done;
+            eprintln!("{PROGRESS_PREFIX}{done} {total}");
+        }
+    }
+}
+
+/// Ticks between two progress lines (ten seconds of play at 60 Hz).
+pub const PROGRESS_EVERY: usize = 600;
+
+/// How a progress line starts.
+pub const PROGRESS_PREFIX: &str = "rusting-progress ";
+
 /// The replay `RUSTING_REPLAY_PLAY` names, read.
 pub(crate) fn replay_in() -> Result<Option<(PathBuf, Replay)>, GameError> {
     environment("RUSTING_REPLAY_PLAY")

@@ -323,9 +323,14 @@ fn relay_until_panic(from: impl Read) -> Vec<u8> {
     let mut kept = Vec::new();
     let mut relaying = true;
     let mut line = Vec::new();
+    let mut bar = RunProgress::default();
     while let Ok(n) = reader.read_until(b'\n', &mut line) {
         if n == 0 {
             break;
+        }
+        if bar.took(&line) {
+            line.clear();
+            continue;
         }
         if relaying && line.starts_with(b"thread '") && contains(&line, b"panicked at") {
             relaying = false;
@@ -335,7 +340,50 @@ fn relay_until_panic(from: impl Read) -> Vec<u8> {
         }
         kept.append(&mut line);
     }
+    bar.finish();
     kept
+}
+
+/// A bar on standard error drawn from a game's `rusting-progress <done> <total>` lines (which it
+/// writes only when told to, `RUSTING_PROGRESS=1`, and only when standard error is a terminal).
+#[derive(Default)]
+struct RunProgress {
+    bar: Option<ProgressBar>,
+}
+
+impl RunProgress {
+    /// Whether `line` was a progress line (taken, never relayed or kept).
+    fn took(&mut self, line: &[u8]) -> bool {
+        let Some((done, total)) = progress_line(line) else {
+            return false;
+        };
+        let bar = self.bar.get_or_insert_with(|| {
+            let bar = ProgressBar::new(total);
+            bar.set_style(
+                ProgressStyle::with_template("{bar:40} {pos}/{len} ticks [{elapsed}, {eta} left]")
+                    .expect("the template is valid"),
+            );
+            bar
+        });
+        bar.set_position(done);
+        true
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// `(done, total)` from a line `rusting-progress <done> <total>`.
+fn progress_line(line: &[u8]) -> Option<(u64, u64)> {
+    let text = std::str::from_utf8(line).ok()?;
+    let rest = text
+        .trim_end()
+        .strip_prefix(rusting_engine::game::PROGRESS_PREFIX)?;
+    let (done, total) = rest.split_once(' ')?;
+    Some((done.parse().ok()?, total.parse().ok()?))
 }
 
 /// Whether `needle` occurs in `haystack`.
@@ -461,7 +509,18 @@ pub fn take_result(path: &Path) -> Option<RunResult> {
 
 #[cfg(test)]
 mod tests {
-    use super::first_error;
+    use super::{first_error, progress_line};
+
+    /// Progress lines are told from log lines. Fails if a log line that starts like one is taken.
+    #[test]
+    fn progress_lines_are_told_from_logs() {
+        assert_eq!(
+            progress_line(b"rusting-progress 600 216000\n"),
+            Some((600, 216000))
+        );
+        assert_eq!(progress_line(b"rusting-progress soon\n"), None);
+        assert_eq!(progress_line(b"[tick 5] INFO rusting-progress 1 2\n"), None);
+    }
 
     /// Fails if the build error loses the place it points at, or picks a warning's place.
     #[test]

@@ -120,6 +120,10 @@ pub fn run(request: &Request) -> Result<String, Failure> {
     }
     if let Some(replay) = request.replay {
         env.push(("RUSTING_REPLAY_PLAY", path(replay)));
+        // A long headless playback shows a bar on a terminal (from the game's progress lines).
+        if !window && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            env.push(("RUSTING_PROGRESS", "1".to_owned()));
+        }
         if request.view {
             env.push((rusting_engine::game::REPLAY_VIEW_VARIABLE, "1".to_owned()));
         }
