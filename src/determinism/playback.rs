@@ -177,22 +177,14 @@ impl Replay {
 /// Plays `replay` into `app` (built with the same scene and set up, at the replay's start tick):
 /// writes the seed in place, feeds every frame's delta and input, and checks every tick's hash.
 pub fn play_replay(replay: &Replay, app: &mut impl SimulationHost) -> Result<(), ReplayError> {
-    play_replay_until(replay, app, None).map(|_| ())
+    play_replay_reporting(replay, app, None, &mut |_| {}).map(|_| ())
 }
 
 /// [`play_replay`], stopping after the frame that completes tick `until` when one is given (the
-/// first minutes of a long recording); returns how many recorded hashes were checked. Only a
-/// replay played to its end must have had every hash checked.
-pub fn play_replay_until(
-    replay: &Replay,
-    app: &mut impl SimulationHost,
-    until: Option<u64>,
-) -> Result<usize, ReplayError> {
-    play_replay_reporting(replay, app, until, &mut |_| {})
-}
-
-/// [`play_replay_until`], calling `progress` with the number of hashes checked after every
-/// frame (a caller that shows progress picks which calls to show: by tick, never by clock).
+/// first minutes of a long recording), and calling `progress` with the number of hashes checked
+/// after every frame (a caller that shows progress picks which calls to show: by tick, never by
+/// clock). Returns how many recorded hashes were checked; only a replay played to its end must
+/// have had every hash checked.
 pub fn play_replay_reporting(
     replay: &Replay,
     app: &mut impl SimulationHost,

@@ -132,11 +132,6 @@ pub enum Scope {
     NearMovers,
 }
 
-/// Whether a body may move this tick (and so may start a pair with anything).
-fn moves(body: &SolverBody) -> bool {
-    body.is_awake_dynamic() || body.is_moving_kinematic()
-}
-
 /// Whether `bounds` has its minimum at or below its maximum on every axis (false with a NaN).
 fn well_formed(bounds: &Aabb) -> bool {
     bounds.min.x <= bounds.max.x && bounds.min.y <= bounds.max.y && bounds.min.z <= bounds.max.z
@@ -159,7 +154,7 @@ pub fn find_pairs_in(
     broad.half_spaces.clear();
     broad.finite.clear();
     broad.pairs.clear();
-    if scope == Scope::NearMovers && !bodies.iter().any(moves) {
+    if scope == Scope::NearMovers && !bodies.iter().any(SolverBody::moves) {
         // Nothing moves: no pair has anything to do this tick.
         return;
     }
@@ -170,7 +165,7 @@ pub fn find_pairs_in(
     for body in bodies {
         let bounds = shape_bounds(body, margin + reach(body, params.dt), &params.meshes);
         if scope == Scope::NearMovers
-            && moves(body)
+            && body.moves()
             && !matches!(body.collider.shape, Shape::HalfSpace { .. })
         {
             if well_formed(&bounds) {
@@ -186,7 +181,7 @@ pub fn find_pairs_in(
         if matches!(body.collider.shape, Shape::HalfSpace { .. }) {
             broad.half_spaces.push(index as u32);
         } else if scope == Scope::All
-            || moves(body)
+            || body.moves()
             || !well_formed(bounds)
             || bounds.overlaps(&reach_of_movers)
         {

@@ -81,56 +81,40 @@ impl<'a> Evaluated<'a> {
 
 /// Which ids are among this tick's bodies. Ids are handed out in order, so a tick's bodies
 /// usually cover a range not much wider than their count: then one bit per id in that range
-/// answers each question in one step. Otherwise the sorted bodies are searched.
-struct Roster {
-    /// The lowest id, where `bits` starts.
-    first: u64,
-    /// One bit per id from `first`, set for the bodies here; empty when the ids are too spread.
-    bits: Vec<u64>,
-    /// The ids, sorted, for the search when `bits` is empty.
-    ids: Vec<SimId>,
+/// answers each question in one step. Otherwise the sorted ids are searched.
+enum Roster {
+    /// One bit per id from `first`, set for the bodies here.
+    Bits { first: u64, bits: Vec<u64> },
+    /// The ids, sorted, when they are too spread for bits.
+    Sorted(Vec<SimId>),
 }
 
 impl Roster {
     fn new(bodies: &[SolverBody]) -> Roster {
         let (Some(first), Some(last)) = (bodies.first(), bodies.last()) else {
-            return Roster {
-                first: 0,
-                bits: Vec::new(),
-                ids: Vec::new(),
-            };
+            return Roster::Sorted(Vec::new());
         };
         let (first, span) = (first.sim_id.0, last.sim_id.0 - first.sim_id.0);
         if span / 8 > bodies.len() as u64 {
-            return Roster {
-                first,
-                bits: Vec::new(),
-                ids: bodies.iter().map(|body| body.sim_id).collect(),
-            };
+            return Roster::Sorted(bodies.iter().map(|body| body.sim_id).collect());
         }
         let mut bits = vec![0u64; (span / 64 + 1) as usize];
         for body in bodies {
             let offset = body.sim_id.0 - first;
             bits[(offset / 64) as usize] |= 1 << (offset % 64);
         }
-        Roster {
-            first,
-            bits,
-            ids: Vec::new(),
-        }
+        Roster::Bits { first, bits }
     }
 
     /// Whether body `id` is here.
     fn has(&self, id: SimId) -> bool {
-        if self.bits.is_empty() {
-            return self.ids.binary_search(&id).is_ok();
+        match self {
+            Roster::Sorted(ids) => ids.binary_search(&id).is_ok(),
+            Roster::Bits { first, bits } => id.0.checked_sub(*first).is_some_and(|offset| {
+                bits.get((offset / 64) as usize)
+                    .is_some_and(|word| word & (1 << (offset % 64)) != 0)
+            }),
         }
-        let Some(offset) = id.0.checked_sub(self.first) else {
-            return false;
-        };
-        self.bits
-            .get((offset / 64) as usize)
-            .is_some_and(|word| word & (1 << (offset % 64)) != 0)
     }
 }
 

@@ -113,6 +113,12 @@ impl SolverBody {
         self.kind == BodyKind::Kinematic
             && (self.linear_velocity != Vec3::ZERO || self.angular_velocity != Vec3::ZERO)
     }
+
+    /// Whether the body may move this tick, and so start a pair with anything or wake a sleeping
+    /// body: awake and dynamic, or kinematic and moving.
+    pub fn moves(&self) -> bool {
+        self.is_awake_dynamic() || self.is_moving_kinematic()
+    }
 }
 
 /// What one step needs besides the bodies.
@@ -184,8 +190,7 @@ pub fn step(
         }
     }
     joints::resolve(bodies, joints, &mut scratch.joints);
-    let moving = |b: &SolverBody| b.is_awake_dynamic() || b.is_moving_kinematic();
-    if !scratch.joints.any_active() && !bodies.iter().any(moving) {
+    if !scratch.joints.any_active() && !bodies.iter().any(SolverBody::moves) {
         at_rest(params, bodies, world, scratch);
         return;
     }

@@ -43,10 +43,9 @@ fn union(parent: &mut [u32], a: u32, b: u32) {
 /// sleeping one: whether this tick wakes anything. `pairs` needs only the pairs with a moving
 /// body (`broad_phase::Scope::NearMovers`); [`wake_touched`] then needs every pair.
 pub fn any_disturbed(bodies: &[SolverBody], pairs: &[(u32, u32)], links: &[(u32, u32)]) -> bool {
-    let moving = |body: &SolverBody| body.is_awake_dynamic() || body.is_moving_kinematic();
     pairs.iter().chain(links).any(|&(a, b)| {
         let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
-        (ba.sleeping && moving(bb)) || (bb.sleeping && moving(ba))
+        (ba.sleeping && bb.moves()) || (bb.sleeping && ba.moves())
     })
 }
 
@@ -77,12 +76,11 @@ pub fn wake_touched(
     let mut disturbed = vec![false; bodies.len()];
     for &(a, b) in pairs.iter().chain(links) {
         let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
-        let moving = |body: &SolverBody| body.is_awake_dynamic() || body.is_moving_kinematic();
-        if ba.sleeping && moving(bb) {
+        if ba.sleeping && bb.moves() {
             let root = find(parent, a);
             disturbed[root as usize] = true;
         }
-        if bb.sleeping && moving(ba) {
+        if bb.sleeping && ba.moves() {
             let root = find(parent, b);
             disturbed[root as usize] = true;
         }
