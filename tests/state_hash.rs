@@ -243,3 +243,82 @@ fn a_gpu_bodys_read_back_transform_is_not_hashed() {
         "a CPU body's Transform is simulation state"
     );
 }
+
+/// A game's own component, for the large world below.
+#[derive(Component, Clone, SimState)]
+struct Charge {
+    value: f32,
+}
+
+/// A large world (three archetypes, 7,000 bodies: past the size at which the hash is split into
+/// pieces hashed on the pool) hashes to the same value on one, two and four threads, equal to the
+/// per-entity states' hash; with NaNs planted in two pieces, the one reported is the body with the
+/// lower `SimId` on every thread count, although its piece comes later in archetype order. Fails
+/// if the pieces' non-finite findings are merged first-found-wins instead of lowest-`SimId`-wins,
+/// or if a piece skips or repeats a row.
+#[test]
+fn a_large_worlds_hash_is_the_same_on_every_thread_count() {
+    use rusting_engine::state::hash::{combine_states, record_state_hash};
+    use rusting_engine::state::{entity_states, world_state_hash};
+    let mut app = rusting_engine::App::default();
+    app.register_sim_component::<Charge>();
+    let world = app.world_mut();
+    let mut charged = Vec::new();
+    let mut plain = Vec::new();
+    for i in 0..7_000u32 {
+        let at = Transform::from_xyz((i % 70) as f32 * 2.0, (i / 70) as f32 * 2.0, 0.0);
+        let body = RigidBody::dynamic(1.0 + (i % 7) as f32);
+        match i % 3 {
+            0 => plain.push(world.spawn((at, body, Collider::sphere(0.5))).id()),
+            1 => charged.push(
+                world
+                    .spawn((at, body, Collider::sphere(0.5), Charge { value: i as f32 }))
+                    .id(),
+            ),
+            _ => {
+                world.spawn((at, body, Collider::cuboid(Vec3::splat(0.5))));
+            }
+        }
+    }
+    let in_pool = |threads: usize, world: &mut World| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| world_state_hash(world))
+    };
+    let reference = combine_states(&entity_states(world), world);
+    for threads in [1, 2, 4] {
+        assert_eq!(
+            in_pool(threads, world),
+            reference,
+            "the hash on {threads} threads differs from the per-entity states' hash"
+        );
+    }
+    // `plain`'s archetype is hashed first, so its NaN (in a late piece) is found first; the
+    // `charged` body was spawned earlier and holds the lower `SimId`, so it is the one reported.
+    let early = charged[40];
+    let late = plain[2_000];
+    let early_id = *world.get::<SimId>(early).unwrap();
+    assert!(early_id < *world.get::<SimId>(late).unwrap());
+    world.get_mut::<Charge>(early).unwrap().value = f32::NAN;
+    world.get_mut::<Transform>(late).unwrap().translation.y = f32::INFINITY;
+    for threads in [1, 2, 4] {
+        world.insert_resource(StateHashes::default());
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| record_state_hash(world, 1, true));
+        let found = world
+            .resource::<StateHashes>()
+            .first_non_finite
+            .clone()
+            .expect("a NaN is planted");
+        assert_eq!(
+            (found.entity, found.component),
+            (Some(early_id), "Charge"),
+            "on {threads} threads"
+        );
+    }
+}

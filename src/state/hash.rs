@@ -273,32 +273,105 @@ type EntityHash = (SimId, u64);
 /// The first NaN or infinity among the entities, in `SimId` order: `(entity, component, field)`.
 type EntityNonFinite = (SimId, &'static str, String);
 
-/// `(sim id, hash)` of every simulation entity, in `SimId` order, and the first non-finite field
-/// among them, from one pass over the archetypes. The pairs are small so that putting them in
-/// order (rarely needed: spawn order is `SimId` order) moves little.
-fn entity_hashes(world: &World) -> (Vec<EntityHash>, Option<EntityNonFinite>) {
-    let hashing = Hashing::of(world);
-    let mut hasher = StateHasher::new();
-    let mut hashes = Vec::new();
-    let mut non_finite: Option<EntityNonFinite> = None;
-    for archetype in world.archetypes().iter() {
-        let Some(plan) = hashing.plan(archetype) else {
-            continue;
+/// Every simulation entity's hash in `SimId` order, and the first non-finite field among them.
+type EntityHashes = (Vec<EntityHash>, Option<EntityNonFinite>);
+
+/// The resources' hash, and the first non-finite field among them: `(resource, field path)`.
+type ResourcesHash = (u64, Option<(&'static str, String)>);
+
+/// How many rows of one archetype one piece of the hash covers.
+const ROWS_PER_PIECE: usize = 256;
+
+/// From this many simulation entities on, the pieces are hashed on rayon's global pool
+/// (`RUSTING_THREADS`); fewer are hashed on the calling thread, where handing pieces out would
+/// cost more than it saves.
+const PARALLEL_FROM: usize = 4096;
+
+/// What one piece of the hash found: its entities' hashes in row order, and its first
+/// non-finite field in `SimId` order.
+#[derive(Default)]
+struct Piece {
+    hashes: Vec<EntityHash>,
+    non_finite: Option<EntityNonFinite>,
+}
+
+/// The pieces of one hash: runs of rows of simulation archetypes, each with its archetype's plan.
+/// Each piece only reads the world, and its result depends on its rows alone, so the pieces may
+/// be hashed on any threads in any order and give the same bytes.
+struct Pieces<'h, 'w> {
+    hashing: &'h Hashing<'w>,
+    pieces: Vec<(&'h Plan<'w>, &'w [ArchetypeEntity])>,
+}
+
+// SAFETY: a `Plan` holds references to the world's columns and sparse sets, whose change ticks
+// sit in `UnsafeCell`s; the hash never touches those ticks and only reads component values
+// (which are `Send + Sync`, as every component is) through a shared borrow of the world, held
+// for the whole hash, so no thread can write while the pieces are read.
+unsafe impl Sync for Pieces<'_, '_> {}
+
+impl Pieces<'_, '_> {
+    /// Hashes piece `k`.
+    fn hash(&self, k: usize) -> Piece {
+        let (plan, rows) = self.pieces[k];
+        let mut hasher = StateHasher::new();
+        let mut piece = Piece {
+            hashes: Vec::with_capacity(rows.len()),
+            non_finite: None,
         };
-        hashes.reserve(archetype.len() as usize);
-        for row in archetype.entities() {
+        for row in rows {
             hasher.clear();
-            if hashing.feed(&plan, row, &mut hasher, None) {
-                let sim_id = hashing.sim_id(&plan, row);
-                hashes.push((sim_id, hasher.finish()));
+            if self.hashing.feed(plan, row, &mut hasher, None) {
+                let sim_id = self.hashing.sim_id(plan, row);
+                piece.hashes.push((sim_id, hasher.finish()));
                 if let Some((component, field)) = hasher.non_finite.take()
-                    && non_finite
+                    && piece
+                        .non_finite
                         .as_ref()
                         .is_none_or(|(first, ..)| sim_id < *first)
                 {
-                    non_finite = Some((sim_id, component, field));
+                    piece.non_finite = Some((sim_id, component, field));
                 }
             }
+        }
+        piece
+    }
+}
+
+/// `(sim id, hash)` of every simulation entity, in `SimId` order, and the first non-finite field
+/// among them. The entities are hashed in pieces of up to [`ROWS_PER_PIECE`] rows, on several
+/// threads for a large world; the pieces are joined in archetype and row order whatever thread
+/// hashed them, so the thread count never changes a hash. The pairs are small so that putting
+/// them in order (rarely needed: spawn order is `SimId` order) moves little.
+fn entity_hashes(world: &World) -> EntityHashes {
+    let hashing = Hashing::of(world);
+    let plans: Vec<(Plan, &[ArchetypeEntity])> = world
+        .archetypes()
+        .iter()
+        .filter_map(|archetype| Some((hashing.plan(archetype)?, archetype.entities())))
+        .collect();
+    let count: usize = plans.iter().map(|(_, rows)| rows.len()).sum();
+    let pieces = Pieces {
+        hashing: &hashing,
+        pieces: plans
+            .iter()
+            .flat_map(|(plan, rows)| rows.chunks(ROWS_PER_PIECE).map(move |run| (plan, run)))
+            .collect(),
+    };
+    let done: Vec<Piece> = if count >= PARALLEL_FROM && rayon::current_num_threads() > 1 {
+        crate::jobs::parallel::parallel_jobs(pieces.pieces.len(), |k, out| out.push(pieces.hash(k)))
+    } else {
+        (0..pieces.pieces.len()).map(|k| pieces.hash(k)).collect()
+    };
+    let mut hashes = Vec::with_capacity(count);
+    let mut non_finite: Option<EntityNonFinite> = None;
+    for piece in done {
+        hashes.extend_from_slice(&piece.hashes);
+        if let Some(found) = piece.non_finite
+            && non_finite
+                .as_ref()
+                .is_none_or(|(first, ..)| found.0 < *first)
+        {
+            non_finite = Some(found);
         }
     }
     if !hashes.is_sorted_by_key(|(sim_id, _)| *sim_id) {
@@ -360,7 +433,7 @@ pub fn entity_states(world: &mut World) -> Vec<EntityState> {
 }
 
 /// The hash of the simulation resources, and the first non-finite value among them.
-pub fn resources_hash(world: &World) -> (u64, Option<(&'static str, String)>) {
+pub fn resources_hash(world: &World) -> ResourcesHash {
     let registry = sim_registry(world);
     let mut h = StateHasher::new();
     for entry in registry
@@ -391,8 +464,19 @@ pub fn world_state_hash(world: &mut World) -> u64 {
 /// [`world_state_hash`] through a shared borrow, for code that only reads the world (a run
 /// condition, such as the per-system probes of `runtime::system_hashes`).
 pub fn world_state_hash_of(world: &World) -> u64 {
-    let (hashes, _) = entity_hashes(world);
-    combine(&hashes, resources_hash(world).0)
+    let ((hashes, _), (resources, _)) = entities_and_resources(world);
+    combine(&hashes, resources)
+}
+
+/// [`entity_hashes`] and [`resources_hash`] of `world`, the two side by side on rayon's pool
+/// when the world is large enough for its entities to be hashed in parallel (a resource can be
+/// as large as a column: the physics id registry holds an entry per body).
+fn entities_and_resources(world: &World) -> (EntityHashes, ResourcesHash) {
+    if rayon::current_num_threads() > 1 && world.entities().len() as usize >= PARALLEL_FROM {
+        rayon::join(|| entity_hashes(world), || resources_hash(world))
+    } else {
+        (entity_hashes(world), resources_hash(world))
+    }
 }
 
 fn combine(hashes: &[EntityHash], resources: u64) -> u64 {
@@ -416,8 +500,8 @@ pub fn combine_states(states: &[EntityState], world: &World) -> u64 {
 /// `check_non_finite` (every determinism mode but `Off`), notes the first NaN or infinity. Called
 /// by the engine's frame stepper after every fixed step.
 pub fn record_state_hash(world: &mut World, tick: u64, check_non_finite: bool) -> u64 {
-    let (entities, entity_non_finite) = entity_hashes(world);
-    let (resources, resource_non_finite) = resources_hash(world);
+    let ((entities, entity_non_finite), (resources, resource_non_finite)) =
+        entities_and_resources(world);
     let hash = combine(&entities, resources);
     let mut hashes = world.resource_mut::<StateHashes>();
     hashes.push(tick, hash);
