@@ -279,7 +279,7 @@ pub(crate) fn run_ticks(
     let played = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         run_headless(app, ticks, script);
     }));
-    app.finish_recording()?;
+    app.finish_recording_file()?;
     if let Err(panic) = played {
         std::panic::resume_unwind(panic);
     }

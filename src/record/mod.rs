@@ -3,7 +3,8 @@
 //!
 //! - `replay` holds [`Replay`] (a recorded session) and its checks; `replay_file` reads and
 //!   writes its files; `replay_compact` the compact `.rply` form; `replay_journal` the append-only journal a
-//!   recording writes as it runs;
+//!   recording writes as it runs, `journal_read` reads it a record at a time and `journal_finish`
+//!   turns it into the compact replay in bounded memory;
 //! - `recorder` holds [`Recorder`] (into memory or a journal) and [`RecordingAppExt`], which
 //!   records an engine `App`;
 //! - `detail` holds [`StateDetail`] (one tick's state down to the field) and [`compare_details`];
@@ -14,6 +15,8 @@
 //! plays a replay or steps an app.
 
 pub mod detail;
+mod journal_finish;
+mod journal_read;
 pub mod recorder;
 pub mod replay;
 pub mod replay_compact;
@@ -25,6 +28,7 @@ pub use detail::{
     ComponentDetail, DetailDifference, EntityDetail, FieldDifference, GpuDetail, StateDetail,
     compare_details,
 };
+pub use journal_finish::WrittenReplay;
 pub use recorder::{Recorder, RecordingAppExt};
 pub use replay::{Replay, ReplayBlame, ReplayError, ReplayFrame};
 pub use replay_compact::ReplaySummary;

@@ -15,6 +15,7 @@ use std::time::Duration;
 use bevy::prelude::World;
 
 use super::detail::StateDetail;
+use super::journal_finish::WrittenReplay;
 use super::replay::{DETAIL_INTERVAL, REPLAY_FORMAT_VERSION, Replay, ReplayError, ReplayFrame};
 use crate::engine::{App, FrameRecorder};
 use crate::jobs::{OutsideEntry, OutsideTick};
@@ -217,16 +218,35 @@ impl Recorder {
         }
     }
 
-    /// The finished replay: the one in memory, or the journal's, written to its target and the
-    /// journal removed.
+    /// The finished replay: the one in memory, or the journal's, written to its target, the
+    /// journal removed, and the target read back (use [`Recorder::finish_file`] to finish a
+    /// recording into a file without holding its replay).
     pub fn finish(self) -> Result<Replay, ReplayError> {
         match self.sink {
             Sink::Memory(replay) => Ok(*replay),
-            Sink::Journal(journal) => match journal.lock() {
-                Ok(mut journal) => journal.finalize(),
-                Err(poisoned) => poisoned.into_inner().finalize(),
-            },
+            Sink::Journal(journal) => {
+                let written = finalize(&journal)?;
+                Replay::load(&written.path)
+            }
         }
+    }
+
+    /// Finishes a recording into a file: the journal written to its target (in memory that does
+    /// not grow with the recording, for a compact target) and removed. `None` for a recording
+    /// into memory, which is dropped.
+    pub fn finish_file(self) -> Result<Option<WrittenReplay>, ReplayError> {
+        match self.sink {
+            Sink::Memory(_) => Ok(None),
+            Sink::Journal(journal) => finalize(&journal).map(Some),
+        }
+    }
+}
+
+/// Finalizes a shared journal, even one whose lock a panic poisoned.
+fn finalize(journal: &super::replay_journal::SharedJournal) -> Result<WrittenReplay, ReplayError> {
+    match journal.lock() {
+        Ok(mut journal) => journal.finalize(),
+        Err(poisoned) => poisoned.into_inner().finalize(),
     }
 }
 
@@ -288,8 +308,16 @@ pub trait RecordingAppExt {
     /// The recording so far, if one is running into memory.
     fn recording(&self) -> Option<&Replay>;
 
-    /// Stops recording and returns the replay (a journal's is written to its target first).
+    /// Stops recording and returns the replay (a journal's is written to its target first, then
+    /// read back whole: see [`RecordingAppExt::finish_recording_file`] for a long recording).
     fn finish_recording(&mut self) -> Result<Option<Replay>, ReplayError>;
+
+    /// Stops a recording into a file ([`RecordingAppExt::start_recording_to`]) and finishes the
+    /// file without reading its replay into memory: a compact target is streamed from the
+    /// journal, so finishing an hour takes no more memory than a minute. Returns where the replay
+    /// is and what it holds; `None`, leaving it running, when the recording is into memory or
+    /// there is none.
+    fn finish_recording_file(&mut self) -> Result<Option<WrittenReplay>, ReplayError>;
 
     /// Stops recording and returns the replay, or `None` when there was no recording or its
     /// journal could not be finished (see [`RecordingAppExt::finish_recording`] for the error).
@@ -330,6 +358,17 @@ impl RecordingAppExt for App {
         self.take_frame_recorder::<Recorder>()
             .map(Recorder::finish)
             .transpose()
+    }
+
+    fn finish_recording_file(&mut self) -> Result<Option<WrittenReplay>, ReplayError> {
+        let into_file = self
+            .frame_recorder::<Recorder>()
+            .is_some_and(|recorder| recorder.replay().is_none());
+        if !into_file {
+            return Ok(None);
+        }
+        self.take_frame_recorder::<Recorder>()
+            .map_or(Ok(None), Recorder::finish_file)
     }
 
     fn stop_recording(&mut self) -> Option<Replay> {

@@ -61,7 +61,42 @@ pub fn to_compact(replay: &Replay) -> Option<Vec<u8>> {
         return None;
     }
     let end_tick = replay.start_tick + replay.hashes.len() as u64;
-    let mut out = Vec::with_capacity(64 + replay.hashes.len() * 8);
+    let mut out = compact_header(replay)?;
+    out.reserve(replay.hashes.len() * 8);
+    let mut grouping = FrameGroups::default();
+    let mut groups = Vec::new();
+    for frame in &replay.frames {
+        groups.extend(grouping.push(frame.real_delta_ns, frame.start_tick, frame.input.as_ref()));
+    }
+    groups.extend(grouping.finish(end_tick).into_iter().flatten());
+    write_varint(&mut out, groups.len() as u64);
+    for group in &groups {
+        write_group(&mut out, group);
+    }
+    write_varint(&mut out, replay.hashes.len() as u64);
+    for (_, hash) in &replay.hashes {
+        let value = u64::from_str_radix(hash, 16).ok()?;
+        out.extend_from_slice(&value.to_le_bytes());
+    }
+    if !replay.details.is_empty() || !replay.outside.is_empty() {
+        write_varint(&mut out, replay.details.len() as u64);
+        for detail in &replay.details {
+            write_detail(&mut out, detail);
+        }
+    }
+    if !replay.outside.is_empty() {
+        write_varint(&mut out, replay.outside.len() as u64);
+        for entered in &replay.outside {
+            write_outside_tick(&mut out, entered);
+        }
+    }
+    Some(out)
+}
+
+/// The compact form's header, up to the frames: magic, version, engine, seed, start tick, scene
+/// and layout. `None` when the scene's cooked hash is not hex (only the JSON form holds that).
+pub(crate) fn compact_header(replay: &Replay) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(64);
     out.extend_from_slice(COMPACT_MAGIC);
     out.extend_from_slice(&replay.format_version.to_le_bytes());
     write_varint(&mut out, replay.engine_version.len() as u64);
@@ -80,59 +115,115 @@ pub fn to_compact(replay: &Replay) -> Option<Vec<u8>> {
         write_varint(&mut out, json.len() as u64);
         out.extend_from_slice(&json);
     }
-    // Group identical frames: (delta, ticks run) with no new input after the first.
-    let ticks_of = |k: usize| {
-        let next = replay.frames.get(k + 1).map_or(end_tick, |f| f.start_tick);
-        next.saturating_sub(replay.frames[k].start_tick)
-    };
-    let mut groups: Vec<(u64, u64, u64, Option<&RuntimeInput>)> = Vec::new();
-    for (k, frame) in replay.frames.iter().enumerate() {
-        let ticks = ticks_of(k);
-        match groups.last_mut() {
-            Some(last)
-                if frame.input.is_none() && last.1 == frame.real_delta_ns && last.2 == ticks =>
-            {
-                last.0 += 1;
-            }
-            _ => groups.push((1, frame.real_delta_ns, ticks, frame.input.as_ref())),
+    Some(out)
+}
+
+/// Frames that repeat, as the compact form writes them: `repeat` frames of `delta` ns running
+/// `ticks` ticks each, the first with `input`.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct FrameGroup<I> {
+    pub repeat: u64,
+    pub delta: u64,
+    pub ticks: u64,
+    pub input: Option<I>,
+}
+
+/// Groups frames one at a time, as they come: a frame joins the group before it when it has the
+/// same delta, runs the same number of ticks and brings no new input. A frame's ticks are known
+/// only when the next frame starts, so it is held until then; the frames' order is never read
+/// back, which is what lets a recording be finished without holding its frames.
+#[derive(Debug)]
+pub(crate) struct FrameGroups<I> {
+    /// The frame whose ticks are not known yet: `(delta, start tick, input)`.
+    waiting: Option<(u64, u64, Option<I>)>,
+    /// The group the waiting frame may join.
+    open: Option<FrameGroup<I>>,
+}
+
+impl<I> Default for FrameGroups<I> {
+    fn default() -> Self {
+        FrameGroups {
+            waiting: None,
+            open: None,
         }
     }
-    write_varint(&mut out, groups.len() as u64);
-    for (repeat, delta, ticks, input) in groups {
-        write_varint(&mut out, repeat);
-        write_varint(&mut out, delta);
-        write_varint(&mut out, ticks);
-        match input {
-            Some(input) => {
-                out.push(1);
-                let json = serde_json::to_vec(input).expect("input always serializes");
-                write_varint(&mut out, json.len() as u64);
-                out.extend_from_slice(&json);
-            }
-            None => out.push(0),
+}
+
+impl<I> FrameGroups<I> {
+    /// Takes the next frame; returns the group it closed, if any.
+    pub fn push(&mut self, delta: u64, start_tick: u64, input: Option<I>) -> Option<FrameGroup<I>> {
+        let closed = self
+            .waiting
+            .take()
+            .and_then(|waiting| self.settle(waiting, start_tick));
+        self.waiting = Some((delta, start_tick, input));
+        closed
+    }
+
+    /// Ends the frames at `end_tick` (the last hashed tick): the last groups, in order.
+    pub fn finish(mut self, end_tick: u64) -> [Option<FrameGroup<I>>; 2] {
+        let closed = self
+            .waiting
+            .take()
+            .and_then(|waiting| self.settle(waiting, end_tick));
+        [closed, self.open.take()]
+    }
+
+    /// Places the waiting frame, whose ticks end at `next`: into the open group, or into a new
+    /// one, closing the open group.
+    fn settle(
+        &mut self,
+        (delta, start, input): (u64, u64, Option<I>),
+        next: u64,
+    ) -> Option<FrameGroup<I>> {
+        let ticks = next.saturating_sub(start);
+        if let Some(open) = &mut self.open
+            && input.is_none()
+            && open.delta == delta
+            && open.ticks == ticks
+        {
+            open.repeat += 1;
+            return None;
         }
+        self.open.replace(FrameGroup {
+            repeat: 1,
+            delta,
+            ticks,
+            input,
+        })
     }
-    write_varint(&mut out, replay.hashes.len() as u64);
-    for (_, hash) in &replay.hashes {
-        let value = u64::from_str_radix(hash, 16).ok()?;
-        out.extend_from_slice(&value.to_le_bytes());
-    }
-    if !replay.details.is_empty() || !replay.outside.is_empty() {
-        write_varint(&mut out, replay.details.len() as u64);
-        for detail in &replay.details {
-            let json = serde_json::to_vec(detail).expect("a detail serializes");
-            write_varint(&mut out, json.len() as u64);
+}
+
+/// Appends a group of frames as the compact form holds it.
+pub(crate) fn write_group<I: std::borrow::Borrow<RuntimeInput>>(
+    out: &mut Vec<u8>,
+    group: &FrameGroup<I>,
+) {
+    write_varint(out, group.repeat);
+    write_varint(out, group.delta);
+    write_varint(out, group.ticks);
+    match &group.input {
+        Some(input) => {
+            out.push(1);
+            let json = serde_json::to_vec(input.borrow()).expect("input always serializes");
+            write_varint(out, json.len() as u64);
             out.extend_from_slice(&json);
         }
+        None => out.push(0),
     }
-    if !replay.outside.is_empty() {
-        write_varint(&mut out, replay.outside.len() as u64);
-        for entered in &replay.outside {
-            write_varint(&mut out, entered.tick);
-            write_outside_entries(&mut out, &entered.entries);
-        }
-    }
-    Some(out)
+}
+
+/// Appends a state detail as the compact form holds it.
+pub(crate) fn write_detail(out: &mut Vec<u8>, detail: &super::detail::StateDetail) {
+    let json = serde_json::to_vec(detail).expect("a detail serializes");
+    write_varint(out, json.len() as u64);
+    out.extend_from_slice(&json);
+}
+
+/// Appends the outside entries of one tick as the compact form holds them.
+pub(crate) fn write_outside_tick(out: &mut Vec<u8>, entered: &OutsideTick) {
+    write_varint(out, entered.tick);
+    write_outside_entries(out, &entered.entries);
 }
 
 /// Appends `entries` as the compact replay and the journal hold them: varint count, then per

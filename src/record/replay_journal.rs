@@ -4,9 +4,10 @@
 //! `session.rply.journal` as a small binary record, and the records of a frame reach the file (a
 //! `write` to the operating system) when the frame ends. Nothing is rewritten and nothing
 //! grows in memory; a frame like the one before it takes one byte and a hash nine, so an hour
-//! writes little more than the compact replay it becomes. When recording ends, the journal is read
-//! back into a [`Replay`], written atomically in the form the target's name asks for (`.rply`
-//! compact, else JSON), and removed.
+//! writes little more than the compact replay it becomes. When recording ends, the journal is written
+//! atomically in the form the target's name asks for and removed: `.rply` by streaming the journal
+//! through in passes (`journal_finish`, in memory that does not grow with the recording), JSON by
+//! reading it back into a [`Replay`] first.
 //!
 //! A journal left by a crash or a `kill -9` is itself a replay: [`Replay::load`] reads it up to its
 //! last complete record (an unfinished last record is what a kill interrupted), so it loses at most
@@ -39,10 +40,10 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use super::journal_finish::{WrittenReplay, finish_compact};
 use super::replay::{Replay, ReplayError, ReplayFrame};
-use super::replay_compact::{read_outside_entry, write_outside_entries, write_varint};
-use crate::jobs::{MAX_OUTSIDE_PER_TICK, OutsideTick};
-use crate::runtime::RuntimeInput;
+use super::replay_compact::{write_outside_entries, write_varint};
+use crate::jobs::OutsideTick;
 
 /// The journal format version.
 pub const JOURNAL_VERSION: u32 = 1;
@@ -50,13 +51,13 @@ pub const JOURNAL_VERSION: u32 = 1;
 /// The first bytes of every journal.
 pub const JOURNAL_MAGIC: &[u8; 4] = b"RJNL";
 
-const FRAME: u8 = 1;
-const SAME_FRAME: u8 = 2;
-const HASH: u8 = 3;
-const REWIND: u8 = 4;
-const HASH_AT: u8 = 5;
-const DETAIL: u8 = 6;
-const OUTSIDE: u8 = 7;
+pub(crate) const FRAME: u8 = 1;
+pub(crate) const SAME_FRAME: u8 = 2;
+pub(crate) const HASH: u8 = 3;
+pub(crate) const REWIND: u8 = 4;
+pub(crate) const HASH_AT: u8 = 5;
+pub(crate) const DETAIL: u8 = 6;
+pub(crate) const OUTSIDE: u8 = 7;
 
 /// The journal beside a recording's target: the target's name with `.journal` added.
 pub fn journal_path(target: &Path) -> PathBuf {
@@ -78,8 +79,8 @@ pub struct Journal {
     last_delta: Option<u64>,
     /// The first write error; recording goes on and finalizing reports it.
     error: Option<String>,
-    /// The replay has been written to the target and the journal removed.
-    finalized: bool,
+    /// What was written to the target, once it was (the journal is removed then).
+    written: Option<WrittenReplay>,
 }
 
 /// A journal shared with the panic hook.
@@ -130,7 +131,7 @@ impl Journal {
             tick: header.start_tick,
             last_delta: None,
             error: None,
-            finalized: false,
+            written: None,
         }));
         if let Ok(mut active) = ACTIVE.lock() {
             *active = Some(Arc::downgrade(&journal));
@@ -141,7 +142,7 @@ impl Journal {
 
     /// Appends the record built in `self.record`.
     fn append(&mut self) {
-        if self.finalized {
+        if self.written.is_some() {
             self.record.clear();
             return;
         }
@@ -227,11 +228,13 @@ impl Journal {
         self.append();
     }
 
-    /// Reads the journal back, writes the replay to the target atomically and removes the
-    /// journal. Returns the replay written; once finalized, returns the target's replay again.
-    pub fn finalize(&mut self) -> Result<Replay, ReplayError> {
-        if self.finalized {
-            return Replay::load(&self.target);
+    /// Writes the replay to the target atomically and removes the journal. A compact target is
+    /// written by streaming the journal through in passes (`journal_finish`: memory does not grow
+    /// with the recording's length); a JSON target, or a replay the compact form cannot hold, is
+    /// read whole first. Once finalized, returns what was written again.
+    pub fn finalize(&mut self) -> Result<WrittenReplay, ReplayError> {
+        if let Some(written) = &self.written {
+            return Ok(written.clone());
         }
         self.flush();
         if let Some(message) = self.error.clone() {
@@ -240,9 +243,21 @@ impl Journal {
                 message: format!("the recording journal could not be written: {message}"),
             });
         }
-        let replay = read_journal(&self.path)?;
-        replay.write(&self.target)?;
-        self.finalized = true;
+        let compact = self.target.extension().is_some_and(|e| e == "rply");
+        let streamed = if compact {
+            finish_compact(&self.path, &self.target)?
+        } else {
+            None
+        };
+        let written = match streamed {
+            Some(written) => written,
+            None => {
+                let replay = read_journal(&self.path)?;
+                replay.write(&self.target)?;
+                WrittenReplay::of(&replay, &self.target)
+            }
+        };
+        self.written = Some(written.clone());
         std::fs::remove_file(&self.path).map_err(|e| ReplayError::Io {
             file: self.path.clone(),
             message: e.to_string(),
@@ -250,7 +265,7 @@ impl Journal {
         if let Ok(mut active) = ACTIVE.try_lock() {
             *active = None;
         }
-        Ok(replay)
+        Ok(written)
     }
 }
 
@@ -296,201 +311,7 @@ pub fn is_journal(bytes: &[u8]) -> bool {
     bytes.starts_with(JOURNAL_MAGIC)
 }
 
-/// Reads the journal at `path` into a replay, up to its last complete record.
-pub fn read_journal(path: &Path) -> Result<Replay, ReplayError> {
-    let bytes = std::fs::read(path).map_err(|e| ReplayError::Io {
-        file: path.to_owned(),
-        message: e.to_string(),
-    })?;
-    from_journal(&bytes, path)
-}
-
-/// Reads a journal; `file` names it in errors. A last record cut short is what a kill interrupted
-/// and is left out.
-pub fn from_journal(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
-    let corrupt = |at: usize, message: &str| ReplayError::Corrupt {
-        file: file.to_owned(),
-        line: 1,
-        column: at + 1,
-        message: format!("recording journal: {message} at byte {at}"),
-    };
-    let mut r = Cursor { bytes, at: 0 };
-    let header = (|| {
-        if r.take(4)? != JOURNAL_MAGIC {
-            return None;
-        }
-        let version = u32::from_le_bytes(r.take(4)?.try_into().ok()?);
-        let length = usize::try_from(r.varint()?).ok()?;
-        Some((version, r.take(length)?))
-    })();
-    let Some((version, json)) = header else {
-        return Err(corrupt(r.at, "no complete header"));
-    };
-    if version != JOURNAL_VERSION {
-        return Err(corrupt(
-            4,
-            &format!("journal version {version} (this engine reads {JOURNAL_VERSION})"),
-        ));
-    }
-    let mut replay: Replay =
-        serde_json::from_slice(json).map_err(|e| corrupt(r.at, &format!("a bad header: {e}")))?;
-    replay.frames.clear();
-    replay.hashes.clear();
-    replay.details.clear();
-    replay.outside.clear();
-    let mut tick = replay.start_tick;
-    let mut last_delta: Option<u64> = None;
-    while r.at < bytes.len() {
-        let start = r.at;
-        // `None`: the record is cut short; everything before it stands.
-        let record = (|| -> Option<Result<(), ReplayError>> {
-            let tag = r.take(1)?[0];
-            Some(match tag {
-                FRAME => {
-                    let delta = r.varint()?;
-                    let start_tick = r.varint()?;
-                    let input = match r.take(1)?[0] {
-                        0 => None,
-                        1 => {
-                            let length = usize::try_from(r.varint()?).ok()?;
-                            let json = r.take(length)?;
-                            match serde_json::from_slice::<RuntimeInput>(json) {
-                                Ok(input) => Some(input),
-                                Err(_) => {
-                                    return Some(Err(corrupt(
-                                        start,
-                                        "an input that does not parse",
-                                    )));
-                                }
-                            }
-                        }
-                        _ => return Some(Err(corrupt(start, "a bad input flag"))),
-                    };
-                    replay.frames.push(ReplayFrame {
-                        real_delta_ns: delta,
-                        start_tick,
-                        input,
-                    });
-                    last_delta = Some(delta);
-                    tick = start_tick;
-                    Ok(())
-                }
-                SAME_FRAME => match last_delta {
-                    Some(delta) => {
-                        replay.frames.push(ReplayFrame {
-                            real_delta_ns: delta,
-                            start_tick: tick,
-                            input: None,
-                        });
-                        Ok(())
-                    }
-                    None => Err(corrupt(start, "a repeated frame with none before it")),
-                },
-                HASH | HASH_AT => {
-                    let at = if tag == HASH {
-                        tick.checked_add(1)
-                    } else {
-                        Some(r.varint()?)
-                    };
-                    let hash = u64::from_le_bytes(r.take(8)?.try_into().ok()?);
-                    match at {
-                        Some(at) => {
-                            replay.hashes.push((at, format!("{hash:016x}")));
-                            tick = at;
-                            Ok(())
-                        }
-                        None => Err(corrupt(start, "a tick that overflows")),
-                    }
-                }
-                DETAIL => {
-                    let length = usize::try_from(r.varint()?).ok()?;
-                    let json = r.take(length)?;
-                    match serde_json::from_slice(json) {
-                        Ok(detail) => {
-                            replay.details.push(detail);
-                            Ok(())
-                        }
-                        Err(_) => Err(corrupt(start, "a state detail that does not parse")),
-                    }
-                }
-                OUTSIDE => {
-                    let at = r.varint()?;
-                    let count = r.varint()?;
-                    if count == 0 || count > MAX_OUTSIDE_PER_TICK as u64 {
-                        return Some(Err(corrupt(
-                            start,
-                            "an outside tick with a bad entry count",
-                        )));
-                    }
-                    let mut entries = Vec::new();
-                    for _ in 0..count {
-                        match read_outside_entry(r.bytes, &mut r.at) {
-                            Some(Ok(entry)) => entries.push(entry),
-                            Some(Err(message)) => return Some(Err(corrupt(start, &message))),
-                            None => return None,
-                        }
-                    }
-                    replay.outside.push(OutsideTick { tick: at, entries });
-                    Ok(())
-                }
-                REWIND => {
-                    let to = r.varint()?;
-                    replay.frames.retain(|frame| frame.start_tick < to);
-                    replay.hashes.retain(|&(t, _)| t <= to);
-                    replay.details.retain(|d| d.tick <= to);
-                    replay.outside.retain(|o| o.tick <= to);
-                    tick = to;
-                    last_delta = None;
-                    Ok(())
-                }
-                _ => Err(corrupt(start, &format!("an unknown record {tag:#04x}"))),
-            })
-        })();
-        match record {
-            None => break,
-            Some(result) => result?,
-        }
-        if replay.frames.len() as u64 > super::replay::max_frames(replay.hashes.len() as u64) {
-            return Err(corrupt(
-                start,
-                "more frames than a replay of its ticks may hold",
-            ));
-        }
-    }
-    // Outside results are written before their tick runs: a journal cut during that tick holds
-    // them without the tick's hash. The tick never finished, so they never counted.
-    let end = replay.end_tick();
-    replay.outside.retain(|entered| entered.tick <= end);
-    Ok(replay)
-}
-
-/// Reads a journal's bytes; every read is checked, `None` past the end.
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len())?;
-        let slice = &self.bytes[self.at..end];
-        self.at = end;
-        Some(slice)
-    }
-
-    fn varint(&mut self) -> Option<u64> {
-        let mut value = 0u64;
-        for shift in (0..64).step_by(7) {
-            let byte = self.take(1)?[0];
-            value |= ((byte & 0x7f) as u64) << shift;
-            if byte & 0x80 == 0 {
-                return Some(value);
-            }
-        }
-        // An overlong number: treated as a cut record, which stops reading.
-        None
-    }
-}
+pub use super::journal_read::{from_journal, read_journal};
 
 #[cfg(test)]
 mod tests {
@@ -565,8 +386,8 @@ mod tests {
             error.to_string().contains("an unknown record 0x7f"),
             "{error}"
         );
-        let replay = journal.lock().unwrap().finalize().unwrap();
-        assert_eq!(replay, whole);
+        let written = journal.lock().unwrap().finalize().unwrap();
+        assert_eq!((written.frames, written.ticks), (3, 3));
         assert!(!journal_path(&target).exists());
         assert_eq!(Replay::load(&target).unwrap(), whole);
         std::fs::remove_dir_all(&dir).unwrap();

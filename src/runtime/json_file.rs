@@ -55,17 +55,49 @@ fn refuse_special(path: &Path) -> std::io::Result<()> {
     }
 }
 
+/// Writes to `path` through a temporary file beside it and a rename, as [`write_atomically`] does,
+/// with `write` streaming the contents into a buffered writer: for a file too large to build in
+/// memory first. `io_error` turns an I/O error into the caller's error; the temporary file is
+/// removed on every error, `write`'s own included.
+pub fn write_atomically_with<E>(
+    path: &Path,
+    io_error: impl Fn(std::io::Error) -> E,
+    write: impl FnOnce(&mut dyn std::io::Write) -> Result<(), E>,
+) -> Result<(), E> {
+    refuse_special(path).map_err(&io_error)?;
+    let temporary = temporary_beside(path);
+    let written = (|| {
+        let file = std::fs::File::create(&temporary).map_err(&io_error)?;
+        let mut out = std::io::BufWriter::with_capacity(64 * 1024, file);
+        write(&mut out)?;
+        out.into_inner()
+            .map_err(|e| io_error(e.into_error()))?
+            .sync_all()
+            .map_err(&io_error)?;
+        std::fs::rename(&temporary, path).map_err(&io_error)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
+/// The temporary file a write to `path` goes through: hidden, beside it, named for this process.
+fn temporary_beside(path: &Path) -> std::path::PathBuf {
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "file".into());
+    path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()))
+}
+
 /// Writes `bytes` to `path` through a temporary file beside it and a rename, so a reader never
 /// sees half a file. Refuses a `path` that exists and is not a regular file (a symbolic link,
 /// directory or device would be replaced by the rename), and removes the temporary file on every
 /// error.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     refuse_special(path)?;
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "file".into());
-    let temporary = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
+    let temporary = temporary_beside(path);
     std::fs::write(&temporary, bytes)
         .and_then(|()| std::fs::rename(&temporary, path))
         .inspect_err(|_| {
