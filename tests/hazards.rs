@@ -305,7 +305,7 @@ fn a_snapshot_of_another_layout_is_refused_naming_the_field() {
     tick_hashes(&mut recording, 5);
     let replay = recording.finish_recording().unwrap().unwrap();
     let compact = from_compact(&to_compact(&replay).unwrap(), "mem.rply".as_ref()).unwrap();
-    assert_eq!(compact, replay);
+    assert_eq!(compact, replay.clone().with_short_hashes());
     let error = play_replay(&compact, &mut armour_app(ArmourV2 { value: 1.0 }))
         .unwrap_err()
         .to_string();

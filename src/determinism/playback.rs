@@ -11,11 +11,12 @@ use std::time::Duration;
 use crate::engine::SimulationHost;
 use crate::jobs::OutsideQueue;
 use crate::record::detail::{StateDetail, compare_details};
-use crate::record::replay::{Replay, ReplayBlame, ReplayError};
+use crate::record::replay::{
+    Replay, ReplayBlame, ReplayError, recorded_form, recorded_hash_matches,
+};
 use crate::runtime::{RandomSeed, TickAccumulator, TimeControl};
 use crate::scene::SceneIdentity;
 use crate::state::StateHashes;
-use crate::state::hasher::hex;
 
 /// How far playback of a replay has got.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -124,15 +125,18 @@ impl Replay {
         }
         let hashes = app.world().resource::<StateHashes>();
         for tick in before + 1..=app.ticks_done() {
-            let computed = hashes.get(tick).map(hex).unwrap_or_default();
+            let computed = hashes.get(tick);
             match self.hashes.get(cursor.checked) {
                 Some((recorded_tick, recorded))
-                    if *recorded_tick == tick && *recorded == computed => {}
+                    if *recorded_tick == tick
+                        && computed.is_some_and(|c| recorded_hash_matches(recorded, c)) => {}
                 Some((_, recorded)) => {
                     return Err(ReplayError::Diverged {
                         tick,
                         recorded: recorded.clone(),
-                        computed,
+                        computed: computed
+                            .map(|c| recorded_form(recorded, c))
+                            .unwrap_or_default(),
                         blame: None,
                     });
                 }

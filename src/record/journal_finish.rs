@@ -20,7 +20,8 @@ use std::path::{Path, PathBuf};
 use super::journal_read::{JournalReader, Record};
 use super::replay::{Replay, ReplayError, max_frames};
 use super::replay_compact::{
-    FrameGroups, compact_header, write_detail, write_group, write_outside_tick, write_varint,
+    FrameGroups, compact_header, short_hash, write_detail, write_group, write_outside_tick,
+    write_varint,
 };
 use crate::runtime::RuntimeInput;
 use crate::runtime::json_file::write_atomically_with;
@@ -267,7 +268,7 @@ fn write_sections(
     let mut pass = Survivors::open(journal, rewinds)?;
     while let Some(record) = pass.next()? {
         if let Record::Hash { hash, .. } = record {
-            bytes.extend_from_slice(&hash.to_le_bytes());
+            bytes.extend_from_slice(&short_hash(hash));
             emit(&mut bytes)?;
             written += 1;
         }

@@ -21,8 +21,33 @@ use crate::runtime::{InputScript, RuntimeInput};
 use crate::scene::SceneIdentity;
 use crate::state::LayoutFingerprint;
 
-/// The replay format version this engine writes and reads.
-pub const REPLAY_FORMAT_VERSION: u32 = 1;
+/// The replay format version this engine writes. It reads every version from
+/// [`FIRST_REPLAY_FORMAT_VERSION`] on.
+///
+/// Version 2 lets a replay keep each tick's hash short: the compact form holds the low 32 bits of
+/// every tick's hash (8 hex digits) where version 1 held all 64 (16 digits), which halves its size.
+/// A divergence is still found at its first tick unless the two hashes there agree in those 32 bits
+/// (one chance in about four billion), and then at the next. The JSON form and the journal keep
+/// whole hashes.
+pub const REPLAY_FORMAT_VERSION: u32 = 2;
+
+/// The oldest replay format version this engine reads (64-bit hashes only).
+pub const FIRST_REPLAY_FORMAT_VERSION: u32 = 1;
+
+/// Whether `recorded`, a hash as a replay holds it (16 hex digits, or the low 32 bits as 8),
+/// is `computed`'s.
+pub fn recorded_hash_matches(recorded: &str, computed: u64) -> bool {
+    *recorded == recorded_form(recorded, computed)
+}
+
+/// `computed` written as wide as `recorded` is: 16 hex digits, or the low 32 bits as 8.
+pub fn recorded_form(recorded: &str, computed: u64) -> String {
+    if recorded.len() == 8 {
+        format!("{:08x}", computed as u32)
+    } else {
+        format!("{computed:016x}")
+    }
+}
 
 /// Frames a replay may hold beyond 64 a tick: about 28 minutes of 60 frames a second in which no
 /// tick ran (a paused game).
@@ -51,7 +76,8 @@ pub struct ReplayFrame {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Replay {
-    /// Always [`REPLAY_FORMAT_VERSION`].
+    /// The format version: [`REPLAY_FORMAT_VERSION`] when recorded by this engine, or an older
+    /// one it reads (from [`FIRST_REPLAY_FORMAT_VERSION`]).
     pub format_version: u32,
     /// The engine version that recorded it.
     pub engine_version: String,
@@ -64,7 +90,8 @@ pub struct Replay {
     pub scene: Option<SceneIdentity>,
     /// The frames, in order.
     pub frames: Vec<ReplayFrame>,
-    /// `(tick, hash)` after every recorded tick, hashes as 16 hex digits.
+    /// `(tick, hash)` after every recorded tick, hashes as 16 hex digits, or as the low 32 bits in
+    /// 8 (what the compact form keeps, from version 2; see [`recorded_hash_matches`]).
     pub hashes: Vec<(u64, String)>,
     /// The state down to the field at sparse ticks (frame ends about every
     /// [`DETAIL_INTERVAL`] ticks), so a divergence found in playback is blamed on an entity,
@@ -138,13 +165,13 @@ pub enum ReplayError {
         message: String,
     },
     /// A replay of another format version.
-    #[error("{file}: replay format_version {found} is not supported (this engine reads {supported})", file = file.display())]
+    #[error("{file}: replay format_version {found} is not supported (this engine reads versions {FIRST_REPLAY_FORMAT_VERSION} to {supported})", file = file.display())]
     Version {
         /// The replay file.
         file: PathBuf,
         /// What the replay says.
         found: u32,
-        /// What this engine reads.
+        /// The newest version this engine reads.
         supported: u32,
     },
     /// The replay parses but cannot be played: its frames and hashes disagree, or it claims more
@@ -218,7 +245,7 @@ impl Replay {
             place,
             message,
         };
-        if self.format_version != REPLAY_FORMAT_VERSION {
+        if !(FIRST_REPLAY_FORMAT_VERSION..=REPLAY_FORMAT_VERSION).contains(&self.format_version) {
             return Err(ReplayError::Version {
                 file: file.to_owned(),
                 found: self.format_version,
@@ -237,10 +264,23 @@ impl Replay {
                     ),
                 ));
             }
-            if hash.len() != 16 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+            // Every hash as wide as the first: 16 hex digits, or (from version 2) 8.
+            let width = self.hashes[0].1.len();
+            let widths_allowed = if self.format_version >= 2 {
+                "16 or 8"
+            } else {
+                "16"
+            };
+            if !(width == 16 || (width == 8 && self.format_version >= 2)) {
                 return Err(invalid(
                     format!("hashes[{k}]"),
-                    format!("`{hash}` is not a hash of 16 hex digits"),
+                    format!("`{hash}` is not a hash of {widths_allowed} hex digits"),
+                ));
+            }
+            if hash.len() != width || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(invalid(
+                    format!("hashes[{k}]"),
+                    format!("`{hash}` is not a hash of {width} hex digits, as hashes[0] is"),
                 ));
             }
         }
@@ -335,6 +375,18 @@ impl Replay {
 }
 
 impl Replay {
+    /// The replay as the compact form keeps it: each hash's low 32 bits (8 hex digits), under
+    /// this engine's format version. What `Replay::load` gives back after a `.rply` is written.
+    pub fn with_short_hashes(mut self) -> Replay {
+        for (_, hash) in &mut self.hashes {
+            if let Ok(value) = u64::from_str_radix(hash, 16) {
+                *hash = format!("{:08x}", value as u32);
+            }
+        }
+        self.format_version = REPLAY_FORMAT_VERSION;
+        self
+    }
+
     /// The tick the recording ended on.
     pub fn end_tick(&self) -> u64 {
         self.hashes

@@ -1,4 +1,4 @@
-//! The compact binary form of a [`Replay`]: about eight bytes a tick.
+//! The compact binary form of a [`Replay`]: about four bytes a tick.
 //!
 //! Layout (integers little-endian, `varint` = LEB128):
 //!
@@ -9,7 +9,8 @@
 //! varint group count, then per group of identical frames:
 //!   varint repeat, varint real delta (ns), varint ticks each frame ran,
 //!   u8 has_input, [varint length + RuntimeInput JSON] (only on the group's first frame)
-//! then varint hash count and one u64 per tick (ticks follow on from the start tick),
+//! then varint hash count and one u32 per tick, the low 32 bits of its hash (ticks follow on from
+//! the start tick; version 1 held a whole u64 a tick, and is still read),
 //! then, when the replay holds state details or outside entries, varint detail count and per
 //! detail varint length + the StateDetail as JSON,
 //! then, when it holds outside entries, varint outside tick count and per tick varint tick,
@@ -17,12 +18,14 @@
 //! ```
 //!
 //! Frames that repeat (same delta, same tick count, no new input) collapse into one group, and the
-//! ticks of the hashes are implied, so a minute at 60 Hz takes about 29 KB, nearly all of it the
-//! 3600 hashes. This module must never accept a malformed file silently: every read is checked.
+//! ticks of the hashes are implied, so a minute at 60 Hz takes about 15 KB before its state
+//! details, nearly all of it the 3600 hashes. This module must never accept a malformed file silently: every read is checked.
 
 use std::path::Path;
 
-use super::replay::{REPLAY_FORMAT_VERSION, Replay, ReplayError, ReplayFrame};
+use super::replay::{
+    FIRST_REPLAY_FORMAT_VERSION, REPLAY_FORMAT_VERSION, Replay, ReplayError, ReplayFrame,
+};
 use crate::jobs::{
     MAX_CHANNEL_BYTES, MAX_OUTSIDE_BYTES, MAX_OUTSIDE_PER_TICK, OutsideEntry, OutsideTick,
 };
@@ -76,7 +79,7 @@ pub fn to_compact(replay: &Replay) -> Option<Vec<u8>> {
     write_varint(&mut out, replay.hashes.len() as u64);
     for (_, hash) in &replay.hashes {
         let value = u64::from_str_radix(hash, 16).ok()?;
-        out.extend_from_slice(&value.to_le_bytes());
+        out.extend_from_slice(&short_hash(value));
     }
     if !replay.details.is_empty() || !replay.outside.is_empty() {
         write_varint(&mut out, replay.details.len() as u64);
@@ -93,12 +96,17 @@ pub fn to_compact(replay: &Replay) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// The compact form's header, up to the frames: magic, version, engine, seed, start tick, scene
-/// and layout. `None` when the scene's cooked hash is not hex (only the JSON form holds that).
+/// A tick's hash as the compact form (version 2) keeps it: its low 32 bits, little-endian.
+pub(crate) fn short_hash(hash: u64) -> [u8; 4] {
+    (hash as u32).to_le_bytes()
+}
+
+/// The compact form's header, up to the frames: magic, version (always this engine's: the hashes
+/// that follow are short), engine, seed, start tick, scene and layout. `None` when the scene's cooked hash is not hex (only the JSON form holds that).
 pub(crate) fn compact_header(replay: &Replay) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(64);
     out.extend_from_slice(COMPACT_MAGIC);
-    out.extend_from_slice(&replay.format_version.to_le_bytes());
+    out.extend_from_slice(&REPLAY_FORMAT_VERSION.to_le_bytes());
     write_varint(&mut out, replay.engine_version.len() as u64);
     out.extend_from_slice(replay.engine_version.as_bytes());
     out.extend_from_slice(&replay.seed.to_le_bytes());
@@ -412,7 +420,7 @@ fn parse(bytes: &[u8], file: &Path) -> Result<(Replay, Vec<Group>), ReplayError>
         return Err(r.corrupt("not a compact replay"));
     }
     let format_version = u32::from_le_bytes(r.take(4)?.try_into().expect("four bytes"));
-    if format_version != REPLAY_FORMAT_VERSION {
+    if !(FIRST_REPLAY_FORMAT_VERSION..=REPLAY_FORMAT_VERSION).contains(&format_version) {
         return Err(ReplayError::Version {
             file: file.to_owned(),
             found: format_version,
@@ -485,8 +493,10 @@ fn parse(bytes: &[u8], file: &Path) -> Result<(Replay, Vec<Group>), ReplayError>
             input,
         });
     }
+    // Version 1 kept every hash whole; from version 2, its low 32 bits.
+    let hash_bytes = if format_version == 1 { 8 } else { 4 };
     let count = r.varint()?;
-    if count > ((bytes.len() - r.at) / 8) as u64 {
+    if count > ((bytes.len() - r.at) / hash_bytes) as u64 {
         return Err(r.corrupt("more hashes than bytes"));
     }
     if start_tick.checked_add(count).is_none() {
@@ -506,7 +516,13 @@ fn parse(bytes: &[u8], file: &Path) -> Result<(Replay, Vec<Group>), ReplayError>
     }
     let mut hashes = Vec::with_capacity(count as usize);
     for k in 0..count {
-        hashes.push((start_tick + k + 1, format!("{:016x}", r.u64()?)));
+        let hash = if hash_bytes == 8 {
+            format!("{:016x}", r.u64()?)
+        } else {
+            let low = u32::from_le_bytes(r.take(4)?.try_into().expect("four bytes"));
+            format!("{low:08x}")
+        };
+        hashes.push((start_tick + k + 1, hash));
     }
     let mut details = Vec::new();
     if r.at < bytes.len() {
@@ -598,8 +614,18 @@ mod tests {
 
     /// A compact replay's header (no engine version, no scene) followed by `groups` and `hashes`.
     fn crafted(start_tick: u64, groups: &[(u64, u64, u64)], hashes: u64) -> Vec<u8> {
+        crafted_as(REPLAY_FORMAT_VERSION, start_tick, groups, hashes)
+    }
+
+    /// [`crafted`] in format `version`: whole hashes in version 1, their low 32 bits after.
+    fn crafted_as(
+        version: u32,
+        start_tick: u64,
+        groups: &[(u64, u64, u64)],
+        hashes: u64,
+    ) -> Vec<u8> {
         let mut out = COMPACT_MAGIC.to_vec();
-        out.extend_from_slice(&REPLAY_FORMAT_VERSION.to_le_bytes());
+        out.extend_from_slice(&version.to_le_bytes());
         write_varint(&mut out, 0);
         out.extend_from_slice(&7u64.to_le_bytes());
         write_varint(&mut out, start_tick);
@@ -613,9 +639,37 @@ mod tests {
         }
         write_varint(&mut out, hashes);
         for k in 0..hashes {
-            out.extend_from_slice(&k.to_le_bytes());
+            let hash = (k << 40) | 0xabc0 | k;
+            if version == 1 {
+                out.extend_from_slice(&hash.to_le_bytes());
+            } else {
+                out.extend_from_slice(&(hash as u32).to_le_bytes());
+            }
         }
         out
+    }
+
+    /// A version 1 file (whole hashes) still reads, its hashes whole; the same replay in this
+    /// engine's version holds each hash's low 32 bits, and a version past it is refused naming
+    /// both. Fails if the reader takes every version's hashes at one width.
+    #[test]
+    fn both_hash_widths_read() {
+        let file = Path::new("old.rply");
+        let old = from_compact(&crafted_as(1, 10, &[(3, 5, 1)], 3), file).unwrap();
+        assert_eq!(old.format_version, 1);
+        assert_eq!(
+            old.hashes[2],
+            (13, format!("{:016x}", (2u64 << 40) | 0xabc2))
+        );
+        let new = from_compact(&crafted(10, &[(3, 5, 1)], 3), file).unwrap();
+        assert_eq!(new.hashes[2], (13, "0000abc2".to_owned()));
+        assert_eq!(old.with_short_hashes(), new);
+        let error = from_compact(&crafted_as(3, 10, &[(3, 5, 1)], 3), file).unwrap_err();
+        assert!(
+            error.to_string().contains("format_version 3")
+                && error.to_string().contains("versions 1 to 2"),
+            "{error}"
+        );
     }
 
     /// Arithmetic a crafted file controls is checked: a repeat count near `u64::MAX` after other

@@ -683,7 +683,8 @@ fn run_records_and_replay_plays_back_and_determinism_takes_a_replay() {
     );
 
     let mut replay = rusting_engine::record::Replay::load(&session).unwrap();
-    replay.hashes[40].1 = "00000000deadbeef".into();
+    // A compact recording keeps the low 32 bits of each hash: 8 hex digits.
+    replay.hashes[40].1 = "deadbeef".into();
     let tampered = root.join("tampered.replay.json");
     replay.write(&tampered).unwrap();
     let diverged = rusting(&[

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use rusting_engine::game::project::Project;
+use rusting_engine::record::replay::{recorded_form, recorded_hash_matches};
 use rusting_engine::record::{Replay, StateHashReport};
 use rusting_engine::runtime::InputScript;
 use rusting_engine::scene::{LocatedScene, SceneIdentity};
@@ -103,7 +104,9 @@ pub fn input(request: &Request, project: &Project, work: &Path) -> Result<Input,
     })
 }
 
-/// The first tick at which `report` disagrees with the hashes `replay` recorded.
+/// The first tick at which `report` disagrees with the hashes `replay` recorded: `(tick,
+/// recorded, computed)`, the computed hash as wide as the recorded one (a compact replay keeps
+/// the low 32 bits).
 pub fn against_recording(
     replay: &Replay,
     report: &StateHashReport,
@@ -115,7 +118,12 @@ pub fn against_recording(
         .collect();
     report.ticks.iter().find_map(|tick| {
         let want = recorded.get(&tick.tick)?;
-        (**want != tick.hash).then(|| (tick.tick, (*want).clone(), tick.hash.clone()))
+        let computed = match u64::from_str_radix(&tick.hash, 16) {
+            Ok(computed) if recorded_hash_matches(want, computed) => return None,
+            Ok(computed) => recorded_form(want, computed),
+            Err(_) => tick.hash.clone(),
+        };
+        Some((tick.tick, (*want).clone(), computed))
     })
 }
 
