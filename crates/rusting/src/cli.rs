@@ -1,6 +1,6 @@
 //! The command-line grammar (clap derive): the doc comments here are the `--help` text.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -60,6 +60,15 @@ enum Command {
         /// A recorded session whose frames and input to feed every run.
         #[arg(long)]
         replay: Option<PathBuf>,
+        /// With --replay: run up to this tick of the recording (its start tick plus the ticks
+        /// run), to check the first minutes of a long recording.
+        #[arg(
+            long,
+            value_name = "TICK",
+            requires = "replay",
+            conflicts_with = "ticks"
+        )]
+        until: Option<u64>,
         /// The cargo target directory the builds share (default: the project's `target`).
         #[arg(long)]
         target_dir: Option<PathBuf>,
@@ -94,6 +103,15 @@ enum Command {
         /// Play this replay headless instead, failing at the first tick that differs.
         #[arg(long)]
         replay: Option<PathBuf>,
+        /// With --replay: play up to this tick of the recording (its start tick plus the ticks
+        /// played).
+        #[arg(
+            long,
+            value_name = "TICK",
+            requires = "replay",
+            conflicts_with = "ticks"
+        )]
+        until: Option<u64>,
         /// Run every tick as a frame of its own, re-simulated from a snapshot this many ticks back
         /// (headless with --ticks, or in the window).
         #[arg(long, conflicts_with_all = ["record", "replay"])]
@@ -226,12 +244,14 @@ impl Cli {
                 ticks,
                 script,
                 replay,
+                until,
                 target_dir,
                 repeat,
                 report,
             }) => determinism::check(&determinism::Request {
                 project,
                 ticks: *ticks,
+                until: *until,
                 script: script.as_deref(),
                 replay: replay.as_deref(),
                 target_dir: target_dir.as_deref(),
@@ -273,6 +293,7 @@ impl Cli {
                 script,
                 record,
                 replay,
+                until,
                 synctest,
                 hashes_out,
                 detail_ticks,
@@ -280,21 +301,24 @@ impl Cli {
                 debug,
                 target_dir,
                 ..
-            }) if session_out.is_none() => run::run(&run::Request {
-                project,
-                headless: *headless,
-                ticks: *ticks,
-                script: script.as_deref(),
-                record: record.as_deref(),
-                replay: replay.as_deref(),
-                session_replay: None,
-                view: false,
-                synctest: *synctest,
-                hashes_out: hashes_out.as_deref(),
-                detail_ticks: detail_ticks.as_deref(),
-                debug: *debug,
-                target_dir: target_dir.as_deref(),
-            }),
+            }) if session_out.is_none() => until_as_ticks(replay.as_deref(), *until, *ticks)
+                .and_then(|ticks| {
+                    run::run(&run::Request {
+                        project,
+                        headless: *headless,
+                        ticks,
+                        script: script.as_deref(),
+                        record: record.as_deref(),
+                        replay: replay.as_deref(),
+                        session_replay: None,
+                        view: false,
+                        synctest: *synctest,
+                        hashes_out: hashes_out.as_deref(),
+                        detail_ticks: detail_ticks.as_deref(),
+                        debug: *debug,
+                        target_dir: target_dir.as_deref(),
+                    })
+                }),
             Some(Command::Run { .. }) => Err(crate::exit::Failure::bad_input(
                 "NET_INVALID",
                 "--session-out writes a multiplayer session's replay: use it with --net or \
@@ -395,5 +419,21 @@ impl Cli {
                 failure.outcome.code()
             }
         }
+    }
+}
+
+/// `run --replay FILE --until TICK` as the ticks to play (`--ticks` as given otherwise).
+fn until_as_ticks(
+    replay: Option<&Path>,
+    until: Option<u64>,
+    ticks: Option<u64>,
+) -> Result<Option<u64>, crate::exit::Failure> {
+    match (replay, until) {
+        (Some(file), Some(until)) => replay::Bound {
+            ticks: None,
+            until: Some(until),
+        }
+        .ticks_of_file(file),
+        _ => Ok(ticks),
     }
 }

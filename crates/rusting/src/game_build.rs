@@ -357,14 +357,7 @@ impl RunProgress {
         let Some((done, total)) = progress_line(line) else {
             return false;
         };
-        let bar = self.bar.get_or_insert_with(|| {
-            let bar = ProgressBar::new(total);
-            bar.set_style(
-                ProgressStyle::with_template("{bar:40} {pos}/{len} ticks [{elapsed}, {eta} left]")
-                    .expect("the template is valid"),
-            );
-            bar
-        });
+        let bar = self.bar.get_or_insert_with(|| tick_bar(total, ""));
         bar.set_position(done);
         true
     }
@@ -374,6 +367,17 @@ impl RunProgress {
             bar.finish_and_clear();
         }
     }
+}
+
+/// A bar of `total` ticks on standard error, after `label`.
+pub fn tick_bar(total: u64, label: &str) -> ProgressBar {
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template("{prefix}{bar:40} {pos}/{len} ticks [{elapsed}, {eta} left]")
+            .expect("the template is valid"),
+    );
+    bar.set_prefix(label.to_owned());
+    bar
 }
 
 /// `(done, total)` from a line `rusting-progress <done> <total>`.

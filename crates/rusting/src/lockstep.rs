@@ -177,12 +177,13 @@ pub enum Ending {
 
 /// Starts every planned run and steps them in lockstep until they end or one differs; details are
 /// written into `work`. With `reference` (an earlier run's lane of the same first configuration),
-/// every run must also announce the reference's hash. Returns how it ended and every hash each
-/// run announced.
+/// every run must also announce the reference's hash. `progress` is moved to every tick all runs
+/// agree on. Returns how it ended and every hash each run announced.
 pub fn run(
     planned: Vec<Planned>,
     work: &Path,
     reference: Option<&[(u64, u64)]>,
+    progress: Option<&indicatif::ProgressBar>,
 ) -> Result<(Ending, Lanes), Failure> {
     let reference: Option<BTreeMap<u64, u64>> =
         reference.map(|lane| lane.iter().copied().collect());
@@ -256,6 +257,9 @@ pub fn run(
             None => hash.clone(),
         };
         let Some(differs) = (0..runs.len()).find(|&k| hash_of(k) != Some(wanted.as_str())) else {
+            if let Some(bar) = progress {
+                bar.set_position(tick);
+            }
             for run in &mut runs {
                 run.send("next")?;
             }

@@ -182,6 +182,56 @@ pub struct Bound {
     pub until: Option<u64>,
 }
 
+impl Bound {
+    /// The ticks to play of the replay `file`, which starts at tick `start` and holds `recorded`
+    /// ticks: `None` for all of them. `--until` at or before the start, and `--ticks 0`, are
+    /// `TICKS_INVALID`, naming the ticks the replay holds.
+    pub fn ticks_of(self, file: &Path, start: u64, recorded: u64) -> Result<Option<u64>, Failure> {
+        let ticks = match self {
+            Bound {
+                until: Some(until), ..
+            } => {
+                if until <= start {
+                    return Err(Failure::bad_input(
+                        "TICKS_INVALID",
+                        format!(
+                            "--until {until}: {} starts at tick {start} and holds ticks {} to {}",
+                            file.display(),
+                            start.saturating_add(1),
+                            start.saturating_add(recorded)
+                        ),
+                    ));
+                }
+                Some(until - start)
+            }
+            Bound { ticks, .. } => ticks,
+        }
+        .filter(|&ticks| ticks < recorded);
+        if ticks == Some(0) {
+            return Err(Failure::bad_input(
+                "TICKS_INVALID",
+                "--ticks 0: nothing to play",
+            ));
+        }
+        Ok(ticks)
+    }
+
+    /// [`Bound::ticks_of`] for the replay at `file`, read as `replay info` reads it (in memory
+    /// that does not grow with its frames).
+    pub fn ticks_of_file(self, file: &Path) -> Result<Option<u64>, Failure> {
+        if self.ticks.is_none() && self.until.is_none() {
+            return Ok(None);
+        }
+        let summary = Replay::summarize(file)
+            .map_err(|e| Failure::bad_input("REPLAY_INVALID", e.to_string()))?;
+        self.ticks_of(
+            file,
+            summary.replay.start_tick,
+            summary.replay.hashes.len() as u64,
+        )
+    }
+}
+
 /// Builds the game in `project` and plays `file` into it headless (only as far as `bound` says),
 /// or with `window` shows it in the game's window (the replay viewer: pause, step and seek; no
 /// live input).
@@ -234,32 +284,7 @@ pub fn play(
         summary.replay.start_tick,
         summary.replay.hashes.len() as u64,
     );
-    let ticks = match bound {
-        Bound {
-            until: Some(until), ..
-        } => {
-            if until <= start {
-                return Err(Failure::bad_input(
-                    "TICKS_INVALID",
-                    format!(
-                        "--until {until}: {} starts at tick {start} and holds ticks {} to {}",
-                        file.display(),
-                        start + 1,
-                        start + recorded
-                    ),
-                ));
-            }
-            Some(until - start)
-        }
-        Bound { ticks, .. } => ticks,
-    }
-    .filter(|&ticks| ticks < recorded);
-    if ticks == Some(0) {
-        return Err(Failure::bad_input(
-            "TICKS_INVALID",
-            "--ticks 0: nothing to play",
-        ));
-    }
+    let ticks = bound.ticks_of(file, start, recorded)?;
     let played = crate::run::run(&crate::run::Request {
         project: project_dir,
         headless: !window,

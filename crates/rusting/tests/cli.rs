@@ -628,7 +628,9 @@ fn determinism_refuses_a_replay_of_another_scene() {
 /// `run` records a headless session of the starter, `replay play` plays it back, a tampered copy
 /// is reported as `REPLAY_DIVERGED` at its tick, and `determinism --replay` feeds the session to
 /// every configuration. `replay play --ticks 30` plays the tampered copy's first 30 ticks and
-/// passes; `--until 50` still finds tick 41. A headless synctest without `--ticks` is refused with
+/// passes; `--until 50` still finds tick 41; `run --replay --until 30` and `determinism --replay
+/// --until 30` pass on it too, and `determinism --until 50` names tick 41 with the recording's
+/// 32-bit hash (the compact form's). A headless synctest without `--ticks` is refused with
 /// `TICKS_REQUIRED` (before anything builds). Fails if `run` drops a `RUSTING_*` variable on the
 /// way to the game, or if playback ignores the bound (seen: `REPLAY_DIVERGED` at tick 41 with
 /// `--ticks 30`).
@@ -724,6 +726,51 @@ fn run_records_and_replay_plays_back_and_determinism_takes_a_replay() {
     let stderr = String::from_utf8_lossy(&past.stderr);
     assert_eq!(past.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("tick 41"), "{stderr}");
+    // `run --replay` and `determinism --replay` take the same bound; the recording's hashes are
+    // its low 32 bits, and `determinism` compares its runs' whole hashes with them as such.
+    let run = rusting(&[
+        "run",
+        starter,
+        "--replay",
+        tampered.to_str().unwrap(),
+        "--until",
+        "30",
+        "--target-dir",
+        target,
+    ]);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("its first 30 recorded ticks"), "{stdout}");
+    let determinism = |until: &str| {
+        rusting(&[
+            "determinism",
+            starter,
+            "--replay",
+            tampered.to_str().unwrap(),
+            "--until",
+            until,
+            "--repeat",
+            "1",
+            "--target-dir",
+            target,
+        ])
+    };
+    let before = determinism("30");
+    let stdout = String::from_utf8_lossy(&before.stdout);
+    assert_eq!(
+        before.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&before.stderr)
+    );
+    assert!(stdout.contains("agree on all 30 ticks"), "{stdout}");
+    let past = determinism("50");
+    let stderr = String::from_utf8_lossy(&past.stderr);
+    assert_eq!(past.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("REPLAY_DIVERGED: tick 41: ") && stderr.contains("recorded deadbeef"),
+        "{stderr}"
+    );
 
     let checked = rusting(&[
         "determinism",

@@ -97,9 +97,16 @@ pub fn input(request: &Request, project: &Project, work: &Path) -> Result<Input,
         )
     })?;
     let recorded = replay.end_tick() - replay.start_tick;
+    let bound = crate::replay::Bound {
+        ticks: request.ticks,
+        until: request.until,
+    };
+    let ticks = bound
+        .ticks_of(path, replay.start_tick, recorded)?
+        .unwrap_or(recorded);
     Ok(Input {
         script: Some(script),
-        ticks: request.ticks.unwrap_or(recorded).min(recorded),
+        ticks,
         replay: Some(replay),
     })
 }

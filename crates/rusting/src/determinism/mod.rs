@@ -34,7 +34,7 @@ use rusting_engine::game::project::Project;
 use rusting_engine::record::{DetailDifference, StateHashReport};
 
 use crate::exit::{Failure, Outcome};
-use crate::game_build::{Build, Profile, taskset_available};
+use crate::game_build::{Build, Profile, taskset_available, tick_bar};
 use crate::html_report::{DivergenceView, HtmlReport, Lane, RecordingView, Verdict};
 use crate::lockstep;
 use configurations::{
@@ -45,12 +45,17 @@ use confirm::{Confirmation, SELF_CHECK_RUNS, Side};
 use input::{Input, against_recording};
 use rounds::Rounds;
 
+/// From this many ticks on, a check shows its progress on a terminal (a minute at 60 Hz).
+const PROGRESS_FROM_TICKS: u64 = 3600;
+
 /// What to check.
 pub struct Request<'a> {
     /// The project directory.
     pub project: &'a Path,
     /// Ticks to run (default: 120, or the whole replay).
     pub ticks: Option<u64>,
+    /// With a replay: the tick to run up to (the replay's start tick plus the ticks run).
+    pub until: Option<u64>,
     /// An input script to feed every run.
     pub script: Option<&'a Path>,
     /// A replay whose frames and input to feed every run.
@@ -336,7 +341,16 @@ impl Check<'_> {
             })
             .collect();
         let reference_lane = self.reference.as_ref().map(|(lane, _)| lane.as_slice());
-        let (ending, lanes) = lockstep::run(plans, work, reference_lane)?;
+        // A long check (a recording's minutes) shows a bar of the ticks every run agreed on, on
+        // a terminal only.
+        let bar = (self.ticks >= PROGRESS_FROM_TICKS
+            && std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .then(|| tick_bar(self.ticks, &format!("round {round}: ")));
+        let ran = lockstep::run(plans, work, reference_lane, bar.as_ref());
+        if let Some(bar) = &bar {
+            bar.finish_and_clear();
+        }
+        let (ending, lanes) = ran?;
         let names: Vec<String> = (0..configurations.len())
             .map(|k| match round {
                 1 => run_name(&configurations, k),
