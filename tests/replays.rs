@@ -385,3 +385,176 @@ fn a_session_recorded_at_other_speeds_plays_back() {
     );
     play_replay(&replay, &mut starter_app()).expect("the recording plays back at normal speed");
 }
+
+/// A small valid replay: three ticks of one frame each, from tick 0.
+fn three_ticks() -> Replay {
+    Replay {
+        format_version: rusting_engine::record::replay::REPLAY_FORMAT_VERSION,
+        engine_version: "0.1.0".into(),
+        seed: 7,
+        start_tick: 0,
+        scene: None,
+        frames: (0..3)
+            .map(|tick| rusting_engine::record::ReplayFrame {
+                real_delta_ns: 16_666_667,
+                start_tick: tick,
+                input: None,
+            })
+            .collect(),
+        hashes: (1..=3).map(|tick| (tick, format!("{tick:016x}"))).collect(),
+        details: Vec::new(),
+        outside: Vec::new(),
+        layout: None,
+    }
+}
+
+/// What a replay's bytes give when read as `name`: the error's text.
+fn refused(bytes: &[u8], name: &str) -> String {
+    Replay::load_bytes(bytes, Path::new(name))
+        .expect_err("over a limit")
+        .to_string()
+}
+
+/// Every documented count and length in a replay (docs/formats.md) is refused past its limit,
+/// naming the file, the place and the limit, in the JSON form, the compact form (before the
+/// bytes it claims are taken) and the journal; a report's ticks and details likewise. The limits
+/// themselves are allowed. Fails if any one check is dropped (each case is refused by that check
+/// alone: the rest of its file is valid).
+#[test]
+fn every_replay_limit_is_refused_with_its_place() {
+    use rusting_engine::record::replay::{
+        MAX_ENGINE_VERSION_BYTES, MAX_INPUT_JSON_BYTES, MAX_REPLAY_TICKS,
+    };
+    use rusting_engine::record::replay_compact::write_varint;
+    use rusting_engine::runtime::input_script::{MAX_AXIS_NAME_BYTES, MAX_INPUT_AXES};
+
+    let json = |replay: &Replay| replay.to_json();
+    assert!(Replay::load_bytes(&json(&three_ticks()), Path::new("ok.json")).is_ok());
+
+    let mut long_engine = three_ticks();
+    long_engine.engine_version = "9".repeat(MAX_ENGINE_VERSION_BYTES);
+    assert!(Replay::load_bytes(&json(&long_engine), Path::new("ok.json")).is_ok());
+    long_engine.engine_version.push('9');
+    let text = refused(&json(&long_engine), "engine.json");
+    assert!(
+        text.contains("engine.json")
+            && text.contains("engine_version")
+            && text.contains("at most 64"),
+        "{text}"
+    );
+    let text = refused(&long_engine.to_compact().unwrap(), "engine.rply");
+    assert!(
+        text.contains("engine.rply") && text.contains("an engine version of 65 bytes (at most 64)"),
+        "{text}"
+    );
+
+    let axes = |count: usize, name_bytes: usize| {
+        let mut replay = three_ticks();
+        let mut input = RuntimeInput::default();
+        for k in 0..count {
+            let name = format!("{k:0>width$}", width = name_bytes);
+            input.axes.insert(name, 0.5);
+        }
+        replay.frames[1].input = Some(input);
+        replay
+    };
+    assert!(
+        Replay::load_bytes(
+            &json(&axes(MAX_INPUT_AXES, MAX_AXIS_NAME_BYTES)),
+            Path::new("ok.json")
+        )
+        .is_ok()
+    );
+    let text = refused(&json(&axes(MAX_INPUT_AXES + 1, 4)), "axes.json");
+    assert!(
+        text.contains("frames[1].input") && text.contains("65 axes; an input holds at most 64"),
+        "{text}"
+    );
+    let text = refused(
+        &axes(1, MAX_AXIS_NAME_BYTES + 1).to_compact().unwrap(),
+        "name.rply",
+    );
+    assert!(
+        text.contains("frames[1].input") && text.contains("an axis name of 65 bytes"),
+        "{text}"
+    );
+
+    // A compact file claiming more ticks than a replay holds, and an input longer than the
+    // limit: refused from the number alone, before the bytes are looked for.
+    let header = |hashes: u64, input: Option<u64>| {
+        let mut out = b"RPLY".to_vec();
+        out.extend_from_slice(&2u32.to_le_bytes());
+        write_varint(&mut out, 0);
+        out.extend_from_slice(&7u64.to_le_bytes());
+        write_varint(&mut out, 0);
+        out.push(0);
+        write_varint(&mut out, 1);
+        for field in [1, 16_666_667, 1] {
+            write_varint(&mut out, field);
+        }
+        match input {
+            Some(length) => {
+                out.push(1);
+                write_varint(&mut out, length);
+            }
+            None => {
+                out.push(0);
+                write_varint(&mut out, hashes);
+            }
+        }
+        out
+    };
+    let text = refused(&header(MAX_REPLAY_TICKS + 1, None), "ticks.rply");
+    assert!(
+        text.contains("ticks.rply")
+            && text.contains("100000001 hashes (a replay holds at most 100000000 ticks)"),
+        "{text}"
+    );
+    let text = refused(&header(1, Some(MAX_INPUT_JSON_BYTES + 1)), "input.rply");
+    assert!(
+        text.contains("an input of 65537 bytes (at most 65536)") && text.contains("at byte"),
+        "{text}"
+    );
+
+    // The journal checks the same length before it reads the bytes.
+    let dir = std::env::temp_dir().join(format!("rusting-limits-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let target = dir.join("s.rply");
+    let recorder = rusting_engine::record::Recorder::journal(7, 0, None, None, &target).unwrap();
+    drop(recorder);
+    let journal = rusting_engine::record::replay_journal::journal_path(&target);
+    let mut bytes = std::fs::read(&journal).unwrap();
+    bytes.push(1);
+    write_varint(&mut bytes, 16_666_667);
+    write_varint(&mut bytes, 0);
+    bytes.push(1);
+    write_varint(&mut bytes, MAX_INPUT_JSON_BYTES + 1);
+    let text = refused(&bytes, "s.rply.journal");
+    assert!(
+        text.contains("recording journal: an input of 65537 bytes (at most 65536)"),
+        "{text}"
+    );
+
+    // A report's details are limited to what a run details.
+    let report = dir.join("r.json");
+    let details: Vec<String> = (1..=601)
+        .map(|tick| format!(r#"{{"tick": {tick}, "entities": [], "resources": []}}"#))
+        .collect();
+    std::fs::write(
+        &report,
+        format!(
+            r#"{{"format_version": 2, "ticks": [], "entities": [], "details": [{}]}}"#,
+            details.join(",")
+        ),
+    )
+    .unwrap();
+    let text = rusting_engine::record::StateHashReport::load(&report)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        text.contains("r.json: /details: 601 details; a run details at most 600 ticks"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

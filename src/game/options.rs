@@ -17,7 +17,7 @@ pub const SESSION_REPLAY_VARIABLE: &str = "RUSTING_SESSION_REPLAY_PLAY";
 pub const DETAIL_TICKS_VARIABLE: &str = "RUSTING_DETAIL_TICKS";
 
 /// The most ticks one run details (each detail holds every simulation entity's fields).
-pub const MAX_DETAIL_TICKS: u64 = 600;
+pub const MAX_DETAIL_TICKS: u64 = crate::record::report::MAX_REPORT_DETAILS;
 
 /// `<from>-<to>` as an inclusive range of ticks, from 1, at most [`MAX_DETAIL_TICKS`] long.
 pub fn parse_tick_range(text: &str) -> Option<(u64, u64)> {

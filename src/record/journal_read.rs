@@ -1,4 +1,4 @@
-//! Reading a recording journal (its layout is in `replay_journal`) one record at a time, from its
+//! Reading a recording journal (its layout is in `replay_journal`, its marks in `journal_format`) one record at a time, from its
 //! bytes or straight from its file.
 //!
 //! [`JournalReader`] is what a crashed recording's journal is read with ([`from_journal`]) and
@@ -11,9 +11,11 @@ use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
 use super::detail::StateDetail;
-use super::replay::{Replay, ReplayError, ReplayFrame};
-use super::replay_journal::{
+use super::journal_format::{
     DETAIL, FRAME, HASH, HASH_AT, JOURNAL_MAGIC, JOURNAL_VERSION, OUTSIDE, REWIND, SAME_FRAME,
+};
+use super::replay::{
+    MAX_DETAIL_JSON_BYTES, MAX_INPUT_JSON_BYTES, Replay, ReplayError, ReplayFrame,
 };
 use crate::jobs::{
     MAX_CHANNEL_BYTES, MAX_OUTSIDE_BYTES, MAX_OUTSIDE_PER_TICK, OutsideEntry, OutsideTick,
@@ -212,6 +214,14 @@ impl<R: BufRead> JournalReader<R> {
                     0 => None,
                     1 => {
                         let length = field!(self.varint());
+                        if length > MAX_INPUT_JSON_BYTES {
+                            return Err(self.corrupt(
+                                start,
+                                &format!(
+                                    "an input of {length} bytes (at most {MAX_INPUT_JSON_BYTES})"
+                                ),
+                            ));
+                        }
                         if !self.take(length)? {
                             return Ok(None);
                         }
@@ -255,6 +265,14 @@ impl<R: BufRead> JournalReader<R> {
             }
             DETAIL => {
                 let length = field!(self.varint());
+                if length > MAX_DETAIL_JSON_BYTES {
+                    return Err(self.corrupt(
+                        start,
+                        &format!(
+                            "a state detail of {length} bytes (at most {MAX_DETAIL_JSON_BYTES})"
+                        ),
+                    ));
+                }
                 if !self.take(length)? {
                     return Ok(None);
                 }

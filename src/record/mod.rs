@@ -16,6 +16,7 @@
 
 pub mod detail;
 mod journal_finish;
+mod journal_format;
 mod journal_read;
 pub mod recorder;
 pub mod replay;

@@ -49,14 +49,39 @@ pub fn recorded_form(recorded: &str, computed: u64) -> String {
     }
 }
 
+/// The most ticks (hashes) a replay may hold: 19 days at 60 Hz, 27 hours at 1,000 Hz.
+pub const MAX_REPLAY_TICKS: u64 = 100_000_000;
+
+/// The most frames a replay may hold, whatever its ticks: 46 hours at 60 frames a second.
+pub const MAX_REPLAY_FRAMES: u64 = 10_000_000;
+
+/// The longest engine version a replay may name, in bytes.
+pub const MAX_ENGINE_VERSION_BYTES: usize = 64;
+
+/// The longest scene name (a path inside the project) a replay may hold, in bytes.
+pub const MAX_SCENE_NAME_BYTES: usize = 4096;
+
+/// The largest one frame's input may be in a compact replay or a journal, as JSON, in bytes.
+pub const MAX_INPUT_JSON_BYTES: u64 = 64 * 1024;
+
+/// The largest one state detail may be in a compact replay or a journal, as JSON, in bytes.
+pub const MAX_DETAIL_JSON_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The largest a state layout may be in a compact replay, as JSON, in bytes.
+pub const MAX_LAYOUT_JSON_BYTES: u64 = 16 * 1024 * 1024;
+
 /// Frames a replay may hold beyond 64 a tick: about 28 minutes of 60 frames a second in which no
 /// tick ran (a paused game).
 pub const IDLE_FRAMES: u64 = 100_000;
 
-/// The most frames a replay of `ticks` ticks may hold: 64 a tick plus [`IDLE_FRAMES`]. Bounds
+/// The most frames a replay of `ticks` ticks may hold: 64 a tick plus [`IDLE_FRAMES`], and never
+/// more than [`MAX_REPLAY_FRAMES`]. Bounds
 /// what a file can make a reader allocate, whatever it claims.
 pub fn max_frames(ticks: u64) -> u64 {
-    ticks.saturating_mul(64).saturating_add(IDLE_FRAMES)
+    ticks
+        .saturating_mul(64)
+        .saturating_add(IDLE_FRAMES)
+        .min(MAX_REPLAY_FRAMES)
 }
 
 /// One recorded frame.
@@ -252,13 +277,39 @@ impl Replay {
                 supported: REPLAY_FORMAT_VERSION,
             });
         }
+        if self.engine_version.len() > MAX_ENGINE_VERSION_BYTES {
+            return Err(invalid(
+                "engine_version".to_owned(),
+                format!(
+                    "{} bytes; at most {MAX_ENGINE_VERSION_BYTES}",
+                    self.engine_version.len()
+                ),
+            ));
+        }
+        if let Some(scene) = &self.scene
+            && scene.name.len() > MAX_SCENE_NAME_BYTES
+        {
+            return Err(invalid(
+                "scene.name".to_owned(),
+                format!("{} bytes; at most {MAX_SCENE_NAME_BYTES}", scene.name.len()),
+            ));
+        }
+        if self.hashes.len() as u64 > MAX_REPLAY_TICKS {
+            return Err(invalid(
+                "hashes".to_owned(),
+                format!(
+                    "{} ticks; a replay holds at most {MAX_REPLAY_TICKS}",
+                    self.hashes.len()
+                ),
+            ));
+        }
         for (k, (tick, hash)) in self.hashes.iter().enumerate() {
             let want = self.start_tick.checked_add(k as u64 + 1);
             if want != Some(*tick) {
                 return Err(invalid(
                     format!("hashes[{k}]"),
                     format!(
-                        "tick {tick}, but hashes follow on tick by tick from the start tick {}                          (expected tick {})",
+                        "tick {tick}, but hashes follow on tick by tick from the start tick {} (expected tick {})",
                         self.start_tick,
                         want.map_or_else(|| "past the largest tick".to_owned(), |t| t.to_string())
                     ),
@@ -290,7 +341,7 @@ impl Replay {
             return Err(invalid(
                 "frames".to_owned(),
                 format!(
-                    "{} frames for {} ticks; a replay holds at most {limit} (64 a tick, plus                      {IDLE_FRAMES} that run none)",
+                    "{} frames for {} ticks; a replay holds at most {limit} (64 a tick, plus {IDLE_FRAMES} that run none, and never more than {MAX_REPLAY_FRAMES})",
                     self.frames.len(),
                     self.hashes.len()
                 ),
@@ -303,7 +354,7 @@ impl Replay {
                 return Err(invalid(
                     format!("frames[{k}].start_tick"),
                     format!(
-                        "{}, but frames start at the replay's start tick {}, never go back, and                          end by its last hashed tick {end}",
+                        "{}, but frames start at the replay's start tick {}, never go back, and end by its last hashed tick {end}",
                         frame.start_tick, self.start_tick
                     ),
                 ));

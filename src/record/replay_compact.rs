@@ -24,16 +24,15 @@
 use std::path::Path;
 
 use super::replay::{
-    FIRST_REPLAY_FORMAT_VERSION, REPLAY_FORMAT_VERSION, Replay, ReplayError, ReplayFrame,
+    FIRST_REPLAY_FORMAT_VERSION, MAX_DETAIL_JSON_BYTES, MAX_ENGINE_VERSION_BYTES,
+    MAX_INPUT_JSON_BYTES, MAX_LAYOUT_JSON_BYTES, MAX_REPLAY_TICKS, MAX_SCENE_NAME_BYTES,
+    REPLAY_FORMAT_VERSION, Replay, ReplayError, ReplayFrame,
 };
 use crate::jobs::{
     MAX_CHANNEL_BYTES, MAX_OUTSIDE_BYTES, MAX_OUTSIDE_PER_TICK, OutsideEntry, OutsideTick,
 };
 use crate::runtime::RuntimeInput;
 use crate::scene::SceneIdentity;
-
-/// The most frames a replay may hold: 46 hours at 60 frames a second.
-const MAX_FRAMES: u64 = 10_000_000;
 
 /// The first bytes of a compact replay.
 pub const COMPACT_MAGIC: &[u8; 4] = b"RPLY";
@@ -317,6 +316,18 @@ impl Reader<'_> {
         Err(self.corrupt("overlong number"))
     }
 
+    /// A length of at most `limit` bytes, of `what` (named in the error with the limit).
+    fn length_within(&mut self, limit: u64, what: &str) -> Result<usize, ReplayError> {
+        let at = self.at;
+        let n = self.varint()?;
+        if n > limit {
+            self.at = at;
+            return Err(self.corrupt(&format!("{what} of {n} bytes (at most {limit})")));
+        }
+        self.at = at;
+        self.length()
+    }
+
     fn length(&mut self) -> Result<usize, ReplayError> {
         let n = self.varint()?;
         if n > (self.bytes.len() - self.at) as u64 {
@@ -427,7 +438,7 @@ fn parse(bytes: &[u8], file: &Path) -> Result<(Replay, Vec<Group>), ReplayError>
             supported: REPLAY_FORMAT_VERSION,
         });
     }
-    let length = r.length()?;
+    let length = r.length_within(MAX_ENGINE_VERSION_BYTES as u64, "an engine version")?;
     let engine_version = String::from_utf8(r.take(length)?.to_vec())
         .map_err(|_| r.corrupt("an engine version that is not UTF-8"))?;
     let seed = r.u64()?;
@@ -437,7 +448,7 @@ fn parse(bytes: &[u8], file: &Path) -> Result<(Replay, Vec<Group>), ReplayError>
         return Err(r.corrupt("a bad scene and layout flag"));
     }
     let scene = if flags & 1 != 0 {
-        let length = r.length()?;
+        let length = r.length_within(MAX_SCENE_NAME_BYTES as u64, "a scene name")?;
         let name = String::from_utf8(r.take(length)?.to_vec())
             .map_err(|_| r.corrupt("a scene name that is not UTF-8"))?;
         Some(SceneIdentity {
@@ -448,7 +459,7 @@ fn parse(bytes: &[u8], file: &Path) -> Result<(Replay, Vec<Group>), ReplayError>
         None
     };
     let layout = if flags & 2 != 0 {
-        let length = r.length()?;
+        let length = r.length_within(MAX_LAYOUT_JSON_BYTES, "a state layout")?;
         let json = r.take(length)?;
         Some(
             serde_json::from_slice(json)
@@ -469,7 +480,7 @@ fn parse(bytes: &[u8], file: &Path) -> Result<(Replay, Vec<Group>), ReplayError>
         let input = match r.take(1)?[0] {
             0 => None,
             1 => {
-                let length = r.length()?;
+                let length = r.length_within(MAX_INPUT_JSON_BYTES, "an input")?;
                 let json = r.take(length)?;
                 Some(
                     serde_json::from_slice::<RuntimeInput>(json)
@@ -496,6 +507,11 @@ fn parse(bytes: &[u8], file: &Path) -> Result<(Replay, Vec<Group>), ReplayError>
     // Version 1 kept every hash whole; from version 2, its low 32 bits.
     let hash_bytes = if format_version == 1 { 8 } else { 4 };
     let count = r.varint()?;
+    if count > MAX_REPLAY_TICKS {
+        return Err(r.corrupt(&format!(
+            "{count} hashes (a replay holds at most {MAX_REPLAY_TICKS} ticks)"
+        )));
+    }
     if count > ((bytes.len() - r.at) / hash_bytes) as u64 {
         return Err(r.corrupt("more hashes than bytes"));
     }
@@ -507,7 +523,7 @@ fn parse(bytes: &[u8], file: &Path) -> Result<(Replay, Vec<Group>), ReplayError>
             "frames that run {tick_total} ticks, but {count} hashes"
         )));
     }
-    if frame_total > super::replay::max_frames(count).min(MAX_FRAMES) {
+    if frame_total > super::replay::max_frames(count) {
         return Err(r.corrupt(&format!(
             "{frame_total} frames for {count} ticks (a replay holds at most 64 frames a tick plus \
              {} that run none)",
@@ -528,7 +544,7 @@ fn parse(bytes: &[u8], file: &Path) -> Result<(Replay, Vec<Group>), ReplayError>
     if r.at < bytes.len() {
         let count = r.varint()?;
         for _ in 0..count {
-            let length = r.length()?;
+            let length = r.length_within(MAX_DETAIL_JSON_BYTES, "a state detail")?;
             let json = r.take(length)?;
             details.push(
                 serde_json::from_slice(json)

@@ -45,19 +45,8 @@ use super::replay::{Replay, ReplayError, ReplayFrame};
 use super::replay_compact::{write_outside_entries, write_varint};
 use crate::jobs::OutsideTick;
 
-/// The journal format version.
-pub const JOURNAL_VERSION: u32 = 1;
-
-/// The first bytes of every journal.
-pub const JOURNAL_MAGIC: &[u8; 4] = b"RJNL";
-
-pub(crate) const FRAME: u8 = 1;
-pub(crate) const SAME_FRAME: u8 = 2;
-pub(crate) const HASH: u8 = 3;
-pub(crate) const REWIND: u8 = 4;
-pub(crate) const HASH_AT: u8 = 5;
-pub(crate) const DETAIL: u8 = 6;
-pub(crate) const OUTSIDE: u8 = 7;
+use super::journal_format::{DETAIL, FRAME, HASH, HASH_AT, OUTSIDE, REWIND, SAME_FRAME};
+pub use super::journal_format::{JOURNAL_MAGIC, JOURNAL_VERSION};
 
 /// The journal beside a recording's target: the target's name with `.journal` added.
 pub fn journal_path(target: &Path) -> PathBuf {

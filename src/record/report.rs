@@ -83,6 +83,13 @@ pub struct StateHashReport {
     pub layout: Option<crate::state::LayoutFingerprint>,
 }
 
+/// The most ticks a state-hash report may hold, as a replay may: 19 days at 60 Hz.
+pub const MAX_REPORT_TICKS: u64 = super::replay::MAX_REPLAY_TICKS;
+
+/// The most ticks a report may detail down to the field (what a run may be asked to detail:
+/// `game::MAX_DETAIL_TICKS` is this).
+pub const MAX_REPORT_DETAILS: u64 = 600;
+
 /// Why a report cannot be read or written.
 #[derive(thiserror::Error, Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -105,6 +112,17 @@ pub enum ReportError {
         /// 1-based column.
         column: usize,
         /// What the parser said.
+        message: String,
+    },
+    /// A report over one of the format's limits: the JSON pointer of the part that is, and what
+    /// the limit is.
+    #[error("{file}: {pointer}: {message}", file = file.display())]
+    Limit {
+        /// The report file.
+        file: PathBuf,
+        /// The JSON pointer of the part over the limit.
+        pointer: String,
+        /// How large it is and the limit.
         message: String,
     },
     /// A report of another format version.
@@ -210,6 +228,29 @@ impl StateHashReport {
                 found: report.format_version,
                 supported: REPORT_FORMAT_VERSION,
             });
+        }
+        let limit = |pointer: &str, message: String| ReportError::Limit {
+            file: path.to_owned(),
+            pointer: pointer.to_owned(),
+            message,
+        };
+        if report.ticks.len() as u64 > MAX_REPORT_TICKS {
+            return Err(limit(
+                "/ticks",
+                format!(
+                    "{} ticks; a report holds at most {MAX_REPORT_TICKS}",
+                    report.ticks.len()
+                ),
+            ));
+        }
+        if report.details.len() as u64 > MAX_REPORT_DETAILS {
+            return Err(limit(
+                "/details",
+                format!(
+                    "{} details; a run details at most {MAX_REPORT_DETAILS} ticks",
+                    report.details.len()
+                ),
+            ));
         }
         Ok(report)
     }

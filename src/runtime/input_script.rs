@@ -29,9 +29,32 @@ pub const MAX_INPUT_MAGNITUDE: f32 = 1.0e6;
 /// The most fixed ticks of real time one scripted frame may last.
 pub const MAX_TICKS_PER_FRAME: f64 = 3600.0;
 
+/// The most named axes one input may hold.
+pub const MAX_INPUT_AXES: usize = 64;
+
+/// The longest an axis name may be, in bytes.
+pub const MAX_AXIS_NAME_BYTES: usize = 64;
+
 /// Checks that `input` holds values a game can use: finite axes and look within
 /// [`MAX_INPUT_MAGNITUDE`]. The error names the value (`axes.move_x`, `look_delta.y`).
 pub fn check_input(input: &RuntimeInput) -> Result<(), String> {
+    if input.axes.len() > MAX_INPUT_AXES {
+        return Err(format!(
+            "{} axes; an input holds at most {MAX_INPUT_AXES}",
+            input.axes.len()
+        ));
+    }
+    if let Some(name) = input
+        .axes
+        .keys()
+        .find(|name| name.is_empty() || name.len() > MAX_AXIS_NAME_BYTES)
+    {
+        return Err(format!(
+            "an axis name of {} bytes (`{}`); names take 1 to {MAX_AXIS_NAME_BYTES}",
+            name.len(),
+            name.chars().take(32).collect::<String>()
+        ));
+    }
     let usable = |v: f32| v.is_finite() && v.abs() <= MAX_INPUT_MAGNITUDE;
     for (name, value) in &input.axes {
         if !usable(*value) {

@@ -22,6 +22,7 @@ use bevy::ecs::resource::IsResource;
 use bevy::ecs::storage::{Column, ComponentSparseSet, Table};
 use bevy::prelude::{Entity, Resource, Transform, World};
 use bevy::ptr::Ptr;
+use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::hasher::StateHasher;
@@ -358,7 +359,11 @@ fn entity_hashes(world: &World) -> EntityHashes {
             .collect(),
     };
     let done: Vec<Piece> = if count >= PARALLEL_FROM && rayon::current_num_threads() > 1 {
-        crate::jobs::parallel::parallel_jobs(pieces.pieces.len(), |k, out| out.push(pieces.hash(k)))
+        // rayon's indexed collect keeps the pieces in their order, whichever thread ran each.
+        (0..pieces.pieces.len())
+            .into_par_iter()
+            .map(|k| pieces.hash(k))
+            .collect()
     } else {
         (0..pieces.pieces.len()).map(|k| pieces.hash(k)).collect()
     };
