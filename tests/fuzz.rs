@@ -662,16 +662,88 @@ fn fuzz_recording_journals() {
     );
 }
 
+/// The report every fuzzed report is also compared with, both ways (what `hashes diff` does).
+static BASE_REPORT: std::sync::OnceLock<StateHashReport> = std::sync::OnceLock::new();
+
+/// A tick at an edge of what a report can hold, or anywhere.
+fn edge_tick(rng: &mut Rng) -> u64 {
+    const EDGES: [u64; 8] = [
+        0,
+        1,
+        2,
+        1 << 32,
+        1 << 53,
+        (1 << 53) + 1,
+        u64::MAX - 1,
+        u64::MAX,
+    ];
+    match rng.below(3) {
+        0 => rng.next(),
+        _ => EDGES[rng.below(EDGES.len())],
+    }
+}
+
+/// A report from its structure: tick sets empty, tiny or huge (up to 30,000 ticks), starting at
+/// or running into the edges of `u64`, in order, repeated or shuffled, with hashes that mostly
+/// agree with the base report's so the comparison goes past the first tick.
+fn generate_report(rng: &mut Rng) -> Vec<u8> {
+    let count = match rng.below(4) {
+        0 => 0,
+        1 => 1 + rng.below(3),
+        2 => 1 + rng.below(200),
+        _ => 1 + rng.below(30_000),
+    };
+    let start = edge_tick(rng);
+    let mut ticks: Vec<Value> = (0..count as u64)
+        .map(|k| {
+            let tick = if rng.chance(50) {
+                edge_tick(rng)
+            } else {
+                start.wrapping_add(k)
+            };
+            let hash = if rng.chance(20) {
+                format!("{:016x}", rng.next())
+            } else {
+                format!("{:016x}", tick.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            };
+            serde_json::json!({ "tick": tick, "hash": hash })
+        })
+        .collect();
+    if rng.chance(4) && ticks.len() > 1 {
+        let (a, b) = (rng.below(ticks.len()), rng.below(ticks.len()));
+        ticks.swap(a, b);
+        let repeated = ticks[rng.below(ticks.len())].clone();
+        ticks.push(repeated);
+    }
+    serde_json::to_vec(&serde_json::json!({
+        "format_version": 2,
+        "ticks": ticks,
+        "entities": [],
+    }))
+    .unwrap()
+}
+
 #[test]
 fn fuzz_state_hash_reports() {
     let (_, _, report) = recorded();
     let bytes = serde_json::to_vec(&report).unwrap();
-    fuzz("report", &[bytes], Shape::Json, None, |bytes, file| {
-        std::fs::write(file, bytes).unwrap();
-        if let Ok(a) = StateHashReport::load(file) {
-            let _ = rusting_engine::record::compare_reports(&a, &a);
-        }
-    });
+    let _ = BASE_REPORT.set(report);
+    fuzz(
+        "report",
+        &[bytes],
+        Shape::Json,
+        Some(&generate_report),
+        |bytes, file| {
+            std::fs::write(file, bytes).unwrap();
+            if let Ok(a) = StateHashReport::load(file) {
+                let _ = rusting_engine::record::compare_reports(&a, &a);
+                if let Some(base) = BASE_REPORT.get() {
+                    let _ = rusting_engine::record::compare_reports(&a, base);
+                    let _ = rusting_engine::record::compare_reports(base, &a);
+                }
+            }
+        },
+    );
 }
 
 #[test]

@@ -28,7 +28,7 @@ fn lane_hashes(ticks: &[TickHash]) -> Vec<(u64, u64)> {
 }
 
 /// The HTML page for two reports and the outcome of comparing them.
-fn page(
+pub(crate) fn page(
     (a, ra): (&Path, &StateHashReport),
     (b, rb): (&Path, &StateHashReport),
     result: &Result<String, Failure>,
@@ -250,7 +250,7 @@ pub fn diff_many(
 }
 
 /// The outcome of comparing two reports, and its human-readable message.
-fn compare(
+pub(crate) fn compare(
     ra: &StateHashReport,
     rb: &StateHashReport,
     json: bool,

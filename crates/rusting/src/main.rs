@@ -11,6 +11,8 @@ mod exit;
 mod game_build;
 mod game_identity;
 mod hashes;
+#[cfg(test)]
+mod hashes_fuzz;
 mod hashes_machines;
 mod html_report;
 mod lockstep;

@@ -1,0 +1,185 @@
+//! A fuzz target for `rusting hashes diff` and its HTML page: pairs of state-hash reports made
+//! from their structure (tick sets empty, tiny or huge, at and across the edges of `u64`, in
+//! order, repeated or shuffled; the second report a copy of the first with hashes changed, ticks
+//! dropped or added, or another report altogether), each compared and drawn as the command does,
+//! in memory, for the fuzz budget (`RUSTING_FUZZ_SECONDS`, 2 s unless set; `.ci/run` gives 30).
+//! The crafted reports of the engine's corpus (`tests/fuzz_corpus/report`) are paired first. The
+//! page is the command line's, so its target lives here rather than in the engine's
+//! `tests/fuzz.rs`, whose `report` target fuzzes the parsing and comparison beneath it.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rusting_engine::record::StateHashReport;
+use serde_json::{Value, json};
+
+/// xorshift64*, seeded from `RUSTING_FUZZ_SEED` (or a fixed seed), so a failure reproduces.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    fn chance(&mut self, one_in: u64) -> bool {
+        self.next().is_multiple_of(one_in)
+    }
+}
+
+fn seed() -> u64 {
+    std::env::var("RUSTING_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x005e_ed0f_2026)
+}
+
+fn budget() -> Duration {
+    let seconds = std::env::var("RUSTING_FUZZ_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2.0f64);
+    Duration::from_secs_f64(seconds)
+}
+
+/// A tick at an edge of what a report can hold, or anywhere.
+fn edge_tick(rng: &mut Rng) -> u64 {
+    const EDGES: [u64; 8] = [
+        0,
+        1,
+        2,
+        1 << 32,
+        1 << 53,
+        (1 << 53) + 1,
+        u64::MAX - 1,
+        u64::MAX,
+    ];
+    match rng.below(3) {
+        0 => rng.next(),
+        _ => EDGES[rng.below(EDGES.len())],
+    }
+}
+
+/// The ticks of a report: `(tick, hash)` entries as JSON.
+fn ticks(rng: &mut Rng) -> Vec<Value> {
+    let count = match rng.below(4) {
+        0 => 0,
+        1 => 1 + rng.below(3),
+        2 => 1 + rng.below(300),
+        _ => 1 + rng.below(30_000),
+    };
+    let start = edge_tick(rng);
+    let mut ticks: Vec<Value> = (0..count as u64)
+        .map(|k| {
+            let tick = if rng.chance(60) {
+                edge_tick(rng)
+            } else {
+                start.wrapping_add(k)
+            };
+            json!({ "tick": tick, "hash": format!("{:016x}", tick.wrapping_mul(0x9e37_79b9_7f4a_7c15)) })
+        })
+        .collect();
+    if rng.chance(5) && ticks.len() > 1 {
+        let (a, b) = (rng.below(ticks.len()), rng.below(ticks.len()));
+        ticks.swap(a, b);
+        let repeated = ticks[rng.below(ticks.len())].clone();
+        ticks.push(repeated);
+    }
+    ticks
+}
+
+/// The second report's ticks, made from the first's.
+fn changed(rng: &mut Rng, first: &[Value]) -> Vec<Value> {
+    let mut ticks = first.to_vec();
+    for _ in 0..1 + rng.below(4) {
+        match rng.below(5) {
+            0 if !ticks.is_empty() => {
+                let k = rng.below(ticks.len());
+                ticks[k]["hash"] = json!(format!("{:016x}", rng.next()));
+            }
+            1 if !ticks.is_empty() => {
+                let keep = rng.below(ticks.len());
+                ticks.truncate(keep);
+            }
+            2 => ticks.push(json!({ "tick": edge_tick(rng), "hash": "00000000deadbeef" })),
+            3 if !ticks.is_empty() => {
+                let k = rng.below(ticks.len());
+                ticks.remove(k);
+            }
+            _ => {}
+        }
+    }
+    ticks
+}
+
+fn report(ticks: Vec<Value>) -> StateHashReport {
+    serde_json::from_value(json!({ "format_version": 2, "ticks": ticks, "entities": [] }))
+        .expect("a crafted report is a report")
+}
+
+/// Compares `a` with `b` as `hashes diff` does, text and JSON, and draws the page.
+fn diff_and_draw(a: &StateHashReport, b: &StateHashReport) {
+    let (result, human) = crate::hashes::compare(a, b, false);
+    let _ = crate::hashes::compare(a, b, true);
+    let page = crate::hashes::page(
+        (Path::new("first.json"), a),
+        (Path::new("second.json"), b),
+        &result,
+        &human,
+    );
+    assert!(page.render().contains("</html>"));
+}
+
+/// Every pair gives an agreement or a difference and a whole page, never a panic. Fails if the
+/// timeline's tick arithmetic goes back to unchecked `+` or `-` (a pair at `u64::MAX` overflowed).
+#[test]
+fn hashes_diff_and_its_page_never_panic_on_crafted_reports() {
+    let corpus_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fuzz_corpus/report");
+    let mut corpus: Vec<StateHashReport> = std::fs::read_dir(&corpus_dir)
+        .map(|dir| {
+            dir.filter_map(|e| StateHashReport::load(&e.ok()?.path()).ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    corpus.push(report(Vec::new()));
+    for a in &corpus {
+        for b in &corpus {
+            diff_and_draw(a, b);
+        }
+    }
+    let seed = seed();
+    let mut rng = Rng(seed | 1);
+    let deadline = Instant::now() + budget();
+    let mut pairs = 0u64;
+    while Instant::now() < deadline {
+        let first = ticks(&mut rng);
+        let second = if rng.chance(4) {
+            ticks(&mut rng)
+        } else {
+            changed(&mut rng, &first)
+        };
+        let (a, b) = (report(first), report(second));
+        let drawn = std::panic::catch_unwind(|| diff_and_draw(&a, &b));
+        if drawn.is_err() {
+            let kept = std::env::temp_dir().join(format!("rusting-hashes-fuzz-{seed}-{pairs}"));
+            let _ = std::fs::create_dir_all(&kept);
+            let _ = a.write(&kept.join("first.json"));
+            let _ = b.write(&kept.join("second.json"));
+            panic!(
+                "hashes diff panicked on pair {pairs} (seed {seed}); the pair is in {}",
+                kept.display()
+            );
+        }
+        pairs += 1;
+    }
+    println!(
+        "fuzz target `hashes diff` and its page: {} corpus pairs and {pairs} pairs",
+        corpus.len() * corpus.len()
+    );
+}
