@@ -36,7 +36,7 @@ mod support;
 #[path = "support/fuzzing.rs"]
 mod fuzzing;
 
-use fuzzing::{Rng, budget, seed};
+use fuzzing::{Rng, budget, edge_tick, seed};
 
 /// The most bytes the whole test process may hold at once.
 const MEMORY_LIMIT: usize = 512 << 20;
@@ -664,24 +664,6 @@ fn fuzz_recording_journals() {
 
 /// The report every fuzzed report is also compared with, both ways (what `hashes diff` does).
 static BASE_REPORT: std::sync::OnceLock<StateHashReport> = std::sync::OnceLock::new();
-
-/// A tick at an edge of what a report can hold, or anywhere.
-fn edge_tick(rng: &mut Rng) -> u64 {
-    const EDGES: [u64; 8] = [
-        0,
-        1,
-        2,
-        1 << 32,
-        1 << 53,
-        (1 << 53) + 1,
-        u64::MAX - 1,
-        u64::MAX,
-    ];
-    match rng.below(3) {
-        0 => rng.next(),
-        _ => EDGES[rng.below(EDGES.len())],
-    }
-}
 
 /// A report from its structure: tick sets empty, tiny or huge (up to 30,000 ticks), starting at
 /// or running into the edges of `u64`, in order, repeated or shuffled, with hashes that mostly

@@ -16,7 +16,7 @@ use bevy::prelude::World;
 
 use super::detail::StateDetail;
 use super::journal_finish::WrittenReplay;
-use super::replay::{DETAIL_INTERVAL, REPLAY_FORMAT_VERSION, Replay, ReplayError, ReplayFrame};
+use super::replay::{DETAIL_INTERVAL, Replay, ReplayError, ReplayFrame};
 use crate::engine::{App, FrameRecorder};
 use crate::jobs::{OutsideEntry, OutsideTick};
 use crate::runtime::{FrameTime, RandomSeed, RuntimeInput};
@@ -51,28 +51,6 @@ impl std::fmt::Debug for Recorder {
     }
 }
 
-/// An empty replay starting at `start_tick` with `seed`, in an app holding `scene` whose state
-/// has `layout`.
-fn empty_replay(
-    seed: u64,
-    start_tick: u64,
-    scene: Option<SceneIdentity>,
-    layout: Option<LayoutFingerprint>,
-) -> Replay {
-    Replay {
-        format_version: REPLAY_FORMAT_VERSION,
-        engine_version: env!("CARGO_PKG_VERSION").to_owned(),
-        seed,
-        start_tick,
-        scene,
-        frames: Vec::new(),
-        hashes: Vec::new(),
-        details: Vec::new(),
-        outside: Vec::new(),
-        layout,
-    }
-}
-
 impl Recorder {
     /// A recorder into memory starting at `start_tick` with `seed`, in an app holding `scene`
     /// whose state has `layout` (playback refuses a game of another layout).
@@ -83,7 +61,7 @@ impl Recorder {
         layout: Option<LayoutFingerprint>,
     ) -> Self {
         Recorder {
-            sink: Sink::Memory(Box::new(empty_replay(seed, start_tick, scene, layout))),
+            sink: Sink::Memory(Box::new(Replay::empty(seed, start_tick, scene, layout))),
             last_input: None,
             last_detail: start_tick,
         }
@@ -98,7 +76,7 @@ impl Recorder {
         layout: Option<LayoutFingerprint>,
         target: &Path,
     ) -> Result<Self, ReplayError> {
-        let header = empty_replay(seed, start_tick, scene, layout);
+        let header = Replay::empty(seed, start_tick, scene, layout);
         Ok(Recorder {
             sink: Sink::Journal(super::replay_journal::Journal::create(target, &header)?),
             last_input: None,

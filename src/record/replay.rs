@@ -426,6 +426,28 @@ impl Replay {
 }
 
 impl Replay {
+    /// A replay recorded by this engine that holds nothing yet: no frames, hashes, details or
+    /// outside entries.
+    pub(crate) fn empty(
+        seed: u64,
+        start_tick: u64,
+        scene: Option<SceneIdentity>,
+        layout: Option<LayoutFingerprint>,
+    ) -> Replay {
+        Replay {
+            format_version: REPLAY_FORMAT_VERSION,
+            engine_version: env!("CARGO_PKG_VERSION").to_owned(),
+            seed,
+            start_tick,
+            scene,
+            frames: Vec::new(),
+            hashes: Vec::new(),
+            details: Vec::new(),
+            outside: Vec::new(),
+            layout,
+        }
+    }
+
     /// The replay as the compact form keeps it: each hash's low 32 bits (8 hex digits), under
     /// this engine's format version. What `Replay::load` gives back after a `.rply` is written.
     pub fn with_short_hashes(mut self) -> Replay {

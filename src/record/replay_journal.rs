@@ -315,16 +315,8 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let target = dir.join("s.rply");
         let header = Replay {
-            format_version: 1,
             engine_version: "x".into(),
-            seed: 7,
-            start_tick: 0,
-            scene: None,
-            frames: Vec::new(),
-            hashes: Vec::new(),
-            details: Vec::new(),
-            outside: Vec::new(),
-            layout: None,
+            ..Replay::empty(7, 0, None, None)
         };
         let journal = Journal::create(&target, &header).unwrap();
         {

@@ -1,5 +1,6 @@
-//! What the fuzz tests share: the seed and time budget from the environment, and the source of
-//! randomness that mutates their inputs.
+//! What the fuzz tests share: the seed and time budget from the environment, the source of
+//! randomness that mutates their inputs, and the edge values they pick from. The command line's
+//! fuzz target (`crates/rusting/src/hashes_fuzz.rs`) includes this file too.
 
 // Each fuzz test binary uses some of these helpers, not all.
 #![allow(dead_code)]
@@ -43,5 +44,24 @@ impl Rng {
     /// True once in `one_in` calls, on average.
     pub fn chance(&mut self, one_in: u64) -> bool {
         self.next().is_multiple_of(one_in)
+    }
+}
+
+/// A tick at an edge of what a report can hold (0, 2^32, 2^53 and beside it, `u64::MAX`), or
+/// anywhere.
+pub fn edge_tick(rng: &mut Rng) -> u64 {
+    const EDGES: [u64; 8] = [
+        0,
+        1,
+        2,
+        1 << 32,
+        1 << 53,
+        (1 << 53) + 1,
+        u64::MAX - 1,
+        u64::MAX,
+    ];
+    match rng.below(3) {
+        0 => rng.next(),
+        _ => EDGES[rng.below(EDGES.len())],
     }
 }

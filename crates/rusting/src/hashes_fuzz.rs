@@ -8,63 +8,15 @@
 //! `tests/fuzz.rs`, whose `report` target fuzzes the parsing and comparison beneath it.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rusting_engine::record::StateHashReport;
 use serde_json::{Value, json};
 
-/// xorshift64*, seeded from `RUSTING_FUZZ_SEED` (or a fixed seed), so a failure reproduces.
-struct Rng(u64);
+#[path = "../../../tests/support/fuzzing.rs"]
+mod fuzzing;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn chance(&mut self, one_in: u64) -> bool {
-        self.next().is_multiple_of(one_in)
-    }
-}
-
-fn seed() -> u64 {
-    std::env::var("RUSTING_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x005e_ed0f_2026)
-}
-
-fn budget() -> Duration {
-    let seconds = std::env::var("RUSTING_FUZZ_SECONDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(2.0f64);
-    Duration::from_secs_f64(seconds)
-}
-
-/// A tick at an edge of what a report can hold, or anywhere.
-fn edge_tick(rng: &mut Rng) -> u64 {
-    const EDGES: [u64; 8] = [
-        0,
-        1,
-        2,
-        1 << 32,
-        1 << 53,
-        (1 << 53) + 1,
-        u64::MAX - 1,
-        u64::MAX,
-    ];
-    match rng.below(3) {
-        0 => rng.next(),
-        _ => EDGES[rng.below(EDGES.len())],
-    }
-}
+use fuzzing::{Rng, budget, edge_tick, seed};
 
 /// The ticks of a report: `(tick, hash)` entries as JSON.
 fn ticks(rng: &mut Rng) -> Vec<Value> {

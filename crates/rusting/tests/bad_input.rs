@@ -128,10 +128,20 @@ fn crafted_replays_are_refused_in_bounded_time_and_memory() {
             {
                 let mut b = compact(&[], 0);
                 b.pop();
-                write_varint(&mut b, 1 << 40);
+                write_varint(&mut b, 1 << 20);
                 b
             },
             "more hashes than bytes",
+        ),
+        (
+            "hash-limit.rply",
+            {
+                let mut b = compact(&[], 0);
+                b.pop();
+                write_varint(&mut b, 1 << 40);
+                b
+            },
+            "a replay holds at most 100000000 ticks",
         ),
         (
             "far-frame.json",
