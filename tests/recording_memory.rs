@@ -98,8 +98,10 @@ fn detail(tick: u64) -> StateDetail {
 /// re-record ticks, a state detail every two minutes and results from outside. Finishing it into
 /// a compact replay grows memory by less than 2 MB, and gives byte for byte the compact file that
 /// reading the journal whole and writing it gives; reading the replay whole is shown beside it
-/// (tens of megabytes). Fails if finishing reads the journal into a `Replay` (about 40 MB), or
-/// collects the frames or hashes, or if a pass keeps a record a later rewind voids.
+/// (tens of megabytes), and reading only its first minute (`Replay::load_first`, what a bounded
+/// playback reads) takes the file's bytes and that minute. Fails if finishing reads the journal
+/// into a `Replay` (about 40 MB), or collects the frames or hashes, if a pass keeps a record a
+/// later rewind voids, or if a bounded read makes the frames or hashes past its bound.
 #[test]
 fn finishing_a_long_recording_stays_in_bounded_memory() {
     let dir = std::env::temp_dir().join(format!("rusting-finish-{}", std::process::id()));
@@ -150,14 +152,36 @@ fn finishing_a_long_recording_stays_in_bounded_memory() {
     drop(journal);
     let (written, growth) = peak_growth(|| recorder.finish_file().unwrap().unwrap());
     let (whole, whole_growth) = peak_growth(|| Replay::load(&target).unwrap());
-    drop(whole);
+    // Playing the first minute holds the first minute (and the file's bytes), and it is the
+    // whole replay's first minute.
+    let minute = 3600;
+    let ((first, total), first_growth) =
+        peak_growth(|| Replay::load_first(&target, Some(minute)).unwrap());
+    assert_eq!(total, hour);
+    assert_eq!(first.hashes[..], whole.hashes[..minute as usize]);
+    let frames = whole
+        .frames
+        .iter()
+        .take_while(|f| f.start_tick < minute)
+        .count();
+    assert_eq!(first.frames[..], whole.frames[..frames]);
+    assert!(first.details.iter().all(|d| d.tick <= minute));
+    assert!(first.outside.iter().all(|o| o.tick <= minute) && !first.outside.is_empty());
+    drop((whole, first));
     println!(
         "finishing {hour} ticks ({} frames, {} bytes): memory +{} kB; reading the replay whole: \
-         +{} kB",
+         +{} kB; its first minute: +{} kB",
         written.frames,
         written.bytes,
         growth / 1024,
-        whole_growth / 1024
+        whole_growth / 1024,
+        first_growth / 1024
+    );
+    assert!(
+        (first_growth as u64) < written.bytes + (2 << 20),
+        "the first minute took {} kB (the file is {} kB)",
+        first_growth / 1024,
+        written.bytes / 1024
     );
     assert_eq!(written.ticks, hour);
     assert_eq!(std::fs::read(&target).unwrap(), expected);

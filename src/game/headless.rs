@@ -17,7 +17,7 @@ use super::result::ResultChannel;
 use crate::determinism::session_replay::{SessionReplay, prepare_players};
 use crate::determinism::{SyncTest, play_replay_reporting};
 use crate::engine::App;
-use crate::record::{RecordingAppExt, Replay, StateDetail, StateHashReport};
+use crate::record::{RecordingAppExt, StateDetail, StateHashReport};
 use crate::runtime::{InputScript, RuntimeInput, TickAccumulator, TickStampedInput, TimeControl};
 use crate::state::StateHashes;
 
@@ -225,25 +225,29 @@ pub(crate) fn run_synctest_mode(
 pub(crate) fn play_replay_file(
     project: &Project,
     app: &mut App,
-    (file, replay): (PathBuf, Replay),
+    super::options::ReplayIn {
+        file,
+        replay,
+        total,
+    }: super::options::ReplayIn,
     ticks: Option<u64>,
     run: &RunRecord<'_>,
 ) -> Result<Option<String>, GameError> {
     let until = ticks.map(|ticks| replay.start_tick.saturating_add(ticks));
-    let total = ticks.map_or(replay.hashes.len(), |ticks| {
+    let to_play = ticks.map_or(replay.hashes.len(), |ticks| {
         replay
             .hashes
             .len()
             .min(ticks.try_into().unwrap_or(usize::MAX))
     });
-    let mut progress = super::options::progress_lines(total);
+    let mut progress = super::options::progress_lines(to_play);
     let checked = play_replay_reporting(&replay, app, until, &mut progress)
         .map_err(|error| GameError::ReplayIn { file, error })?;
     if let Some(path) = run.report_path {
         StateHashReport::capture(app.world_mut(), &taken(run.hashes)).write(path)?;
     }
     let name = &project.manifest.name;
-    let recorded = replay.hashes.len();
+    let recorded = usize::try_from(total).unwrap_or(usize::MAX);
     Ok(Some(if checked < recorded {
         format!(
             "{name}: replay matched its first {checked} recorded ticks (to tick {}; it holds \

@@ -180,7 +180,10 @@ fn try_run_game(
                      feature (`rusting run --net` does)",
         });
     }
-    let replay_in = options::replay_in()?;
+    // The viewer seeks anywhere in the replay; a headless playback bounded by its tick count
+    // needs only the ticks it plays.
+    let viewing = environment(REPLAY_VIEW_VARIABLE).is_some();
+    let replay_in = options::replay_in(ticks.filter(|_| !viewing))?;
     let synctest = options::synctest_distance()?;
     if let (Some(distance), Some(ticks)) = (synctest, ticks) {
         return headless::run_synctest_mode(
@@ -229,7 +232,9 @@ fn try_run_game(
             })
             .transpose()?;
         let mode = match (replay_in, synctest) {
-            (Some((file, replay)), _) => windowed::WindowedModeChoice::View(file, Box::new(replay)),
+            (Some(played), _) => {
+                windowed::WindowedModeChoice::View(played.file, Box::new(played.replay))
+            }
             (None, Some(distance)) => windowed::WindowedModeChoice::SyncTest(distance),
             (None, None) => windowed::WindowedModeChoice::Play,
         };

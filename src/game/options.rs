@@ -184,16 +184,31 @@ pub const PROGRESS_EVERY: usize = 600;
 /// How a progress line starts.
 pub const PROGRESS_PREFIX: &str = "rusting-progress ";
 
-/// The replay `RUSTING_REPLAY_PLAY` names, read.
-pub(crate) fn replay_in() -> Result<Option<(PathBuf, Replay)>, GameError> {
+/// The replay `RUSTING_REPLAY_PLAY` names, read: only its first `ticks` ticks when given (a
+/// headless playback bounded by `RUSTING_HEADLESS_TICKS` holds only what it plays).
+pub(crate) fn replay_in(ticks: Option<u64>) -> Result<Option<ReplayIn>, GameError> {
     environment("RUSTING_REPLAY_PLAY")
         .map(|path| {
             let file = PathBuf::from(path);
-            Replay::load(&file)
-                .map(|replay| (file.clone(), replay))
+            Replay::load_first(&file, ticks)
+                .map(|(replay, total)| ReplayIn {
+                    file: file.clone(),
+                    replay,
+                    total,
+                })
                 .map_err(|error| GameError::ReplayIn { file, error })
         })
         .transpose()
+}
+
+/// The replay a run plays.
+pub(crate) struct ReplayIn {
+    /// Its file.
+    pub file: PathBuf,
+    /// What of it is played: all of it, or its first ticks (see [`replay_in`]).
+    pub replay: Replay,
+    /// How many ticks the whole file holds.
+    pub total: u64,
 }
 
 /// How many ticks `RUSTING_SYNCTEST` rolls back.

@@ -339,12 +339,31 @@ impl Reader<'_> {
 
 /// Reads a compact replay; `file` names it in errors.
 pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
-    let (mut replay, groups) = parse(bytes, file)?;
+    from_compact_first(bytes, file, None).map(|(replay, _)| replay)
+}
+
+/// [`from_compact`], making only the first `ticks` ticks when given: their hashes, the frames
+/// that start before their end, and the details and outside entries by it. The whole file is
+/// still checked as `from_compact` checks it (its frame groups, counts, details and outside
+/// entries), but the hashes past the bound are skipped unread, so what this takes grows with
+/// the ticks kept and the file's size, never with the frames and hashes it claims. Returns the
+/// replay and how many ticks the whole file holds.
+pub fn from_compact_first(
+    bytes: &[u8],
+    file: &Path,
+    ticks: Option<u64>,
+) -> Result<(Replay, u64), ReplayError> {
+    let (mut replay, groups, total) = parse(bytes, file, ticks)?;
+    let bounded = ticks.is_some();
+    let end = replay.end_tick();
     let frame_total: u64 = groups.iter().map(|g| g.repeat).sum();
-    let mut frames = Vec::with_capacity(frame_total as usize);
+    let mut frames = Vec::with_capacity(if bounded { 0 } else { frame_total as usize });
     let mut tick = replay.start_tick;
-    for group in groups {
+    'groups: for group in groups {
         for k in 0..group.repeat {
+            if bounded && tick >= end {
+                break 'groups;
+            }
             frames.push(ReplayFrame {
                 real_delta_ns: group.delta,
                 start_tick: tick,
@@ -354,7 +373,7 @@ pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
         }
     }
     replay.frames = frames;
-    Ok(replay)
+    Ok((replay, total))
 }
 
 /// Frames that repeat: `repeat` frames of `delta` ns running `ticks` ticks each, the first with
@@ -396,7 +415,7 @@ impl ReplaySummary {
 /// frame: the memory it takes grows with the file's size, never with the frames the file counts
 /// (ten million frames in 1.2 MB took 875 MB as frames).
 pub fn summarize(bytes: &[u8], file: &Path) -> Result<ReplaySummary, ReplayError> {
-    let (replay, groups) = parse(bytes, file)?;
+    let (replay, groups, _) = parse(bytes, file, None)?;
     // The frames a compact file makes start at the start tick, never go back and start by the
     // last hashed tick by construction (their ticks sum to the hashes); what is left of the
     // frames' checks is each group's input, on its first frame.
@@ -424,8 +443,15 @@ pub fn summarize(bytes: &[u8], file: &Path) -> Result<ReplaySummary, ReplayError
     Ok(summary)
 }
 
-/// The compact replay in `bytes` with its frames still grouped (the replay's `frames` empty).
-fn parse(bytes: &[u8], file: &Path) -> Result<(Replay, Vec<Group>), ReplayError> {
+/// The compact replay in `bytes` with its frames still grouped (the replay's `frames` empty),
+/// holding only the first `ticks` hashes (and details and outside entries by them) when given,
+/// and the number of ticks the file holds.
+fn parse(
+    bytes: &[u8],
+    file: &Path,
+    ticks: Option<u64>,
+) -> Result<(Replay, Vec<Group>, u64), ReplayError> {
+    let bound = ticks;
     let mut r = Reader { bytes, at: 0, file };
     if r.take(4)? != COMPACT_MAGIC {
         return Err(r.corrupt("not a compact replay"));
@@ -493,16 +519,20 @@ fn parse(bytes: &[u8], file: &Path) -> Result<(Replay, Vec<Group>), ReplayError>
             .checked_add(repeat)
             .filter(|_| repeat > 0)
             .ok_or_else(|| r.corrupt("a bad repeat count"))?;
+        let before = tick_total;
         tick_total = repeat
             .checked_mul(ticks)
             .and_then(|t| t.checked_add(tick_total))
             .ok_or_else(|| r.corrupt("a tick count that overflows"))?;
-        read.push(Group {
-            repeat,
-            delta,
-            ticks,
-            input,
-        });
+        // Past the bound a group is counted and checked, never kept.
+        if bound.is_none_or(|bound| before < bound) {
+            read.push(Group {
+                repeat,
+                delta,
+                ticks,
+                input,
+            });
+        }
     }
     // Version 1 kept every hash whole; from version 2, its low 32 bits.
     let hash_bytes = if format_version == 1 { 8 } else { 4 };
@@ -530,8 +560,9 @@ fn parse(bytes: &[u8], file: &Path) -> Result<(Replay, Vec<Group>), ReplayError>
             super::replay::IDLE_FRAMES
         )));
     }
-    let mut hashes = Vec::with_capacity(count as usize);
-    for k in 0..count {
+    let kept = bound.map_or(count, |bound| bound.min(count));
+    let mut hashes = Vec::with_capacity(kept as usize);
+    for k in 0..kept {
         let hash = if hash_bytes == 8 {
             format!("{:016x}", r.u64()?)
         } else {
@@ -540,6 +571,8 @@ fn parse(bytes: &[u8], file: &Path) -> Result<(Replay, Vec<Group>), ReplayError>
         };
         hashes.push((start_tick + k + 1, hash));
     }
+    // The hashes past the bound: skipped (their number is checked against the bytes above).
+    r.take(((count - kept) * hash_bytes as u64) as usize)?;
     let mut details = Vec::new();
     if r.at < bytes.len() {
         let count = r.varint()?;
@@ -584,6 +617,9 @@ fn parse(bytes: &[u8], file: &Path) -> Result<(Replay, Vec<Group>), ReplayError>
     if r.at != bytes.len() {
         return Err(r.corrupt("trailing bytes"));
     }
+    let end = start_tick + kept;
+    details.retain(|detail: &super::detail::StateDetail| detail.tick <= end);
+    outside.retain(|entered| entered.tick <= end);
     let replay = Replay {
         format_version,
         engine_version,
@@ -596,7 +632,7 @@ fn parse(bytes: &[u8], file: &Path) -> Result<(Replay, Vec<Group>), ReplayError>
         outside,
         layout,
     };
-    Ok((replay, read))
+    Ok((replay, read, count))
 }
 
 /// A LEB128 varint at `*at`, moving past it; `None` past the end or over 64 bits.

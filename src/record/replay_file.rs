@@ -30,7 +30,7 @@ impl Replay {
         Ok(replay)
     }
 
-    /// The compact binary form (about eight bytes a tick), or `None` when the hashes do not follow
+    /// The compact binary form (about four bytes a tick), or `None` when the hashes do not follow
     /// on tick by tick (see `replay_compact`).
     pub fn to_compact(&self) -> Option<Vec<u8>> {
         replay_compact::to_compact(self)
@@ -58,6 +58,26 @@ impl Replay {
             message: e.to_string(),
         })?;
         Replay::load_bytes(&bytes, path)
+    }
+
+    /// [`Replay::load`], keeping only the first `ticks` ticks of a compact replay when given (its
+    /// frames, hashes, details and outside entries up to the start tick plus `ticks`): playing the
+    /// first minutes of a long recording holds only those minutes. The rest of the file is still
+    /// checked as `load` checks it, the hashes past the bound left unread; the other forms are
+    /// read whole. Returns the replay and how many ticks the whole file holds.
+    pub fn load_first(path: &Path, ticks: Option<u64>) -> Result<(Replay, u64), ReplayError> {
+        let bytes = std::fs::read(path).map_err(|e| ReplayError::Io {
+            file: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        if ticks.is_none() || !bytes.starts_with(replay_compact::COMPACT_MAGIC) {
+            let replay = Replay::load_bytes(&bytes, path)?;
+            let total = replay.hashes.len() as u64;
+            return Ok((replay, total));
+        }
+        let (replay, total) = replay_compact::from_compact_first(&bytes, path, ticks)?;
+        replay.check(path)?;
+        Ok((replay, total))
     }
 
     /// What `rusting replay info` prints of the replay at `path`, checked as [`Replay::load`]
