@@ -316,7 +316,8 @@ impl Reader<'_> {
         Err(self.corrupt("overlong number"))
     }
 
-    /// A length of at most `limit` bytes, of `what` (named in the error with the limit).
+    /// A length of at most `limit` bytes of `what`, inside the file; past the limit, the error
+    /// names the byte where the length starts.
     fn length_within(&mut self, limit: u64, what: &str) -> Result<usize, ReplayError> {
         let at = self.at;
         let n = self.varint()?;
@@ -324,12 +325,6 @@ impl Reader<'_> {
             self.at = at;
             return Err(self.corrupt(&format!("{what} of {n} bytes (at most {limit})")));
         }
-        self.at = at;
-        self.length()
-    }
-
-    fn length(&mut self) -> Result<usize, ReplayError> {
-        let n = self.varint()?;
         if n > (self.bytes.len() - self.at) as u64 {
             return Err(self.corrupt("a length past the end of the file"));
         }

@@ -288,20 +288,59 @@ const ROWS_PER_PIECE: usize = 256;
 /// cost more than it saves.
 const PARALLEL_FROM: usize = 4096;
 
-/// What one piece of the hash found: its entities' hashes in row order, and its first
-/// non-finite field in `SimId` order.
-#[derive(Default)]
+/// What hashing some rows found: their entities' hashes in row order, and the first
+/// non-finite field among them in `SimId` order.
 struct Piece {
     hashes: Vec<EntityHash>,
     non_finite: Option<EntityNonFinite>,
 }
 
-/// The pieces of one hash: runs of rows of simulation archetypes, each with its archetype's plan.
-/// Each piece only reads the world, and its result depends on its rows alone, so the pieces may
-/// be hashed on any threads in any order and give the same bytes.
+impl Piece {
+    /// Keeps `found` when no field with a lower `SimId` was noted before it.
+    fn note(&mut self, found: EntityNonFinite) {
+        if self
+            .non_finite
+            .as_ref()
+            .is_none_or(|(first, ..)| found.0 < *first)
+        {
+            self.non_finite = Some(found);
+        }
+    }
+
+    /// Hashes every entity of `runs` (rows of planned archetypes), in order.
+    fn of<'h, 'w: 'h>(
+        hashing: &Hashing<'w>,
+        runs: impl IntoIterator<Item = (&'h Plan<'w>, &'h [ArchetypeEntity])>,
+        rows: usize,
+    ) -> Piece {
+        let mut hasher = StateHasher::new();
+        let mut piece = Piece {
+            hashes: Vec::with_capacity(rows),
+            non_finite: None,
+        };
+        for (plan, run) in runs {
+            for row in run {
+                hasher.clear();
+                if hashing.feed(plan, row, &mut hasher, None) {
+                    let sim_id = hashing.sim_id(plan, row);
+                    piece.hashes.push((sim_id, hasher.finish()));
+                    if let Some((component, field)) = hasher.non_finite.take() {
+                        piece.note((sim_id, component, field));
+                    }
+                }
+            }
+        }
+        piece
+    }
+}
+
+/// The pieces of a large world's hash: runs of up to [`ROWS_PER_PIECE`] rows of simulation
+/// archetypes, each with its archetype's plan. A piece only reads the world, and its result
+/// depends on its rows alone, so the pieces may be hashed on any threads in any order and give
+/// the same bytes.
 struct Pieces<'h, 'w> {
     hashing: &'h Hashing<'w>,
-    pieces: Vec<(&'h Plan<'w>, &'w [ArchetypeEntity])>,
+    runs: Vec<(&'h Plan<'w>, &'w [ArchetypeEntity])>,
 }
 
 // SAFETY: a `Plan` holds references to the world's columns and sparse sets, whose change ticks
@@ -311,38 +350,32 @@ struct Pieces<'h, 'w> {
 unsafe impl Sync for Pieces<'_, '_> {}
 
 impl Pieces<'_, '_> {
-    /// Hashes piece `k`.
-    fn hash(&self, k: usize) -> Piece {
-        let (plan, rows) = self.pieces[k];
-        let mut hasher = StateHasher::new();
-        let mut piece = Piece {
-            hashes: Vec::with_capacity(rows.len()),
+    /// Hashes every piece on rayon's pool and joins them in order (rayon's indexed collect keeps
+    /// the order, whichever thread ran each).
+    fn hash(&self, rows: usize) -> Piece {
+        let done: Vec<Piece> = (0..self.runs.len())
+            .into_par_iter()
+            .map(|k| Piece::of(self.hashing, [self.runs[k]], self.runs[k].1.len()))
+            .collect();
+        let mut joined = Piece {
+            hashes: Vec::with_capacity(rows),
             non_finite: None,
         };
-        for row in rows {
-            hasher.clear();
-            if self.hashing.feed(plan, row, &mut hasher, None) {
-                let sim_id = self.hashing.sim_id(plan, row);
-                piece.hashes.push((sim_id, hasher.finish()));
-                if let Some((component, field)) = hasher.non_finite.take()
-                    && piece
-                        .non_finite
-                        .as_ref()
-                        .is_none_or(|(first, ..)| sim_id < *first)
-                {
-                    piece.non_finite = Some((sim_id, component, field));
-                }
+        for piece in done {
+            joined.hashes.extend_from_slice(&piece.hashes);
+            if let Some(found) = piece.non_finite {
+                joined.note(found);
             }
         }
-        piece
+        joined
     }
 }
 
 /// `(sim id, hash)` of every simulation entity, in `SimId` order, and the first non-finite field
-/// among them. The entities are hashed in pieces of up to [`ROWS_PER_PIECE`] rows, on several
-/// threads for a large world; the pieces are joined in archetype and row order whatever thread
-/// hashed them, so the thread count never changes a hash. The pairs are small so that putting
-/// them in order (rarely needed: spawn order is `SimId` order) moves little.
+/// among them. A world of [`PARALLEL_FROM`] simulation entities or more is hashed in pieces on
+/// several threads, joined in archetype and row order whatever thread hashed them, so the thread
+/// count never changes a hash; a smaller one in one pass on the calling thread. The pairs are
+/// small so that putting them in order (rarely needed: spawn order is `SimId` order) moves little.
 fn entity_hashes(world: &World) -> EntityHashes {
     let hashing = Hashing::of(world);
     let plans: Vec<(Plan, &[ArchetypeEntity])> = world
@@ -350,35 +383,22 @@ fn entity_hashes(world: &World) -> EntityHashes {
         .iter()
         .filter_map(|archetype| Some((hashing.plan(archetype)?, archetype.entities())))
         .collect();
-    let count: usize = plans.iter().map(|(_, rows)| rows.len()).sum();
-    let pieces = Pieces {
-        hashing: &hashing,
-        pieces: plans
-            .iter()
-            .flat_map(|(plan, rows)| rows.chunks(ROWS_PER_PIECE).map(move |run| (plan, run)))
-            .collect(),
-    };
-    let done: Vec<Piece> = if count >= PARALLEL_FROM && rayon::current_num_threads() > 1 {
-        // rayon's indexed collect keeps the pieces in their order, whichever thread ran each.
-        (0..pieces.pieces.len())
-            .into_par_iter()
-            .map(|k| pieces.hash(k))
-            .collect()
-    } else {
-        (0..pieces.pieces.len()).map(|k| pieces.hash(k)).collect()
-    };
-    let mut hashes = Vec::with_capacity(count);
-    let mut non_finite: Option<EntityNonFinite> = None;
-    for piece in done {
-        hashes.extend_from_slice(&piece.hashes);
-        if let Some(found) = piece.non_finite
-            && non_finite
-                .as_ref()
-                .is_none_or(|(first, ..)| found.0 < *first)
-        {
-            non_finite = Some(found);
+    let rows: usize = plans.iter().map(|(_, rows)| rows.len()).sum();
+    let Piece {
+        mut hashes,
+        non_finite,
+    } = if rows >= PARALLEL_FROM && rayon::current_num_threads() > 1 {
+        Pieces {
+            hashing: &hashing,
+            runs: plans
+                .iter()
+                .flat_map(|(plan, rows)| rows.chunks(ROWS_PER_PIECE).map(move |run| (plan, run)))
+                .collect(),
         }
-    }
+        .hash(rows)
+    } else {
+        Piece::of(&hashing, plans.iter().map(|(plan, run)| (plan, *run)), rows)
+    };
     if !hashes.is_sorted_by_key(|(sim_id, _)| *sim_id) {
         hashes.sort_unstable_by_key(|(sim_id, _)| *sim_id);
     }

@@ -65,3 +65,39 @@ pub fn edge_tick(rng: &mut Rng) -> u64 {
         _ => EDGES[rng.below(EDGES.len())],
     }
 }
+
+/// A state-hash report's ticks made from their structure, as JSON: empty, tiny or huge (up to
+/// 30,000 ticks), starting at or running into the edges of `u64`, in order, repeated or
+/// shuffled, with hashes that mostly follow from the tick, so two such sets agree on the ticks
+/// they share and a comparison goes past the first one.
+pub fn crafted_ticks(rng: &mut Rng) -> Vec<serde_json::Value> {
+    let count = match rng.below(4) {
+        0 => 0,
+        1 => 1 + rng.below(3),
+        2 => 1 + rng.below(200),
+        _ => 1 + rng.below(30_000),
+    };
+    let start = edge_tick(rng);
+    let mut ticks: Vec<serde_json::Value> = (0..count as u64)
+        .map(|k| {
+            let tick = if rng.chance(50) {
+                edge_tick(rng)
+            } else {
+                start.wrapping_add(k)
+            };
+            let hash = if rng.chance(20) {
+                format!("{:016x}", rng.next())
+            } else {
+                format!("{:016x}", tick.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            };
+            serde_json::json!({ "tick": tick, "hash": hash })
+        })
+        .collect();
+    if rng.chance(4) && ticks.len() > 1 {
+        let (a, b) = (rng.below(ticks.len()), rng.below(ticks.len()));
+        ticks.swap(a, b);
+        let repeated = ticks[rng.below(ticks.len())].clone();
+        ticks.push(repeated);
+    }
+    ticks
+}

@@ -16,35 +16,7 @@ use serde_json::{Value, json};
 #[path = "../../../tests/support/fuzzing.rs"]
 mod fuzzing;
 
-use fuzzing::{Rng, budget, edge_tick, seed};
-
-/// The ticks of a report: `(tick, hash)` entries as JSON.
-fn ticks(rng: &mut Rng) -> Vec<Value> {
-    let count = match rng.below(4) {
-        0 => 0,
-        1 => 1 + rng.below(3),
-        2 => 1 + rng.below(300),
-        _ => 1 + rng.below(30_000),
-    };
-    let start = edge_tick(rng);
-    let mut ticks: Vec<Value> = (0..count as u64)
-        .map(|k| {
-            let tick = if rng.chance(60) {
-                edge_tick(rng)
-            } else {
-                start.wrapping_add(k)
-            };
-            json!({ "tick": tick, "hash": format!("{:016x}", tick.wrapping_mul(0x9e37_79b9_7f4a_7c15)) })
-        })
-        .collect();
-    if rng.chance(5) && ticks.len() > 1 {
-        let (a, b) = (rng.below(ticks.len()), rng.below(ticks.len()));
-        ticks.swap(a, b);
-        let repeated = ticks[rng.below(ticks.len())].clone();
-        ticks.push(repeated);
-    }
-    ticks
-}
+use fuzzing::{Rng, budget, crafted_ticks, edge_tick, seed};
 
 /// The second report's ticks, made from the first's.
 fn changed(rng: &mut Rng, first: &[Value]) -> Vec<Value> {
@@ -110,9 +82,9 @@ fn hashes_diff_and_its_page_never_panic_on_crafted_reports() {
     let deadline = Instant::now() + budget();
     let mut pairs = 0u64;
     while Instant::now() < deadline {
-        let first = ticks(&mut rng);
+        let first = crafted_ticks(&mut rng);
         let second = if rng.chance(4) {
-            ticks(&mut rng)
+            crafted_ticks(&mut rng)
         } else {
             changed(&mut rng, &first)
         };
