@@ -7,10 +7,13 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use rusting_engine::determinism::STREAM_WINDOW;
 use rusting_engine::jobs::OutsideEntry;
 use rusting_engine::record::replay_compact::to_compact;
 use rusting_engine::record::replay_journal::{from_journal, journal_path};
-use rusting_engine::record::{ComponentDetail, EntityDetail, Recorder, Replay, StateDetail};
+use rusting_engine::record::{
+    ComponentDetail, EntityDetail, Recorder, Replay, ReplayStream, StateDetail,
+};
 use rusting_engine::runtime::RuntimeInput;
 
 /// The system allocator, counting the bytes allocated now and the most ever at once.
@@ -98,10 +101,11 @@ fn detail(tick: u64) -> StateDetail {
 /// re-record ticks, a state detail every two minutes and results from outside. Finishing it into
 /// a compact replay grows memory by less than 2 MB, and gives byte for byte the compact file that
 /// reading the journal whole and writing it gives; reading the replay whole is shown beside it
-/// (tens of megabytes), and reading only its first minute (`Replay::load_first`, what a bounded
-/// playback reads) takes the file's bytes and that minute. Fails if finishing reads the journal
-/// into a `Replay` (about 40 MB), or collects the frames or hashes, if a pass keeps a record a
-/// later rewind voids, or if a bounded read makes the frames or hashes past its bound.
+/// (tens of megabytes), and reading it a window at a time (`ReplayStream`, what a headless
+/// playback reads) takes the file's bytes and one window, and gives the same frames and hashes.
+/// Fails if finishing reads the journal into a `Replay` (about 40 MB), or collects the frames or
+/// hashes, if a pass keeps a record a later rewind voids, or if the stream makes the frames or
+/// hashes past its window.
 #[test]
 fn finishing_a_long_recording_stays_in_bounded_memory() {
     let dir = std::env::temp_dir().join(format!("rusting-finish-{}", std::process::id()));
@@ -152,35 +156,46 @@ fn finishing_a_long_recording_stays_in_bounded_memory() {
     drop(journal);
     let (written, growth) = peak_growth(|| recorder.finish_file().unwrap().unwrap());
     let (whole, whole_growth) = peak_growth(|| Replay::load(&target).unwrap());
-    // Playing the first minute holds the first minute (and the file's bytes), and it is the
-    // whole replay's first minute.
-    let minute = 3600;
-    let ((first, total), first_growth) =
-        peak_growth(|| Replay::load_first(&target, Some(minute)).unwrap());
-    assert_eq!(total, hour);
-    assert_eq!(first.hashes[..], whole.hashes[..minute as usize]);
-    let frames = whole
-        .frames
-        .iter()
-        .take_while(|f| f.start_tick < minute)
-        .count();
-    assert_eq!(first.frames[..], whole.frames[..frames]);
-    assert!(first.details.iter().all(|d| d.tick <= minute));
-    assert!(first.outside.iter().all(|o| o.tick <= minute) && !first.outside.is_empty());
-    drop((whole, first));
+    // Playback reads the replay a window at a time: what it holds is the file's bytes, the
+    // details and outside entries, and one window; and the windows are the whole replay.
+    let (windows, stream_growth) = peak_growth(|| {
+        let mut stream = ReplayStream::open(&target).unwrap();
+        assert_eq!(stream.total_ticks(), hour);
+        assert_eq!(stream.header().details[..], whole.details[..]);
+        assert_eq!(stream.header().outside[..], whole.outside[..]);
+        let (mut frames, mut hashes, mut windows) = (0, 0, 0);
+        while let Some(window) = stream.split().1.next_window(STREAM_WINDOW).unwrap() {
+            assert_eq!(window.start_tick, whole.frames[frames].start_tick);
+            assert_eq!(
+                window.frames[..],
+                whole.frames[frames..][..window.frames.len()]
+            );
+            assert_eq!(
+                window.hashes[..],
+                whole.hashes[hashes..][..window.hashes.len()]
+            );
+            frames += window.frames.len();
+            hashes += window.hashes.len();
+            windows += 1;
+        }
+        assert_eq!((frames, hashes), (whole.frames.len(), whole.hashes.len()));
+        windows
+    });
+    assert_eq!(windows, 60);
+    drop(whole);
     println!(
         "finishing {hour} ticks ({} frames, {} bytes): memory +{} kB; reading the replay whole: \
-         +{} kB; its first minute: +{} kB",
+         +{} kB; reading it a window at a time: +{} kB",
         written.frames,
         written.bytes,
         growth / 1024,
         whole_growth / 1024,
-        first_growth / 1024
+        stream_growth / 1024
     );
     assert!(
-        (first_growth as u64) < written.bytes + (2 << 20),
-        "the first minute took {} kB (the file is {} kB)",
-        first_growth / 1024,
+        (stream_growth as u64) < written.bytes + (2 << 20),
+        "reading a window at a time took {} kB (the file is {} kB)",
+        stream_growth / 1024,
         written.bytes / 1024
     );
     assert_eq!(written.ticks, hour);

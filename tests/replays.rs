@@ -3,10 +3,10 @@
 use std::path::Path;
 
 use bevy::input::keyboard::KeyCode;
-use rusting_engine::determinism::play_replay;
+use rusting_engine::determinism::{play_replay, play_replay_stream};
 use rusting_engine::game;
 use rusting_engine::record::RecordingAppExt;
-use rusting_engine::record::{Replay, ReplayError};
+use rusting_engine::record::{Replay, ReplayError, ReplayStream};
 use rusting_engine::runtime::RuntimeInput;
 
 #[path = "support/starter.rs"]
@@ -296,8 +296,10 @@ fn nudge(
 /// A recording made by a build that nudged the player during tick 100, played back by one that
 /// does not: `REPLAY_DIVERGED` names tick 100 and, from the state detail the recording holds at
 /// tick 7200 (one every two minutes), the entity `Player`, component `Transform` and field
-/// `translation.x`, in the JSON and compact forms alike. Fails if recordings stop holding state
-/// details, or playback stops at the divergent tick without comparing the next one.
+/// `translation.x`, in the JSON and compact forms alike, and played a window at a time from a
+/// `ReplayStream`. Fails if recordings stop holding state details, or playback stops at the
+/// divergent tick without comparing the next one (or, from a stream, without playing on into the
+/// windows after the divergent one).
 #[test]
 fn a_diverging_replay_names_the_entity_component_and_field() {
     use bevy::prelude::{FixedUpdate, IntoScheduleConfigs};
@@ -321,10 +323,21 @@ fn a_diverging_replay_names_the_entity_component_and_field() {
     let replay = app.stop_recording().unwrap();
     let ticks: Vec<u64> = replay.details.iter().map(|d| d.tick).collect();
     assert_eq!(ticks, [7200]);
-    let compact = Replay::load_bytes(&replay.to_compact().unwrap(), Path::new("s.rply")).unwrap();
+    let bytes = replay.to_compact().unwrap();
+    let (bytes_again, stream_bytes) = (bytes.clone(), bytes.clone());
+    let compact = Replay::load_bytes(&bytes, Path::new("s.rply")).unwrap();
     assert_eq!(compact, replay.clone().with_short_hashes());
-    for replay in [replay, compact] {
-        let error = play_replay(&replay, &mut with_nudge(false)).unwrap_err();
+    // Read whole as JSON and compact, and a window at a time (a minute each: the divergence is
+    // in the first window, the detail in the third).
+    let streamed = ReplayStream::from_bytes(bytes, Path::new("s.rply")).unwrap();
+    for replay in [Ok(replay), Ok(compact), Err(streamed)] {
+        let error = match replay {
+            Ok(replay) => play_replay(&replay, &mut with_nudge(false)).unwrap_err(),
+            Err(mut stream) => {
+                play_replay_stream(&mut stream, &mut with_nudge(false), None, &mut |_| {})
+                    .unwrap_err()
+            }
+        };
         let text = error.to_string();
         match &error {
             ReplayError::Diverged { tick, blame, .. } => {
@@ -346,6 +359,20 @@ fn a_diverging_replay_names_the_entity_component_and_field() {
             "{text}"
         );
     }
+    // The build that recorded it plays all three windows through, every hash checked, and
+    // stops where it is asked to.
+    let mut stream = ReplayStream::from_bytes(bytes_again, Path::new("s.rply")).unwrap();
+    let mut shown = Vec::new();
+    let checked = play_replay_stream(&mut stream, &mut with_nudge(true), None, &mut |done| {
+        shown.push(done)
+    })
+    .unwrap();
+    assert_eq!(checked, 7300);
+    assert_eq!(shown.last(), Some(&7300));
+    let mut stream = ReplayStream::from_bytes(stream_bytes, Path::new("s.rply")).unwrap();
+    let checked =
+        play_replay_stream(&mut stream, &mut with_nudge(true), Some(3700), &mut |_| {}).unwrap();
+    assert_eq!(checked, 3700);
 }
 
 /// A session recorded while the time scale changes (double speed, quarter speed, a pause) plays

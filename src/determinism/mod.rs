@@ -21,6 +21,8 @@ pub mod session_replay;
 pub mod synctest;
 
 pub use compare::{Divergence, compare_runs};
-pub use playback::{PlaybackCursor, play_replay, play_replay_reporting};
+pub use playback::{
+    PlaybackCursor, STREAM_WINDOW, play_replay, play_replay_reporting, play_replay_stream,
+};
 pub use seek::{DEFAULT_SNAPSHOT_INTERVAL, ReplaySeeker, SeekState, snapshot_points};
 pub use synctest::{SyncTest, SyncTestError, SyncTestRun};

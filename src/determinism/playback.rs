@@ -1,15 +1,19 @@
 //! Playing a [`Replay`] back into an app: [`play_replay`], frame by frame with a
-//! [`PlaybackCursor`], and the blame at the recording's next state detail when a hash differs.
+//! [`PlaybackCursor`], from a replay in memory or a window at a time from a [`ReplayStream`]
+//! ([`play_replay_stream`]), and the blame at the recording's next state detail when a hash
+//! differs.
 //!
 //! [`play_replay`] sets the seed and feeds the recorded deltas and input into an app holding the
 //! same scene, in place, checking every hash. The replay's format and its checks are `record`'s;
 //! this module drives a [`SimulationHost`] with them. It must never read a clock or a device.
 
+use std::borrow::Cow;
 use std::path::Path;
 use std::time::Duration;
 
 use crate::engine::SimulationHost;
 use crate::jobs::OutsideQueue;
+use crate::record::ReplayStream;
 use crate::record::detail::{StateDetail, compare_details};
 use crate::record::replay::{
     Replay, ReplayBlame, ReplayError, recorded_form, recorded_hash_matches,
@@ -32,6 +36,12 @@ impl Replay {
     /// the recorded seed in place, and feeds the recorded outside results from now on.
     pub fn prepare(&self, app: &mut impl SimulationHost) -> Result<(), ReplayError> {
         self.check(Path::new("(replay in memory)"))?;
+        self.prepare_checked(app)
+    }
+
+    /// [`Replay::prepare`] for a replay already checked (a stream's header is checked with the
+    /// whole file when the stream opens).
+    fn prepare_checked(&self, app: &mut impl SimulationHost) -> Result<(), ReplayError> {
         if app.ticks_done() != self.start_tick {
             return Err(ReplayError::StartTick {
                 expected: self.start_tick,
@@ -153,31 +163,6 @@ impl Replay {
     }
 }
 
-impl Replay {
-    /// After a divergence at `tick`, plays on (without checking hashes) to the recording's first
-    /// state detail at or after it, and compares playback's state there with it. `None` when the
-    /// recording holds no such detail, or playback's frames do not end on its tick.
-    fn blame(
-        &self,
-        app: &mut impl SimulationHost,
-        cursor: &mut PlaybackCursor,
-        tick: u64,
-    ) -> Option<ReplayBlame> {
-        let recorded = self.details.iter().find(|d| d.tick >= tick)?;
-        while app.ticks_done() < recorded.tick && cursor.frame < self.frames.len() {
-            self.play_frame_checked(app, cursor, false).ok()?;
-        }
-        if app.ticks_done() != recorded.tick {
-            return None;
-        }
-        let played = StateDetail::capture(app.world_mut(), recorded.tick);
-        Some(ReplayBlame {
-            tick: recorded.tick,
-            difference: compare_details(recorded, &played),
-        })
-    }
-}
-
 /// Plays `replay` into `app` (built with the same scene and set up, at the replay's start tick):
 /// writes the seed in place, feeds every frame's delta and input, and checks every tick's hash.
 pub fn play_replay(replay: &Replay, app: &mut impl SimulationHost) -> Result<(), ReplayError> {
@@ -196,36 +181,138 @@ pub fn play_replay_reporting(
     progress: &mut dyn FnMut(usize),
 ) -> Result<usize, ReplayError> {
     replay.prepare(app)?;
+    let mut whole = Some(Cow::Borrowed(replay));
+    play_windows(
+        replay,
+        replay.hashes.len(),
+        &mut || Ok(whole.take()),
+        app,
+        (until, progress),
+    )
+}
+
+/// [`play_replay_reporting`] from a [`ReplayStream`]: the replay is played a window of
+/// [`STREAM_WINDOW`] ticks at a time, so what playback holds beside the app is the file's bytes,
+/// the replay's details and outside entries and one window's frames and hashes, however long the
+/// recording. The same ticks are played and checked, and a divergence is named and blamed the
+/// same way, as when the replay is read whole.
+pub fn play_replay_stream(
+    stream: &mut ReplayStream,
+    app: &mut impl SimulationHost,
+    until: Option<u64>,
+    progress: &mut dyn FnMut(usize),
+) -> Result<usize, ReplayError> {
+    let total = usize::try_from(stream.total_ticks()).unwrap_or(usize::MAX);
+    let (header, windows) = stream.split();
+    header.prepare_checked(app)?;
+    play_windows(
+        header,
+        total,
+        &mut || Ok(windows.next_window(STREAM_WINDOW)?.map(Cow::Owned)),
+        app,
+        (until, progress),
+    )
+}
+
+/// The ticks of a [`ReplayStream`]'s window in [`play_replay_stream`]: a minute at 60 Hz.
+pub const STREAM_WINDOW: u64 = 3600;
+
+/// The next window of a replay being played, or `None` after the last.
+type NextWindow<'w, 'r> = dyn FnMut() -> Result<Option<Cow<'r, Replay>>, ReplayError> + 'w;
+
+/// Plays the windows `next` gives, in order, into `app` (prepared for the replay whose header
+/// is `header`, holding `total` hashes), checking every tick's hash, until tick `until`.
+fn play_windows<'r>(
+    header: &Replay,
+    total: usize,
+    next: &mut NextWindow<'_, 'r>,
+    app: &mut impl SimulationHost,
+    (until, progress): (Option<u64>, &mut dyn FnMut(usize)),
+) -> Result<usize, ReplayError> {
     let cap = app.world().resource::<TimeControl>().max_ticks_per_frame;
-    let mut cursor = PlaybackCursor::default();
-    while cursor.frame < replay.frames.len() && until.is_none_or(|until| app.ticks_done() < until) {
-        if let Err(error) = replay.play_frame(app, &mut cursor) {
-            return Err(match error {
-                ReplayError::Diverged {
+    // Hashes checked in the windows before this one.
+    let mut checked = 0;
+    let mut stopped_early = false;
+    while let Some(window) = next()? {
+        let mut cursor = PlaybackCursor::default();
+        while cursor.frame < window.frames.len() {
+            if until.is_some_and(|until| app.ticks_done() >= until) {
+                stopped_early = true;
+                break;
+            }
+            match window.play_frame(app, &mut cursor) {
+                Ok(()) => {}
+                Err(ReplayError::Diverged {
                     tick,
                     recorded,
                     computed,
                     ..
-                } => ReplayError::Diverged {
-                    blame: replay.blame(app, &mut cursor, tick).map(Box::new),
-                    tick,
-                    recorded,
-                    computed,
-                },
-                other => other,
-            });
+                }) => {
+                    let blame = blame(header, (&window, &mut cursor), next, app, tick);
+                    return Err(ReplayError::Diverged {
+                        blame: blame.map(Box::new),
+                        tick,
+                        recorded,
+                        computed,
+                    });
+                }
+                Err(ReplayError::Length { played, .. }) => {
+                    return Err(ReplayError::Length {
+                        recorded: total,
+                        played: checked + played,
+                    });
+                }
+                Err(other) => return Err(other),
+            }
+            progress(checked + cursor.checked);
         }
-        progress(cursor.checked);
+        checked += cursor.checked;
+        if stopped_early {
+            break;
+        }
     }
     app.world_mut()
         .resource_mut::<TimeControl>()
         .max_ticks_per_frame = cap;
-    let stopped_early = cursor.frame < replay.frames.len();
-    if !stopped_early && cursor.checked != replay.hashes.len() {
+    if !stopped_early && checked != total {
         return Err(ReplayError::Length {
-            recorded: replay.hashes.len(),
-            played: cursor.checked,
+            recorded: total,
+            played: checked,
         });
     }
-    Ok(cursor.checked)
+    Ok(checked)
+}
+
+/// After a divergence at `tick`, plays on (without checking hashes, into the windows after this
+/// one when it must) to the recording's first state detail at or after it, and compares
+/// playback's state there with it. `None` when the recording holds no such detail, or
+/// playback's frames do not end on its tick.
+fn blame<'r>(
+    header: &Replay,
+    (window, cursor): (&Replay, &mut PlaybackCursor),
+    next: &mut NextWindow<'_, 'r>,
+    app: &mut impl SimulationHost,
+    tick: u64,
+) -> Option<ReplayBlame> {
+    let recorded = header.details.iter().find(|d| d.tick >= tick)?;
+    let mut later: Option<Cow<'r, Replay>> = None;
+    loop {
+        let playing = later.as_deref().unwrap_or(window);
+        while app.ticks_done() < recorded.tick && cursor.frame < playing.frames.len() {
+            playing.play_frame_checked(app, cursor, false).ok()?;
+        }
+        if app.ticks_done() >= recorded.tick {
+            break;
+        }
+        later = Some(next().ok()??);
+        *cursor = PlaybackCursor::default();
+    }
+    if app.ticks_done() != recorded.tick {
+        return None;
+    }
+    let played = StateDetail::capture(app.world_mut(), recorded.tick);
+    Some(ReplayBlame {
+        tick: recorded.tick,
+        difference: compare_details(recorded, &played),
+    })
 }

@@ -15,7 +15,7 @@ use super::finish::{RunRecord, SharedDetails, SharedHashes, finish_run, taken};
 use super::project::Project;
 use super::result::ResultChannel;
 use crate::determinism::session_replay::{SessionReplay, prepare_players};
-use crate::determinism::{SyncTest, play_replay_reporting};
+use crate::determinism::{SyncTest, play_replay_stream};
 use crate::engine::App;
 use crate::record::{RecordingAppExt, StateDetail, StateHashReport};
 use crate::runtime::{InputScript, RuntimeInput, TickAccumulator, TickStampedInput, TimeControl};
@@ -225,23 +225,17 @@ pub(crate) fn run_synctest_mode(
 pub(crate) fn play_replay_file(
     project: &Project,
     app: &mut App,
-    super::options::ReplayIn {
-        file,
-        replay,
-        total,
-    }: super::options::ReplayIn,
+    super::options::ReplayIn { file, mut stream }: super::options::ReplayIn,
     ticks: Option<u64>,
     run: &RunRecord<'_>,
 ) -> Result<Option<String>, GameError> {
-    let until = ticks.map(|ticks| replay.start_tick.saturating_add(ticks));
-    let to_play = ticks.map_or(replay.hashes.len(), |ticks| {
-        replay
-            .hashes
-            .len()
-            .min(ticks.try_into().unwrap_or(usize::MAX))
-    });
-    let mut progress = super::options::progress_lines(to_play);
-    let checked = play_replay_reporting(&replay, app, until, &mut progress)
+    let start = stream.header().start_tick;
+    let total = stream.total_ticks();
+    let until = ticks.map(|ticks| start.saturating_add(ticks));
+    let to_play = ticks.map_or(total, |ticks| total.min(ticks));
+    let mut progress =
+        super::options::progress_lines(usize::try_from(to_play).unwrap_or(usize::MAX));
+    let checked = play_replay_stream(&mut stream, app, until, &mut progress)
         .map_err(|error| GameError::ReplayIn { file, error })?;
     if let Some(path) = run.report_path {
         StateHashReport::capture(app.world_mut(), &taken(run.hashes)).write(path)?;
@@ -252,7 +246,7 @@ pub(crate) fn play_replay_file(
         format!(
             "{name}: replay matched its first {checked} recorded ticks (to tick {}; it holds \
              {recorded})",
-            replay.start_tick + checked as u64
+            start + checked as u64
         )
     } else {
         format!("{name}: replay matched all {recorded} recorded ticks")

@@ -180,10 +180,7 @@ fn try_run_game(
                      feature (`rusting run --net` does)",
         });
     }
-    // The viewer seeks anywhere in the replay; a headless playback bounded by its tick count
-    // needs only the ticks it plays.
-    let viewing = environment(REPLAY_VIEW_VARIABLE).is_some();
-    let replay_in = options::replay_in(ticks.filter(|_| !viewing))?;
+    let replay_in = options::replay_in()?;
     let synctest = options::synctest_distance()?;
     if let (Some(distance), Some(ticks)) = (synctest, ticks) {
         return headless::run_synctest_mode(
@@ -232,9 +229,16 @@ fn try_run_game(
             })
             .transpose()?;
         let mode = match (replay_in, synctest) {
-            (Some(played), _) => {
-                windowed::WindowedModeChoice::View(played.file, Box::new(played.replay))
-            }
+            // The viewer seeks anywhere in the replay: it holds all of it.
+            (Some(played), _) => match played.stream.into_replay() {
+                Ok(replay) => windowed::WindowedModeChoice::View(played.file, Box::new(replay)),
+                Err(error) => {
+                    return Err(GameError::ReplayIn {
+                        file: played.file,
+                        error,
+                    });
+                }
+            },
             (None, Some(distance)) => windowed::WindowedModeChoice::SyncTest(distance),
             (None, None) => windowed::WindowedModeChoice::Play,
         };

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::error::GameError;
-use crate::record::Replay;
+use crate::record::ReplayStream;
 use crate::runtime::InputScript;
 
 /// The session replay a game plays headless, without the network (`rusting replay play` sets it
@@ -184,17 +184,16 @@ pub const PROGRESS_EVERY: usize = 600;
 /// How a progress line starts.
 pub const PROGRESS_PREFIX: &str = "rusting-progress ";
 
-/// The replay `RUSTING_REPLAY_PLAY` names, read: only its first `ticks` ticks when given (a
-/// headless playback bounded by `RUSTING_HEADLESS_TICKS` holds only what it plays).
-pub(crate) fn replay_in(ticks: Option<u64>) -> Result<Option<ReplayIn>, GameError> {
+/// The replay `RUSTING_REPLAY_PLAY` names, opened and checked whole; its frames and hashes are
+/// made a window at a time as playback reaches them (see `ReplayStream`).
+pub(crate) fn replay_in() -> Result<Option<ReplayIn>, GameError> {
     environment("RUSTING_REPLAY_PLAY")
         .map(|path| {
             let file = PathBuf::from(path);
-            Replay::load_first(&file, ticks)
-                .map(|(replay, total)| ReplayIn {
+            ReplayStream::open(&file)
+                .map(|stream| ReplayIn {
                     file: file.clone(),
-                    replay,
-                    total,
+                    stream,
                 })
                 .map_err(|error| GameError::ReplayIn { file, error })
         })
@@ -205,10 +204,8 @@ pub(crate) fn replay_in(ticks: Option<u64>) -> Result<Option<ReplayIn>, GameErro
 pub(crate) struct ReplayIn {
     /// Its file.
     pub file: PathBuf,
-    /// What of it is played: all of it, or its first ticks (see [`replay_in`]).
-    pub replay: Replay,
-    /// How many ticks the whole file holds.
-    pub total: u64,
+    /// The replay, read a window at a time.
+    pub stream: ReplayStream,
 }
 
 /// How many ticks `RUSTING_SYNCTEST` rolls back.

@@ -276,30 +276,7 @@ impl Replay {
             place,
             message,
         };
-        if !(FIRST_REPLAY_FORMAT_VERSION..=REPLAY_FORMAT_VERSION).contains(&self.format_version) {
-            return Err(ReplayError::Version {
-                file: file.to_owned(),
-                found: self.format_version,
-                supported: REPLAY_FORMAT_VERSION,
-            });
-        }
-        if self.engine_version.len() > MAX_ENGINE_VERSION_BYTES {
-            return Err(invalid(
-                "engine_version".to_owned(),
-                format!(
-                    "{} bytes; at most {MAX_ENGINE_VERSION_BYTES}",
-                    self.engine_version.len()
-                ),
-            ));
-        }
-        if let Some(scene) = &self.scene
-            && scene.name.len() > MAX_SCENE_NAME_BYTES
-        {
-            return Err(invalid(
-                "scene.name".to_owned(),
-                format!("{} bytes; at most {MAX_SCENE_NAME_BYTES}", scene.name.len()),
-            ));
-        }
+        self.check_header(file, &invalid)?;
         if self.hashes.len() as u64 > MAX_REPLAY_TICKS {
             return Err(invalid(
                 "hashes".to_owned(),
@@ -372,6 +349,61 @@ impl Replay {
                 return Err(invalid(format!("frames[{k}].input"), message));
             }
         }
+        self.check_sparse(end, &invalid)
+    }
+
+    /// [`Replay::check`] for a replay whose frames and hashes were checked as they were read (a
+    /// compact file read a window at a time): its header, and its details and outside entries
+    /// against `end`, the last tick the file hashes.
+    pub(crate) fn check_parts(&self, file: &Path, end: u64) -> Result<(), ReplayError> {
+        let invalid = |place: String, message: String| ReplayError::Invalid {
+            file: file.to_owned(),
+            place,
+            message,
+        };
+        self.check_header(file, &invalid)?;
+        self.check_sparse(end, &invalid)
+    }
+
+    /// The format version, and the engine version's and scene name's lengths.
+    fn check_header(
+        &self,
+        file: &Path,
+        invalid: &dyn Fn(String, String) -> ReplayError,
+    ) -> Result<(), ReplayError> {
+        if !(FIRST_REPLAY_FORMAT_VERSION..=REPLAY_FORMAT_VERSION).contains(&self.format_version) {
+            return Err(ReplayError::Version {
+                file: file.to_owned(),
+                found: self.format_version,
+                supported: REPLAY_FORMAT_VERSION,
+            });
+        }
+        if self.engine_version.len() > MAX_ENGINE_VERSION_BYTES {
+            return Err(invalid(
+                "engine_version".to_owned(),
+                format!(
+                    "{} bytes; at most {MAX_ENGINE_VERSION_BYTES}",
+                    self.engine_version.len()
+                ),
+            ));
+        }
+        if let Some(scene) = &self.scene
+            && scene.name.len() > MAX_SCENE_NAME_BYTES
+        {
+            return Err(invalid(
+                "scene.name".to_owned(),
+                format!("{} bytes; at most {MAX_SCENE_NAME_BYTES}", scene.name.len()),
+            ));
+        }
+        Ok(())
+    }
+
+    /// State details and outside entries: in tick order after the start tick, by `end`.
+    fn check_sparse(
+        &self,
+        end: u64,
+        invalid: &dyn Fn(String, String) -> ReplayError,
+    ) -> Result<(), ReplayError> {
         let mut after = self.start_tick;
         for (k, detail) in self.details.iter().enumerate() {
             if detail.tick <= after || detail.tick > end {
@@ -386,7 +418,7 @@ impl Replay {
             }
             after = detail.tick;
         }
-        self.check_outside(end, &invalid)
+        self.check_outside(end, invalid)
     }
 
     /// Outside entries: ticks that follow one another within the recording, each holding 1 to
@@ -451,6 +483,21 @@ impl Replay {
             details: Vec::new(),
             outside: Vec::new(),
             layout,
+        }
+    }
+
+    /// The replay's header alone: its versions, seed, start tick, scene and layout, with no
+    /// frames, hashes, details or outside entries.
+    pub(crate) fn clone_without_ticks(&self) -> Replay {
+        Replay {
+            format_version: self.format_version,
+            engine_version: self.engine_version.clone(),
+            ..Replay::empty(
+                self.seed,
+                self.start_tick,
+                self.scene.clone(),
+                self.layout.clone(),
+            )
         }
     }
 

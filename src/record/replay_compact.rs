@@ -272,10 +272,10 @@ pub(crate) fn read_outside_entry(
 }
 
 /// A checked reader over the bytes.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-    file: &'a Path,
+pub(super) struct Reader<'a> {
+    pub bytes: &'a [u8],
+    pub at: usize,
+    pub file: &'a Path,
 }
 
 impl Reader<'_> {
@@ -334,31 +334,14 @@ impl Reader<'_> {
 
 /// Reads a compact replay; `file` names it in errors.
 pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
-    from_compact_first(bytes, file, None).map(|(replay, _)| replay)
-}
-
-/// [`from_compact`], making only the first `ticks` ticks when given: their hashes, the frames
-/// that start before their end, and the details and outside entries by it. The whole file is
-/// still checked as `from_compact` checks it (its frame groups, counts, details and outside
-/// entries), but the hashes past the bound are skipped unread, so what this takes grows with
-/// the ticks kept and the file's size, never with the frames and hashes it claims. Returns the
-/// replay and how many ticks the whole file holds.
-pub fn from_compact_first(
-    bytes: &[u8],
-    file: &Path,
-    ticks: Option<u64>,
-) -> Result<(Replay, u64), ReplayError> {
-    let (mut replay, groups, total) = parse(bytes, file, ticks)?;
-    let bounded = ticks.is_some();
-    let end = replay.end_tick();
+    let Parsed {
+        mut replay, groups, ..
+    } = parse(bytes, file, true)?;
     let frame_total: u64 = groups.iter().map(|g| g.repeat).sum();
-    let mut frames = Vec::with_capacity(if bounded { 0 } else { frame_total as usize });
+    let mut frames = Vec::with_capacity(frame_total as usize);
     let mut tick = replay.start_tick;
-    'groups: for group in groups {
+    for group in groups {
         for k in 0..group.repeat {
-            if bounded && tick >= end {
-                break 'groups;
-            }
             frames.push(ReplayFrame {
                 real_delta_ns: group.delta,
                 start_tick: tick,
@@ -368,16 +351,16 @@ pub fn from_compact_first(
         }
     }
     replay.frames = frames;
-    Ok((replay, total))
+    Ok(replay)
 }
 
 /// Frames that repeat: `repeat` frames of `delta` ns running `ticks` ticks each, the first with
 /// `input`.
-struct Group {
-    repeat: u64,
-    delta: u64,
-    ticks: u64,
-    input: Option<RuntimeInput>,
+pub(super) struct Group {
+    pub repeat: u64,
+    pub delta: u64,
+    pub ticks: u64,
+    pub input: Option<RuntimeInput>,
 }
 
 /// What `rusting replay info` prints of a replay, read without making its frames.
@@ -410,10 +393,10 @@ impl ReplaySummary {
 /// frame: the memory it takes grows with the file's size, never with the frames the file counts
 /// (ten million frames in 1.2 MB took 875 MB as frames).
 pub fn summarize(bytes: &[u8], file: &Path) -> Result<ReplaySummary, ReplayError> {
-    let (replay, groups, _) = parse(bytes, file, None)?;
+    let Parsed { replay, groups, .. } = parse(bytes, file, true)?;
     // The frames a compact file makes start at the start tick, never go back and start by the
-    // last hashed tick by construction (their ticks sum to the hashes); what is left of the
-    // frames' checks is each group's input, on its first frame.
+    // last hashed tick by construction (their ticks sum to the hashes), and `parse` checked each
+    // group's input: what is left is the replay's own checks.
     replay.check(file)?;
     let mut summary = ReplaySummary {
         replay,
@@ -422,31 +405,34 @@ pub fn summarize(bytes: &[u8], file: &Path) -> Result<ReplaySummary, ReplayError
         input_changes: 0,
     };
     for group in &groups {
-        if let Some(input) = &group.input {
-            if let Err(message) = crate::runtime::input_script::check_input(input) {
-                return Err(ReplayError::Invalid {
-                    file: file.to_owned(),
-                    place: format!("frames[{}].input", summary.frames),
-                    message,
-                });
-            }
-            summary.input_changes += 1;
-        }
+        summary.input_changes += u64::from(group.input.is_some());
         summary.frames += group.repeat;
         summary.real_ns += u128::from(group.repeat) * u128::from(group.delta);
     }
     Ok(summary)
 }
 
-/// The compact replay in `bytes` with its frames still grouped (the replay's `frames` empty),
-/// holding only the first `ticks` hashes (and details and outside entries by them) when given,
-/// and the number of ticks the file holds.
-fn parse(
-    bytes: &[u8],
-    file: &Path,
-    ticks: Option<u64>,
-) -> Result<(Replay, Vec<Group>, u64), ReplayError> {
-    let bound = ticks;
+/// A compact replay as [`parse`] reads it.
+pub(super) struct Parsed {
+    /// The replay without frames (and without hashes unless they were kept).
+    pub replay: Replay,
+    /// The frame groups, when they were kept.
+    pub groups: Vec<Group>,
+    /// How many ticks (hashes) the file holds.
+    pub total: u64,
+    /// How many frame groups the file holds, and the byte where the first starts.
+    pub group_count: u64,
+    pub groups_at: usize,
+    /// The byte where the hashes start, and the bytes each takes (8 in version 1, else 4).
+    pub hashes_at: usize,
+    pub hash_bytes: usize,
+}
+
+/// Reads and checks the whole compact replay in `bytes`, keeping its frame groups and hashes
+/// only when `keep_frames` (the replay's `frames` stay empty either way): without them, what this
+/// takes grows with the file's details and outside entries, never with the frames and hashes it
+/// claims.
+pub(super) fn parse(bytes: &[u8], file: &Path, keep_frames: bool) -> Result<Parsed, ReplayError> {
     let mut r = Reader { bytes, at: 0, file };
     if r.take(4)? != COMPACT_MAGIC {
         return Err(r.corrupt("not a compact replay"));
@@ -491,42 +477,23 @@ fn parse(
     };
     // Groups are read first and checked against the hashes before any frame is made, so a file
     // cannot make the reader allocate more than its own size allows.
-    let groups = r.varint()?;
+    let group_count = r.varint()?;
+    let groups_at = r.at;
     let mut read = Vec::new();
     let (mut frame_total, mut tick_total) = (0u64, 0u64);
-    for _ in 0..groups {
-        let repeat = r.varint()?;
-        let delta = r.varint()?;
-        let ticks = r.varint()?;
-        let input = match r.take(1)?[0] {
-            0 => None,
-            1 => {
-                let length = r.length_within(MAX_INPUT_JSON_BYTES, "an input")?;
-                let json = r.take(length)?;
-                Some(
-                    serde_json::from_slice::<RuntimeInput>(json)
-                        .map_err(|_| r.corrupt("an input that does not parse"))?,
-                )
-            }
-            _ => return Err(r.corrupt("a bad input flag")),
-        };
+    for _ in 0..group_count {
+        let group = read_group(&mut r, frame_total)?;
         frame_total = frame_total
-            .checked_add(repeat)
-            .filter(|_| repeat > 0)
+            .checked_add(group.repeat)
+            .filter(|_| group.repeat > 0)
             .ok_or_else(|| r.corrupt("a bad repeat count"))?;
-        let before = tick_total;
-        tick_total = repeat
-            .checked_mul(ticks)
+        tick_total = group
+            .repeat
+            .checked_mul(group.ticks)
             .and_then(|t| t.checked_add(tick_total))
             .ok_or_else(|| r.corrupt("a tick count that overflows"))?;
-        // Past the bound a group is counted and checked, never kept.
-        if bound.is_none_or(|bound| before < bound) {
-            read.push(Group {
-                repeat,
-                delta,
-                ticks,
-                input,
-            });
+        if keep_frames {
+            read.push(group);
         }
     }
     // Version 1 kept every hash whole; from version 2, its low 32 bits.
@@ -555,18 +522,13 @@ fn parse(
             super::replay::IDLE_FRAMES
         )));
     }
-    let kept = bound.map_or(count, |bound| bound.min(count));
+    let hashes_at = r.at;
+    let kept = if keep_frames { count } else { 0 };
     let mut hashes = Vec::with_capacity(kept as usize);
     for k in 0..kept {
-        let hash = if hash_bytes == 8 {
-            format!("{:016x}", r.u64()?)
-        } else {
-            let low = u32::from_le_bytes(r.take(4)?.try_into().expect("four bytes"));
-            format!("{low:08x}")
-        };
-        hashes.push((start_tick + k + 1, hash));
+        hashes.push((start_tick + k + 1, read_hash(&mut r, hash_bytes)?));
     }
-    // The hashes past the bound: skipped (their number is checked against the bytes above).
+    // The hashes not kept: skipped (their number is checked against the bytes above).
     r.take(((count - kept) * hash_bytes as u64) as usize)?;
     let mut details = Vec::new();
     if r.at < bytes.len() {
@@ -612,9 +574,6 @@ fn parse(
     if r.at != bytes.len() {
         return Err(r.corrupt("trailing bytes"));
     }
-    let end = start_tick + kept;
-    details.retain(|detail: &super::detail::StateDetail| detail.tick <= end);
-    outside.retain(|entered| entered.tick <= end);
     let replay = Replay {
         format_version,
         engine_version,
@@ -627,7 +586,58 @@ fn parse(
         outside,
         layout,
     };
-    Ok((replay, read, count))
+    Ok(Parsed {
+        replay,
+        groups: read,
+        total: count,
+        group_count,
+        groups_at,
+        hashes_at,
+        hash_bytes,
+    })
+}
+
+/// Reads one group of frames at the reader, the first of them frame `frame` of the replay: its
+/// input is parsed and checked as a game takes it.
+pub(super) fn read_group(r: &mut Reader<'_>, frame: u64) -> Result<Group, ReplayError> {
+    let repeat = r.varint()?;
+    let delta = r.varint()?;
+    let ticks = r.varint()?;
+    let input = match r.take(1)?[0] {
+        0 => None,
+        1 => {
+            let length = r.length_within(MAX_INPUT_JSON_BYTES, "an input")?;
+            let json = r.take(length)?;
+            let input = serde_json::from_slice::<RuntimeInput>(json)
+                .map_err(|_| r.corrupt("an input that does not parse"))?;
+            if let Err(message) = crate::runtime::input_script::check_input(&input) {
+                return Err(ReplayError::Invalid {
+                    file: r.file.to_owned(),
+                    place: format!("frames[{frame}].input"),
+                    message,
+                });
+            }
+            Some(input)
+        }
+        _ => return Err(r.corrupt("a bad input flag")),
+    };
+    Ok(Group {
+        repeat,
+        delta,
+        ticks,
+        input,
+    })
+}
+
+/// Reads one tick's hash at the reader, `hash_bytes` wide, as hex digits: 16 for a whole hash
+/// (version 1), 8 for its low 32 bits.
+pub(super) fn read_hash(r: &mut Reader<'_>, hash_bytes: usize) -> Result<String, ReplayError> {
+    Ok(if hash_bytes == 8 {
+        format!("{:016x}", r.u64()?)
+    } else {
+        let low = u32::from_le_bytes(r.take(4)?.try_into().expect("four bytes"));
+        format!("{low:08x}")
+    })
 }
 
 /// A LEB128 varint at `*at`, moving past it; `None` past the end or over 64 bits.

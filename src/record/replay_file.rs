@@ -1,5 +1,5 @@
-//! A [`Replay`]'s files: JSON, the compact `.rply` form and a recording journal, read by what they
-//! start with and written atomically.
+//! A [`Replay`]'s files: JSON, the compact `.rply` form and a recording journal, read whole by
+//! what they start with and written atomically (`replay_stream` reads one a window at a time).
 //!
 //! Its own file so that the replay's definition, its compact form and its journal stand on one
 //! another in one direction: this module names all three, and none of them names it. It must
@@ -58,26 +58,6 @@ impl Replay {
             message: e.to_string(),
         })?;
         Replay::load_bytes(&bytes, path)
-    }
-
-    /// [`Replay::load`], keeping only the first `ticks` ticks of a compact replay when given (its
-    /// frames, hashes, details and outside entries up to the start tick plus `ticks`): playing the
-    /// first minutes of a long recording holds only those minutes. The rest of the file is still
-    /// checked as `load` checks it, the hashes past the bound left unread; the other forms are
-    /// read whole. Returns the replay and how many ticks the whole file holds.
-    pub fn load_first(path: &Path, ticks: Option<u64>) -> Result<(Replay, u64), ReplayError> {
-        let bytes = std::fs::read(path).map_err(|e| ReplayError::Io {
-            file: path.to_owned(),
-            message: e.to_string(),
-        })?;
-        if ticks.is_none() || !bytes.starts_with(replay_compact::COMPACT_MAGIC) {
-            let replay = Replay::load_bytes(&bytes, path)?;
-            let total = replay.hashes.len() as u64;
-            return Ok((replay, total));
-        }
-        let (replay, total) = replay_compact::from_compact_first(&bytes, path, ticks)?;
-        replay.check(path)?;
-        Ok((replay, total))
     }
 
     /// What `rusting replay info` prints of the replay at `path`, checked as [`Replay::load`]
