@@ -14,34 +14,27 @@ use std::path::Path;
 use crate::exit::{Failure, Outcome};
 
 /// The starter's files, embedded when the CLI is built, as `(path, contents)`.
+///
+/// They come from `starter/`, whose entries link to the working starter project in
+/// `templates/starter/`: cargo leaves a directory holding a `Cargo.toml` out of a package, so
+/// the published command carries the template through these links (its manifest and lock under
+/// other names), and the two can never differ.
 const STARTER: &[(&str, &str)] = &[
-    (
-        "rusting.json",
-        include_str!("../templates/starter/rusting.json"),
-    ),
-    (
-        "Cargo.lock",
-        include_str!("../templates/starter/Cargo.lock"),
-    ),
+    ("rusting.json", include_str!("../starter/rusting.json")),
+    ("Cargo.lock", include_str!("../starter/Cargo.lock.template")),
     (
         "rust-toolchain.toml",
-        include_str!("../templates/starter/rust-toolchain.toml"),
+        include_str!("../starter/rust-toolchain.toml"),
     ),
-    (
-        "src/main.rs",
-        include_str!("../templates/starter/src/main.rs"),
-    ),
-    (
-        "src/game.rs",
-        include_str!("../templates/starter/src/game.rs"),
-    ),
+    ("src/main.rs", include_str!("../starter/src/main.rs")),
+    ("src/game.rs", include_str!("../starter/src/game.rs")),
     (
         "scenes/main.scene.json",
-        include_str!("../templates/starter/scenes/main.scene.json"),
+        include_str!("../starter/scenes/main.scene.json"),
     ),
     (
         "input/walkthrough.json",
-        include_str!("../templates/starter/input/walkthrough.json"),
+        include_str!("../starter/input/walkthrough.json"),
     ),
 ];
 
@@ -50,7 +43,7 @@ const STARTER: &[(&str, &str)] = &[
 const GIT_ATTRIBUTES: &str = "* text=auto eol=lf\n*.png binary\n*.jpg binary\n*.rply binary\n";
 
 /// The starter's manifest, whose engine dependency is rewritten for the new project.
-const STARTER_MANIFEST: &str = include_str!("../templates/starter/Cargo.toml");
+const STARTER_MANIFEST: &str = include_str!("../starter/Cargo.toml.template");
 
 /// The engine's public git repository: where a new project's engine and `rusting` come from.
 pub const ENGINE_GIT: &str = "https://github.com/rusting-engine/rusting";

@@ -1,0 +1,1 @@
+../../templates/starter/src/main.rs
