@@ -29,7 +29,8 @@ fn run(dir: &Path, program: &str, args: &[&str], env: &[(&str, &Path)]) -> Strin
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// Copies the engine's sources (everything but build output and git data) into `to`.
+/// Copies the engine's sources (everything but build output and git data) into `to`; links stay
+/// links (the command embeds the starter through links in `crates/rusting/starter`).
 fn copy_sources(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
@@ -41,6 +42,8 @@ fn copy_sources(from: &Path, to: &Path) {
         let (source, target) = (entry.path(), to.join(&name));
         if entry.file_type().unwrap().is_dir() {
             copy_sources(&source, &target);
+        } else if entry.file_type().unwrap().is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&source).unwrap(), &target).unwrap();
         } else if entry.file_type().unwrap().is_file() {
             std::fs::copy(&source, &target).unwrap();
         }
