@@ -4,19 +4,15 @@
 //! the game's executable from cargo itself, and shows a spinner with the crates compiled so far
 //! while it waits (on a terminal only: piped or captured output stays quiet). Subcommands then start
 //! the binary directly, several at once where they can, instead of going through `cargo run`
-//! again. A debug and a release build may run at once (cargo locks each profile's folder of the
-//! target directory on its own), each with its own spinner; a [`BuildStop`] ends a build early
-//! when the other one failed. This module must never write inside the project directory except
-//! through cargo's own target directory.
+//! again. This module must never write inside the project directory except through cargo's own
+//! target directory.
 
 use std::io::{BufRead, BufReader, IsTerminal, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::Duration;
 
-use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressStyle};
 use rusting_engine::game::project::Project;
 use rusting_engine::game::result::RunResult;
 use rusting_engine::runtime::InputScript;
@@ -125,13 +121,8 @@ impl Build<'_> {
     }
 
     /// Runs cargo once and returns the executable it names, with its package's id (tools check
-    /// the executable is the project's own first, through the identity check). `stop` ends the
-    /// build early, from another thread.
-    pub fn build_once(
-        &self,
-        profile: Profile,
-        stop: &BuildStop,
-    ) -> Result<(PathBuf, Option<String>), Failure> {
+    /// the executable is the project's own first, through the identity check).
+    pub fn build_once(&self, profile: Profile) -> Result<(PathBuf, Option<String>), Failure> {
         let mut command = Command::new("cargo");
         command
             .args(["build", "--message-format", "json-render-diagnostics"])
@@ -161,8 +152,6 @@ impl Build<'_> {
             .spawn()
             .map_err(|e| failed(format!("cannot start cargo: {e}")))?;
         let mut stderr = child.stderr.take().expect("stderr is piped");
-        let stdout = child.stdout.take().expect("stdout is piped");
-        stop.hold(child);
         let stderr_text = std::thread::spawn(move || {
             let mut text = String::new();
             let _ = stderr.read_to_string(&mut text);
@@ -171,6 +160,7 @@ impl Build<'_> {
         let progress = Progress::start(profile);
         let mut executable = None;
         let mut package = None;
+        let stdout = child.stdout.take().expect("stdout is piped");
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
             let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else {
                 continue;
@@ -188,14 +178,11 @@ impl Build<'_> {
                 package = message["package_id"].as_str().map(str::to_owned);
             }
         }
-        let status = stop
+        let status = child
             .wait()
             .map_err(|e| failed(format!("cargo did not finish: {e}")))?;
         progress.finish();
         let stderr = stderr_text.join().unwrap_or_default();
-        if stop.stopped() {
-            return Err(failed("stopped, as the other build failed".to_owned()));
-        }
         if !status.success() {
             return Err(failed(first_error(&stderr)));
         }
@@ -225,58 +212,6 @@ fn first_error(stderr: &str) -> String {
     }
 }
 
-/// Ends a running cargo build from another thread: [`Build::build_once`] hands it the cargo
-/// process, and [`BuildStop::stop`] kills that process (and any the build starts later), so a
-/// release build started beside a debug build that failed does not go on compiling for minutes.
-#[derive(Debug, Default)]
-pub struct BuildStop {
-    stopped: AtomicBool,
-    cargo: Mutex<Option<Child>>,
-}
-
-impl BuildStop {
-    /// Stops the build: kills its cargo process now, and any it starts from here on.
-    pub fn stop(&self) {
-        self.stopped.store(true, Ordering::SeqCst);
-        if let Some(child) = self.lock().as_mut() {
-            let _ = child.kill();
-        }
-    }
-
-    /// Whether [`BuildStop::stop`] was called.
-    pub fn stopped(&self) -> bool {
-        self.stopped.load(Ordering::SeqCst)
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Child>> {
-        self.cargo.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Keeps `child` to kill on a stop; kills it at once if the build was stopped already.
-    fn hold(&self, mut child: Child) {
-        let mut held = self.lock();
-        if self.stopped() {
-            let _ = child.kill();
-        }
-        *held = Some(child);
-    }
-
-    /// Waits for the held cargo process to end (its output already read to the end).
-    fn wait(&self) -> std::io::Result<ExitStatus> {
-        let child = self.lock().take();
-        match child {
-            Some(mut child) => child.wait(),
-            None => Err(std::io::Error::other("no cargo process was started")),
-        }
-    }
-}
-
-/// The spinners of the builds running now, one line each.
-fn spinners() -> &'static MultiProgress {
-    static SPINNERS: OnceLock<MultiProgress> = OnceLock::new();
-    SPINNERS.get_or_init(MultiProgress::new)
-}
-
 /// A spinner on standard error while cargo builds, or nothing when that is not a terminal.
 struct Progress {
     bar: Option<ProgressBar>,
@@ -287,7 +222,7 @@ impl Progress {
         if !std::io::stderr().is_terminal() {
             return Progress { bar: None };
         }
-        let bar = spinners().add(ProgressBar::new_spinner());
+        let bar = ProgressBar::new_spinner();
         bar.set_style(
             ProgressStyle::with_template(
                 "{spinner} building {prefix}: {pos} crates [{elapsed}] {msg}",
@@ -309,7 +244,6 @@ impl Progress {
     fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
-            spinners().remove(bar);
         }
     }
 }
@@ -579,30 +513,7 @@ pub fn take_result(path: &Path) -> Option<RunResult> {
 
 #[cfg(test)]
 mod tests {
-    use super::{BuildStop, first_error, progress_line};
-    use std::process::Command;
-    use std::time::{Duration, Instant};
-
-    /// A stopped build's process ends at once, whether the stop comes while it runs or before it
-    /// starts. Fails if `stop` leaves the process running (a release build started beside a
-    /// debug build that failed would compile on for minutes) or if `hold` keeps a process started
-    /// after the stop.
-    #[test]
-    fn a_stopped_build_ends_its_process() {
-        let started = Instant::now();
-        let running = BuildStop::default();
-        running.hold(Command::new("sleep").arg("30").spawn().unwrap());
-        std::thread::scope(|scope| {
-            scope.spawn(|| running.stop());
-        });
-        assert!(!running.wait().unwrap().success());
-        let early = BuildStop::default();
-        early.stop();
-        early.hold(Command::new("sleep").arg("30").spawn().unwrap());
-        assert!(!early.wait().unwrap().success());
-        assert!(running.stopped() && early.stopped());
-        assert!(started.elapsed() < Duration::from_secs(10));
-    }
+    use super::{first_error, progress_line};
 
     /// Progress lines are told from log lines. Fails if a log line that starts like one is taken.
     #[test]

@@ -16,21 +16,12 @@ use std::path::{Path, PathBuf};
 use rusting_engine::game::result::IDENTIFY_VARIABLE;
 
 use crate::exit::{Failure, Outcome};
-use crate::game_build::{Build, BuildStop, GameRun, Profile, result_path, take_result};
+use crate::game_build::{Build, GameRun, Profile, result_path, take_result};
 
 /// Builds the game in `profile` and returns its executable, once the executable has said it was
 /// built from the project (see the module docs).
 pub fn build(build: &Build, profile: Profile) -> Result<PathBuf, Failure> {
-    build_stoppable(build, profile, &BuildStop::default())
-}
-
-/// [`build`], ended early when `stop` is stopped from another thread.
-pub fn build_stoppable(
-    build: &Build,
-    profile: Profile,
-    stop: &BuildStop,
-) -> Result<PathBuf, Failure> {
-    let (executable, package) = build.build_once(profile, stop)?;
+    let (executable, package) = build.build_once(profile)?;
     check(executable, build.project, || {
         // The other project's artifacts stand where this one's go (cargo hashes a path package by
         // its place in its workspace, the same for both), and look fresh: clean the package, then
@@ -38,9 +29,7 @@ pub fn build_stoppable(
         if let Some(package) = &package {
             build.clean(profile, package)?;
         }
-        build
-            .build_once(profile, stop)
-            .map(|(executable, _)| executable)
+        build.build_once(profile).map(|(executable, _)| executable)
     })
 }
 

@@ -34,7 +34,7 @@ use rusting_engine::game::project::Project;
 use rusting_engine::record::{DetailDifference, StateHashReport};
 
 use crate::exit::{Failure, Outcome};
-use crate::game_build::{Build, BuildStop, Profile, taskset_available, tick_bar};
+use crate::game_build::{Build, Profile, taskset_available, tick_bar};
 use crate::html_report::{DivergenceView, HtmlReport, Lane, RecordingView, Verdict};
 use crate::lockstep;
 use configurations::{
@@ -195,7 +195,10 @@ fn check_in(
         window: false,
         net: false,
     };
-    let binaries = build_both(&build)?;
+    let binaries = Binaries {
+        debug: crate::game_identity::build(&build, Profile::Debug)?,
+        release: crate::game_identity::build(&build, Profile::Release)?,
+    };
     let mut check = Check {
         request,
         runs: Runs {
@@ -628,25 +631,4 @@ fn job_lines(jobs: &[(String, rusting_engine::jobs::JobStats)]) -> String {
     jobs.iter()
         .map(|(run, jobs)| format!("\n  {run}: {jobs}"))
         .collect()
-}
-
-/// Builds the game in debug and in release at the same time: cargo locks each profile's folder
-/// on its own, and the two together keep both cores busy where one build alone leaves one idle
-/// (the engine and the game each compile on one core at the end of a build). A debug build that
-/// fails stops the release build beside it, and its error is the one reported.
-fn build_both(build: &Build) -> Result<Binaries, Failure> {
-    let release_stop = BuildStop::default();
-    let (debug, release) = std::thread::scope(|scope| {
-        let release = scope.spawn(|| {
-            crate::game_identity::build_stoppable(build, Profile::Release, &release_stop)
-        });
-        let debug = crate::game_identity::build(build, Profile::Debug);
-        if debug.is_err() {
-            release_stop.stop();
-        }
-        (debug, release.join())
-    });
-    let debug = debug?;
-    let release = release.unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-    Ok(Binaries { debug, release })
 }
