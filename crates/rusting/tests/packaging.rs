@@ -74,6 +74,12 @@ fn every_crate_packages() {
     let out = Command::new(env!("CARGO"))
         .current_dir(root())
         .args(["package", "--workspace", "--locked", "--allow-dirty"])
+        // The verify builds use the workspace's dev settings (the engine's package keeps them;
+        // the command's, a member's, has none), so they reuse the dependencies the workspace's
+        // own builds compiled instead of compiling bevy and the rest again without optimisation.
+        .args(["--config", "profile.dev.debug=\"line-tables-only\""])
+        .args(["--config", "profile.dev.package.\"*\".opt-level=1"])
+        .args(["--config", "profile.dev.package.\"*\".debug=false"])
         .arg("--target-dir")
         .arg(&target)
         .output()
