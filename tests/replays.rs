@@ -324,20 +324,17 @@ fn a_diverging_replay_names_the_entity_component_and_field() {
     let ticks: Vec<u64> = replay.details.iter().map(|d| d.tick).collect();
     assert_eq!(ticks, [7200]);
     let bytes = replay.to_compact().unwrap();
-    let (bytes_again, stream_bytes) = (bytes.clone(), bytes.clone());
+    let stream = || ReplayStream::from_bytes(bytes.clone(), Path::new("s.rply")).unwrap();
     let compact = Replay::load_bytes(&bytes, Path::new("s.rply")).unwrap();
     assert_eq!(compact, replay.clone().with_short_hashes());
     // Read whole as JSON and compact, and a window at a time (a minute each: the divergence is
     // in the first window, the detail in the third).
-    let streamed = ReplayStream::from_bytes(bytes, Path::new("s.rply")).unwrap();
-    for replay in [Ok(replay), Ok(compact), Err(streamed)] {
-        let error = match replay {
-            Ok(replay) => play_replay(&replay, &mut with_nudge(false)).unwrap_err(),
-            Err(mut stream) => {
-                play_replay_stream(&mut stream, &mut with_nudge(false), None, &mut |_| {})
-                    .unwrap_err()
-            }
-        };
+    let errors = [
+        play_replay(&replay, &mut with_nudge(false)).unwrap_err(),
+        play_replay(&compact, &mut with_nudge(false)).unwrap_err(),
+        play_replay_stream(&mut stream(), &mut with_nudge(false), None, &mut |_| {}).unwrap_err(),
+    ];
+    for error in errors {
         let text = error.to_string();
         match &error {
             ReplayError::Diverged { tick, blame, .. } => {
@@ -361,17 +358,20 @@ fn a_diverging_replay_names_the_entity_component_and_field() {
     }
     // The build that recorded it plays all three windows through, every hash checked, and
     // stops where it is asked to.
-    let mut stream = ReplayStream::from_bytes(bytes_again, Path::new("s.rply")).unwrap();
     let mut shown = Vec::new();
-    let checked = play_replay_stream(&mut stream, &mut with_nudge(true), None, &mut |done| {
+    let checked = play_replay_stream(&mut stream(), &mut with_nudge(true), None, &mut |done| {
         shown.push(done)
     })
     .unwrap();
     assert_eq!(checked, 7300);
     assert_eq!(shown.last(), Some(&7300));
-    let mut stream = ReplayStream::from_bytes(stream_bytes, Path::new("s.rply")).unwrap();
-    let checked =
-        play_replay_stream(&mut stream, &mut with_nudge(true), Some(3700), &mut |_| {}).unwrap();
+    let checked = play_replay_stream(
+        &mut stream(),
+        &mut with_nudge(true),
+        Some(3700),
+        &mut |_| {},
+    )
+    .unwrap();
     assert_eq!(checked, 3700);
 }
 

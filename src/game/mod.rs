@@ -230,15 +230,17 @@ fn try_run_game(
             .transpose()?;
         let mode = match (replay_in, synctest) {
             // The viewer seeks anywhere in the replay: it holds all of it.
-            (Some(played), _) => match played.stream.into_replay() {
-                Ok(replay) => windowed::WindowedModeChoice::View(played.file, Box::new(replay)),
-                Err(error) => {
-                    return Err(GameError::ReplayIn {
-                        file: played.file,
+            (Some(played), _) => {
+                let file = played.file;
+                let replay = played
+                    .stream
+                    .into_replay()
+                    .map_err(|error| GameError::ReplayIn {
+                        file: file.clone(),
                         error,
-                    });
-                }
-            },
+                    })?;
+                windowed::WindowedModeChoice::View(file, Box::new(replay))
+            }
             (None, Some(distance)) => windowed::WindowedModeChoice::SyncTest(distance),
             (None, None) => windowed::WindowedModeChoice::Play,
         };

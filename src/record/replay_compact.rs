@@ -341,14 +341,9 @@ pub fn from_compact(bytes: &[u8], file: &Path) -> Result<Replay, ReplayError> {
     let mut frames = Vec::with_capacity(frame_total as usize);
     let mut tick = replay.start_tick;
     for group in groups {
-        for k in 0..group.repeat {
-            frames.push(ReplayFrame {
-                real_delta_ns: group.delta,
-                start_tick: tick,
-                input: if k == 0 { group.input.clone() } else { None },
-            });
-            tick += group.ticks;
-        }
+        let mut made = group.frames(tick);
+        frames.extend(&mut made);
+        tick = made.tick;
     }
     replay.frames = frames;
     Ok(replay)
@@ -361,6 +356,47 @@ pub(super) struct Group {
     pub delta: u64,
     pub ticks: u64,
     pub input: Option<RuntimeInput>,
+}
+
+impl Group {
+    /// The group's frames, the first starting at `tick`.
+    pub(super) fn frames(self, tick: u64) -> GroupFrames {
+        GroupFrames {
+            left: self.repeat,
+            delta: self.delta,
+            ticks: self.ticks,
+            input: self.input,
+            tick,
+        }
+    }
+}
+
+/// A [`Group`]'s frames, made one at a time: what reading a compact replay whole and a
+/// [`ReplayStream`](super::ReplayStream) window both expand groups with.
+#[derive(Debug)]
+pub(super) struct GroupFrames {
+    left: u64,
+    delta: u64,
+    ticks: u64,
+    /// The group's input, until its first frame takes it.
+    input: Option<RuntimeInput>,
+    /// The tick the next frame starts at (after the last: the tick the group ends at).
+    pub tick: u64,
+}
+
+impl Iterator for GroupFrames {
+    type Item = ReplayFrame;
+
+    fn next(&mut self) -> Option<ReplayFrame> {
+        self.left = self.left.checked_sub(1)?;
+        let frame = ReplayFrame {
+            real_delta_ns: self.delta,
+            start_tick: self.tick,
+            input: self.input.take(),
+        };
+        self.tick += self.ticks;
+        Some(frame)
+    }
 }
 
 /// What `rusting replay info` prints of a replay, read without making its frames.

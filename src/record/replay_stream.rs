@@ -15,8 +15,7 @@
 use std::path::{Path, PathBuf};
 
 use super::replay::{Replay, ReplayError, ReplayFrame};
-use super::replay_compact::{self, COMPACT_MAGIC, Parsed, Reader};
-use crate::runtime::RuntimeInput;
+use super::replay_compact::{self, COMPACT_MAGIC, GroupFrames, Parsed, Reader};
 
 /// A replay read a window of ticks at a time; see the module docs.
 #[derive(Debug)]
@@ -51,7 +50,7 @@ struct CompactCursor {
     groups_left: u64,
     group_at: usize,
     /// The group being played out.
-    group: Option<Repeating>,
+    group: Option<GroupFrames>,
     /// Frames made so far (the index of the next).
     frames_made: u64,
     /// The byte of the next hash, and its width.
@@ -59,16 +58,6 @@ struct CompactCursor {
     hash_bytes: usize,
     /// The tick the next frame starts at.
     next_tick: u64,
-}
-
-/// What is left of a group of repeated frames.
-#[derive(Debug)]
-struct Repeating {
-    left: u64,
-    delta: u64,
-    ticks: u64,
-    /// The group's input, until its first frame takes it.
-    input: Option<RuntimeInput>,
 }
 
 impl ReplayStream {
@@ -209,7 +198,14 @@ impl CompactCursor {
 
     /// The next frame, from the group being played out or the next group.
     fn next_frame(&mut self) -> Result<Option<ReplayFrame>, ReplayError> {
-        if self.group.as_ref().is_none_or(|g| g.left == 0) {
+        loop {
+            if let Some(group) = &mut self.group
+                && let Some(frame) = group.next()
+            {
+                self.next_tick = group.tick;
+                self.frames_made += 1;
+                return Ok(Some(frame));
+            }
             if self.groups_left == 0 {
                 return Ok(None);
             }
@@ -221,22 +217,7 @@ impl CompactCursor {
             let group = replay_compact::read_group(&mut reader, self.frames_made)?;
             self.group_at = reader.at;
             self.groups_left -= 1;
-            self.group = Some(Repeating {
-                left: group.repeat,
-                delta: group.delta,
-                ticks: group.ticks,
-                input: group.input,
-            });
+            self.group = Some(group.frames(self.next_tick));
         }
-        let group = self.group.as_mut().expect("a group was just read");
-        group.left -= 1;
-        let frame = ReplayFrame {
-            real_delta_ns: group.delta,
-            start_tick: self.next_tick,
-            input: group.input.take(),
-        };
-        self.next_tick += group.ticks;
-        self.frames_made += 1;
-        Ok(Some(frame))
     }
 }
