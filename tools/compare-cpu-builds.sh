@@ -27,5 +27,5 @@ for cpu in x86-64 native; do
   done
 done
 
-cargo run --quiet --locked -p rusting -- hashes diff --reference "$out/x86-64-O0" \
+cargo run --quiet --locked -p rusting-cli -- hashes diff --reference "$out/x86-64-O0" \
   "$out/x86-64-O0" "$out/x86-64-O3" "$out/native-O0" "$out/native-O3"

@@ -34,7 +34,7 @@ fi
 
 echo "building the probe, the GPU tests and the rusting command line (release)..."
 cargo build --release --locked --example vulkan_devices || exit 2
-cargo build --release --locked -p rusting || exit 2
+cargo build --release --locked -p rusting-cli || exit 2
 cargo test --locked --features gpu-tests --no-run --test gpu_sim_math --test gpu_reference \
   --test gpu_conformance --test gpu_physics >/dev/null 2>&1 || exit 2
 rusting="$root/target/release/rusting"

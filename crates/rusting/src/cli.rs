@@ -35,11 +35,12 @@ enum Command {
         /// The directory to create.
         dir: PathBuf,
         /// Take the engine (and, in the CI workflow, `rusting`) from this git repository instead
-        /// of the engine's public one.
+        /// of the crates.io release.
         #[arg(long, value_name = "URL", conflicts_with_all = ["engine_version", "engine_path"])]
         engine_git: Option<String>,
-        /// Depend on this crates.io version of the engine.
-        #[arg(long, value_name = "VERSION", conflicts_with = "engine_path")]
+        /// Depend on this crates.io release of the engine (and install the same release of
+        /// `rusting` in the CI workflow) instead of this command's own version.
+        #[arg(long, value_name = "VERSION", conflicts_with = "engine_path", value_parser = new::parse_version)]
         engine_version: Option<String>,
         /// Depend on an engine checkout on this machine by path (for working on the engine: a CI
         /// runner cannot fetch it).
@@ -367,7 +368,7 @@ impl Cli {
                     (_, Some(version), _) => new::Engine::Version(version.clone()),
                     (_, _, Some(path)) => new::Engine::Path(path.clone()),
                     (Some(url), _, _) => new::Engine::Git(url.clone()),
-                    _ => new::Engine::Git(new::ENGINE_GIT.to_owned()),
+                    _ => new::Engine::released(),
                 };
                 new::new_project(dir, &engine)
             }

@@ -2,12 +2,13 @@
 //!
 //! Writes the starter's files (its `Cargo.toml`, `Cargo.lock` with the engine's dependency
 //! versions, `rust-toolchain.toml` pinning the engine's Rust release, `rusting.json`, scene,
-//! walkthrough script, sources) and a GitHub workflow that installs the `rusting` command from
-//! the engine's git repository and runs `rusting determinism` on the project. The engine
-//! dependency is one a fresh CI runner can fetch: the engine's public git repository (or another
-//! with `--engine-git`), or a crates.io version with `--engine-version`; a path to an engine
-//! checkout (`--engine-path`) is for working on the engine itself. Any directory name becomes a
-//! valid crate name. It never writes into a directory that holds anything.
+//! walkthrough script, sources) and a GitHub workflow that installs the `rusting` command and runs
+//! `rusting determinism` on the project. The engine dependency is one a fresh CI runner can
+//! fetch: by default the crates.io release equal to this command's own version (the engine and
+//! the command are released together), another release with `--engine-version`, or a git
+//! repository with `--engine-git`; a path to an engine checkout (`--engine-path`) is for working
+//! on the engine itself. Any directory name becomes a valid crate name. It never writes into a
+//! directory that holds anything.
 
 use std::path::Path;
 
@@ -45,25 +46,80 @@ const GIT_ATTRIBUTES: &str = "* text=auto eol=lf\n*.png binary\n*.jpg binary\n*.
 /// The starter's manifest, whose engine dependency is rewritten for the new project.
 const STARTER_MANIFEST: &str = include_str!("../starter/Cargo.toml.template");
 
-/// The engine's public git repository: where a new project's engine and `rusting` come from.
-pub const ENGINE_GIT: &str = "https://github.com/rusting-engine/rusting";
+/// The engine's package name on crates.io. Its library keeps the name `rusting_engine`, and a
+/// game names the dependency `rusting_engine` too (`package = ...` in its manifest), so games
+/// write `use rusting_engine::...` and `rusting_engine/window` whichever source they build from.
+/// `rusting_engine` on crates.io belongs to another publisher (docs/releasing.md).
+pub const ENGINE_PACKAGE: &str = "rusting_game_engine";
+
+/// The command's package name on crates.io; the binary it installs is `rusting`. `rusting` on
+/// crates.io belongs to another project (docs/releasing.md).
+pub const CLI_PACKAGE: &str = "rusting-cli";
+
+/// The index that crates.io's packages name as their source in a `Cargo.lock`.
+const CRATES_IO: &str = "registry+https://github.com/rust-lang/crates.io-index";
 
 /// Where a new project's engine dependency comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Engine {
-    /// A git repository (the default: [`ENGINE_GIT`]).
+    /// A git repository.
     Git(String),
-    /// A crates.io version.
+    /// A crates.io release, pinned exactly (the default: this command's own version).
     Version(String),
     /// An engine checkout on this machine: for working on the engine, not for CI.
     Path(std::path::PathBuf),
 }
 
+impl Engine {
+    /// The default: the crates.io release of the engine equal to this command's version.
+    pub fn released() -> Engine {
+        Engine::Version(env!("CARGO_PKG_VERSION").to_owned())
+    }
+
+    /// The CI workflow's step that installs `rusting` to match this engine: the same release from
+    /// crates.io, or the same git repository. A project on an engine checkout gets this command's
+    /// own release (a CI runner cannot reach a path on this machine).
+    fn install_step(&self) -> String {
+        match self {
+            Engine::Git(url) => format!("cargo install --locked --git {url} {CLI_PACKAGE}"),
+            Engine::Version(version) => {
+                format!("cargo install {CLI_PACKAGE} --version {version} --locked")
+            }
+            Engine::Path(_) => Engine::released().install_step(),
+        }
+    }
+}
+
+/// Whether `version` is a plain semantic version (`1.2.3`, `0.2.0-beta.1`): what
+/// `--engine-version` pins the engine and the workflow's `rusting` to.
+pub fn parse_version(version: &str) -> Result<String, String> {
+    let (core, pre) = match version.split_once('-') {
+        Some((core, pre)) => (core, Some(pre)),
+        None => (version, None),
+    };
+    let numbers: Vec<&str> = core.split('.').collect();
+    let numeric = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+    let pre_ok = pre.is_none_or(|pre| {
+        !pre.is_empty()
+            && pre.split('.').all(|part| {
+                !part.is_empty() && part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            })
+    });
+    if numbers.len() == 3 && numbers.iter().all(|part| numeric(part)) && pre_ok {
+        Ok(version.to_owned())
+    } else {
+        Err(format!(
+            "`{version}` is not a release version such as {}: the engine and the workflow's `rusting` are pinned to one release",
+            env!("CARGO_PKG_VERSION")
+        ))
+    }
+}
+
 /// The CI workflow a new project gets: on Linux x86-64 and ARM64, macOS ARM64 and Windows x86-64,
-/// install `rusting` from `git`, check the project with `rusting determinism`, and keep a
-/// state-hash report of its walkthrough; then compare every machine's report with
-/// `rusting hashes diff`, failing on any difference.
-fn workflow(git: &str) -> String {
+/// install `rusting` with `install` (the engine's release, or its git repository), check the
+/// project with `rusting determinism`, and keep a state-hash report of its walkthrough; then
+/// compare every machine's report with `rusting hashes diff`, failing on any difference.
+fn workflow(install: &str) -> String {
     format!(
         r#"# The game's determinism on every machine of the matrix: `rusting determinism` on each, then
 # each machine's state-hash report of the walkthrough compared with the others'. The final job
@@ -90,7 +146,7 @@ jobs:
     steps:
       - uses: actions/checkout@v4
       - uses: dtolnay/rust-toolchain@1.95.0
-      - run: cargo install --locked --git {git} rusting
+      - run: {install}
       - run: rusting determinism . --ticks 600 --script input/walkthrough.json
       # Written and uploaded even when the check above failed here, for the comparison.
       - if: ${{{{ !cancelled() }}}}
@@ -107,7 +163,7 @@ jobs:
     runs-on: ubuntu-24.04
     steps:
       - uses: dtolnay/rust-toolchain@1.95.0
-      - run: cargo install --locked --git {git} rusting
+      - run: {install}
       - uses: actions/download-artifact@v4
         with:
           pattern: reports-*
@@ -234,8 +290,12 @@ pub fn new_project(dir: &Path, engine: &Engine) -> Result<String, Failure> {
         }
     }
     let dependency = match engine {
-        Engine::Git(url) => format!("rusting_engine = {{ git = {url:?} }}"),
-        Engine::Version(version) => format!("rusting_engine = {version:?}"),
+        Engine::Git(url) => {
+            format!("rusting_engine = {{ package = {ENGINE_PACKAGE:?}, git = {url:?} }}")
+        }
+        Engine::Version(version) => {
+            format!("rusting_engine = {{ package = {ENGINE_PACKAGE:?}, version = \"={version}\" }}")
+        }
         Engine::Path(path) => {
             let path = std::fs::canonicalize(path).map_err(|e| {
                 Failure::bad_input(
@@ -252,12 +312,11 @@ pub fn new_project(dir: &Path, engine: &Engine) -> Result<String, Failure> {
                     ),
                 ));
             }
-            format!("rusting_engine = {{ path = {:?} }}", path.to_string_lossy())
+            format!(
+                "rusting_engine = {{ package = {ENGINE_PACKAGE:?}, path = {:?} }}",
+                path.to_string_lossy()
+            )
         }
-    };
-    let git = match engine {
-        Engine::Git(url) => url.as_str(),
-        _ => ENGINE_GIT,
     };
     let name = crate_name(
         &dir.file_name()
@@ -265,7 +324,10 @@ pub fn new_project(dir: &Path, engine: &Engine) -> Result<String, Failure> {
             .unwrap_or_default(),
     );
     let manifest = STARTER_MANIFEST
-        .replace("rusting_engine = { path = \"../../../..\" }", &dependency)
+        .replace(
+            &format!("rusting_engine = {{ package = {ENGINE_PACKAGE:?}, path = \"../../../..\" }}"),
+            &dependency,
+        )
         .replace("name = \"starter\"", &format!("name = \"{name}\""));
     let write = |relative: &str, contents: &str| -> Result<(), Failure> {
         let path = dir.join(relative);
@@ -279,20 +341,94 @@ pub fn new_project(dir: &Path, engine: &Engine) -> Result<String, Failure> {
         let contents = if *relative == "rusting.json" {
             contents.replace("\"name\": \"starter\"", &format!("\"name\": \"{name}\""))
         } else if *relative == "Cargo.lock" {
-            contents.replace("name = \"starter\"", &format!("name = \"{name}\""))
+            lock_for(contents, &name, engine)
         } else {
             (*contents).to_owned()
         };
         write(relative, &contents)?;
     }
-    write(".github/workflows/determinism.yml", &workflow(git))?;
+    write(
+        ".github/workflows/determinism.yml",
+        &workflow(&engine.install_step()),
+    )?;
     write(".gitignore", "target/\ncooked/\nreports/\n")?;
     write(".gitattributes", GIT_ATTRIBUTES)?;
+    complete_lock(dir);
     Ok(format!(
         "created {} ({name}); play it: cd {} && rusting run . (check it: rusting determinism . --ticks 120 --script input/walkthrough.json)",
         dir.display(),
         dir.display()
     ))
+}
+
+/// Completes the new project's lock without changing a locked version: `cargo update
+/// --workspace --offline` records the engine's checksums (a release) or commit (a git
+/// repository) from what this machine's cargo already holds (installing `rusting` fetched the
+/// same engine), so `rusting validate` and `cargo build --locked` accept the project before its
+/// first build. It never reaches the network: where cargo cannot complete the lock offline, the
+/// lock stays as written and the project's first build completes it (`rusting validate` says
+/// to run `cargo update --workspace` until then). Run from where `rusting` was started, with
+/// `--manifest-path`, so the project's pinned toolchain is not installed just for this.
+fn complete_lock(dir: &Path) {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let _completed = std::process::Command::new(cargo)
+        .args([
+            "update",
+            "--workspace",
+            "--offline",
+            "--quiet",
+            "--manifest-path",
+        ])
+        .arg(dir.join("Cargo.toml"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+}
+
+/// The starter's lock for a project named `name` on `engine`: every dependency at the version
+/// the engine was tested with. The engine's own packages (the engine and its macros, which the
+/// template takes from the checkout) are marked as coming from crates.io for a release, and left
+/// out for a git repository; a path keeps them as they are. [`complete_lock`] then adds what
+/// only cargo knows (a release's checksums, a repository's commit).
+fn lock_for(template: &str, name: &str, engine: &Engine) -> String {
+    let renamed = template.replace("name = \"starter\"", &format!("name = \"{name}\""));
+    if matches!(engine, Engine::Path(_)) {
+        return renamed;
+    }
+    let mut out = String::with_capacity(renamed.len());
+    for (index, block) in renamed.split("\n[[package]]\n").enumerate() {
+        if index == 0 {
+            out.push_str(block);
+            continue;
+        }
+        let mut fields = block.lines();
+        let package = fields
+            .next()
+            .and_then(|line| line.strip_prefix("name = \""))
+            .and_then(|rest| rest.strip_suffix('"'))
+            .unwrap_or_default();
+        let from_checkout = !block.contains("\nsource = ");
+        let ours = [ENGINE_PACKAGE, "rusting_macros"].contains(&package);
+        out.push_str("\n[[package]]\n");
+        match engine {
+            Engine::Version(_) if from_checkout && ours => {
+                let mut lines: Vec<&str> = block.lines().collect();
+                let source = format!("source = \"{CRATES_IO}\"");
+                lines.insert(2, &source);
+                out.push_str(&lines.join("\n"));
+                if block.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+            Engine::Git(_) if from_checkout && ours => {
+                // Dropped: the block ends the previous one's blank line, which stays.
+                out.truncate(out.len() - "\n[[package]]\n".len());
+            }
+            _ => out.push_str(block),
+        }
+    }
+    out
 }
 
 fn io_failure(path: &Path, error: std::io::Error) -> Failure {

@@ -1,6 +1,6 @@
 //! The starter game's debug build reuses what building the `rusting` command compiled.
 //!
-//! The README's first command builds the command (`cargo run -p rusting`), then the starter's
+//! The README's first command builds the command (`cargo run -p rusting-cli`), then the starter's
 //! debug and release games in the same target folder. Cargo reuses a compiled dependency only
 //! when its package, version, features and profile settings are all the same, so one feature
 //! asked for on one side only (syn's `full` for a derive macro, say) makes serde, bevy and
@@ -62,7 +62,7 @@ fn profile_section(manifest: &Path, header: &str) -> Vec<String> {
 /// `full`, or syn 2 where clap's derive uses syn 3, made the game rebuild about 100 crates).
 #[test]
 fn the_starter_compiles_nothing_the_command_did_not() {
-    let command = compiled_units(&["-p", "rusting"]);
+    let command = compiled_units(&["-p", "rusting-cli"]);
     let starter = compiled_units(&[
         "--manifest-path",
         "crates/rusting/templates/starter/Cargo.toml",

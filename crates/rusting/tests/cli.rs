@@ -329,7 +329,9 @@ fn new_writes_a_project_and_refuses_a_non_empty_directory() {
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
     assert!(manifest.contains("name = \"space_game\""), "{manifest}");
     assert!(
-        manifest.contains("rusting_engine = \"0.1.0\""),
+        manifest.contains(
+            "rusting_engine = { package = \"rusting_game_engine\", version = \"=0.1.0\" }"
+        ),
         "{manifest}"
     );
     let project = Project::open(&dir).unwrap();

@@ -70,7 +70,7 @@ fn commit_all(dir: &Path) {
 /// `rusting new --engine-git file://...` writes a project whose engine is that git repository and
 /// whose workflow installs `rusting` from it; a fresh clone of the project then passes the
 /// workflow's commands, read from its YAML and run with bash: `cargo install --locked --git <url>
-/// rusting`, `rusting determinism . --ticks 600 --script input/walkthrough.json` and the state-hash
+/// rusting-cli`, `rusting determinism . --ticks 600 --script input/walkthrough.json` and the state-hash
 /// report of the walkthrough with the installed command, and the final job's comparison of the
 /// four machines' reports (release and debug builds of this machine standing in for them).
 /// (Builds share this workspace's target directory through `CARGO_TARGET_DIR`.) Fails if the
@@ -95,7 +95,9 @@ fn a_new_project_builds_from_a_fresh_clone() {
     let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
     assert!(manifest.contains("name = \"fresh_game\""), "{manifest}");
     assert!(
-        manifest.contains(&format!("rusting_engine = {{ git = \"{url}\" }}")),
+        manifest.contains(&format!(
+            "rusting_engine = {{ package = \"rusting_game_engine\", git = \"{url}\" }}"
+        )),
         "{manifest}"
     );
     assert!(!manifest.contains("path ="), "{manifest}");
@@ -133,17 +135,9 @@ fn a_new_project_builds_from_a_fresh_clone() {
     // them, so this run builds the copy it serves. Only release builds: the debug directory also
     // holds the test executables still to run, and its engine is always built from this checkout,
     // the same code as the copy.
-    for dir in ["release/.fingerprint", "release/deps"] {
-        if let Ok(entries) = std::fs::read_dir(target.join(dir)) {
-            for entry in entries.flatten() {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                if name.starts_with("rusting") {
-                    let path = entry.path();
-                    let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
-                }
-            }
-        }
-    }
+    support::forget_builds(&target, &["release"], |name| {
+        name.starts_with("rusting") || name.starts_with("librusting")
+    });
     let bin = root.join("bin");
     let install: Vec<&str> = machine[0].split_whitespace().collect();
     assert_eq!(
@@ -154,7 +148,7 @@ fn a_new_project_builds_from_a_fresh_clone() {
             "--locked",
             "--git",
             url.as_str(),
-            "rusting"
+            "rusting-cli"
         ]
     );
     let mut args: Vec<&str> = install[1..].to_vec();

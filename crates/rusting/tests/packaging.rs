@@ -1,17 +1,56 @@
 //! Every crate a game or a user installs packages cleanly, holds what it needs, and builds from
-//! its `.crate` alone.
+//! its `.crate` alone; and a new project builds against the packed crates as it would against
+//! their crates.io release.
 //!
 //! `cargo package --workspace` packs the engine, its macros, the SPIR-V check, the lint and the
 //! command, then builds each one from its unpacked `.crate` (the crates it depends on served from
 //! the freshly packed ones), so a file a build needs but the package leaves out fails here and not
-//! on a user's machine.
+//! on a user's machine. The packed crates are then served, with every other crate from this
+//! machine's cargo caches, by a local registry standing in for crates.io.
 
+mod local_registry;
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
+use std::sync::OnceLock;
 
+use local_registry::{LocalRegistry, Packed, lock_packages, sha256};
 use support::shared_target;
+
+/// The published crates, by package name, with their directories in the workspace.
+fn published() -> [(&'static str, PathBuf); 5] {
+    let root = root();
+    [
+        ("rusting_game_engine", root.clone()),
+        ("rusting_macros", root.join("crates/rusting_macros")),
+        ("rusting_spirv", root.join("crates/rusting_spirv")),
+        ("rusting_lint", root.join("crates/rusting_lint")),
+        ("rusting-cli", root.join("crates/rusting")),
+    ]
+}
+
+/// `cargo package --workspace` with verification, in the shared target directory, run once for
+/// both tests of this file.
+fn packed() -> &'static Output {
+    static PACKED: OnceLock<Output> = OnceLock::new();
+    PACKED.get_or_init(|| {
+        Command::new(env!("CARGO"))
+            .current_dir(root())
+            .args(["package", "--workspace", "--locked", "--allow-dirty"])
+            // The verify builds use the workspace's dev settings (the engine's package keeps
+            // them; the command's, a member's, has none), so they reuse the dependencies the
+            // workspace's own builds compiled instead of compiling bevy and the rest again
+            // without optimisation.
+            .args(["--config", "profile.dev.debug=\"line-tables-only\""])
+            .args(["--config", "profile.dev.package.\"*\".opt-level=1"])
+            .args(["--config", "profile.dev.package.\"*\".debug=false"])
+            .arg("--target-dir")
+            .arg(shared_target())
+            .output()
+            .expect("cargo package runs")
+    })
+}
 
 /// The workspace root.
 fn root() -> PathBuf {
@@ -71,19 +110,7 @@ fn holds_all(packaged: &Path, prefix: &str, source: &Path, rename: impl Fn(&Path
 #[test]
 fn every_crate_packages() {
     let target = shared_target();
-    let out = Command::new(env!("CARGO"))
-        .current_dir(root())
-        .args(["package", "--workspace", "--locked", "--allow-dirty"])
-        // The verify builds use the workspace's dev settings (the engine's package keeps them;
-        // the command's, a member's, has none), so they reuse the dependencies the workspace's
-        // own builds compiled instead of compiling bevy and the rest again without optimisation.
-        .args(["--config", "profile.dev.debug=\"line-tables-only\""])
-        .args(["--config", "profile.dev.package.\"*\".opt-level=1"])
-        .args(["--config", "profile.dev.package.\"*\".debug=false"])
-        .arg("--target-dir")
-        .arg(&target)
-        .output()
-        .expect("cargo package runs");
+    let out = packed();
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "cargo package failed:\n{log}");
     let unexpected: Vec<&str> = log
@@ -99,13 +126,7 @@ fn every_crate_packages() {
 
     let version = env!("CARGO_PKG_VERSION");
     let root = root();
-    for (name, dir) in [
-        ("rusting_engine", root.clone()),
-        ("rusting_macros", root.join("crates/rusting_macros")),
-        ("rusting_spirv", root.join("crates/rusting_spirv")),
-        ("rusting_lint", root.join("crates/rusting_lint")),
-        ("rusting", root.join("crates/rusting")),
-    ] {
+    for (name, dir) in published() {
         let packaged = target.join("package").join(format!("{name}-{version}"));
         assert!(
             target
@@ -128,7 +149,7 @@ fn every_crate_packages() {
         }
     }
 
-    let engine = target.join(format!("package/rusting_engine-{version}"));
+    let engine = target.join(format!("package/rusting_game_engine-{version}"));
     assert!(engine.join("build.rs").is_file());
     let spirv = files_under(&engine.join("src/shaders/spirv"));
     assert!(spirv.len() >= 8, "the engine's committed SPIR-V: {spirv:?}");
@@ -141,7 +162,7 @@ fn every_crate_packages() {
         );
     }
 
-    let command = target.join(format!("package/rusting-{version}"));
+    let command = target.join(format!("package/rusting-cli-{version}"));
     holds_all(
         &command,
         "starter",
@@ -156,4 +177,155 @@ fn every_crate_packages() {
         !command.join("tests").exists(),
         "the command's package holds its tests"
     );
+    // `cargo install rusting-cli --locked`, as a new project's workflow runs it, installs with
+    // the lock the command was tested with.
+    assert!(
+        command.join("Cargo.lock").is_file(),
+        "the command's package holds no Cargo.lock"
+    );
+}
+
+/// The engine as a new project gets it by default: `rusting new` with no engine option depends on
+/// the crates.io release equal to the command's version, and its workflow installs the same
+/// release of the command; with crates.io replaced by a local registry serving the packed crates
+/// (and every other crate from this machine's caches, no network), `rusting validate` passes on
+/// the new project before any build (its lock complete), and `rusting determinism` passes,
+/// building the game from the packed engine with the lock `rusting new` wrote: every other
+/// package stays at its locked version, and the engine's entries name crates.io with the packed
+/// files' checksums. Fails if the default engine is the git repository or a path, if
+/// the manifest names the engine's package or version wrongly (the build then fails to resolve in
+/// the registry), if the written lock does not build against a release (seen failing with a
+/// wrong checksum for the macros in it), or if a file the game's build needs is missing from the
+/// packed engine.
+#[test]
+fn a_new_project_builds_against_the_packaged_engine() {
+    let out = packed();
+    assert!(
+        out.status.success(),
+        "cargo package failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let version = env!("CARGO_PKG_VERSION");
+    let root = std::env::temp_dir().join(format!("rusting-packaged-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let crates: Vec<Packed> = published()
+        .into_iter()
+        .map(|(name, _)| Packed {
+            name: name.to_owned(),
+            version: version.to_owned(),
+            file: shared_target().join(format!("package/{name}-{version}.crate")),
+        })
+        .collect();
+    // The game builds in a target folder of its own, with a cargo home of its own, both at fixed
+    // places in the shared target so a second run reuses the first one's dependencies. Cargo
+    // judges a registry crate's build by where its source was unpacked, and a replaced source
+    // unpacks elsewhere than crates.io: built in the shared folder, every dependency would be
+    // rebuilt there, and again for every other test after it. The registry sits at a fixed place
+    // too (its path names the unpack folder), rebuilt each run; the packed crates' unpacked
+    // sources and builds are removed first, as cargo takes a registry crate of the same version
+    // as unchanged.
+    let own = shared_target().join("packaged-engine");
+    let (target, cargo_home) = (own.join("target"), own.join("cargo-home"));
+    let _ = std::fs::remove_dir_all(own.join("registry"));
+    let _ = std::fs::remove_dir_all(cargo_home.join("registry/src"));
+    support::forget_builds(&target, &["debug", "release"], |name| {
+        name.starts_with("rusting") || name.starts_with("librusting")
+    });
+    let starter_lock = support::starter().join("Cargo.lock");
+    let registry = LocalRegistry::build(
+        &own.join("registry"),
+        &root.join("unpacked"),
+        &crates,
+        &[&crate::root().join("Cargo.lock"), &starter_lock],
+    );
+    std::fs::create_dir_all(&cargo_home).unwrap();
+    std::fs::write(
+        cargo_home.join("config.toml"),
+        format!("{}\n[net]\noffline = true\n", registry.config()),
+    )
+    .unwrap();
+    let rusting = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_rusting"))
+            .args(args)
+            .env("CARGO_HOME", &cargo_home)
+            .env("CARGO_NET_OFFLINE", "true")
+            .env_remove("CARGO_TARGET_DIR")
+            .output()
+            .expect("the rusting binary runs")
+    };
+
+    let project = root.join("Packaged Game");
+    let made = rusting(&["new", project.to_str().unwrap()]);
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains(&format!(
+            "rusting_engine = {{ package = \"rusting_game_engine\", version = \"={version}\" }}"
+        )),
+        "{manifest}"
+    );
+    let file = project.join(".github/workflows/determinism.yml");
+    let workflow = support::workflow(&file);
+    let install = format!("cargo install rusting-cli --version {version} --locked");
+    for job in ["machine", "compare"] {
+        assert_eq!(
+            support::workflow_runs(&workflow, job)[0],
+            install,
+            "{}",
+            file.display()
+        );
+    }
+    let written = std::fs::read_to_string(project.join("Cargo.lock")).unwrap();
+    // The lock is complete before the first build: the check a user runs first passes.
+    let validated = rusting(&["validate", project.to_str().unwrap()]);
+    assert!(
+        validated.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&validated.stdout),
+        String::from_utf8_lossy(&validated.stderr)
+    );
+
+    let checked = rusting(&[
+        "determinism",
+        project.to_str().unwrap(),
+        "--ticks",
+        "120",
+        "--script",
+        project.join("input/walkthrough.json").to_str().unwrap(),
+        "--target-dir",
+        target.to_str().unwrap(),
+    ]);
+    let printed = String::from_utf8_lossy(&checked.stdout);
+    assert!(
+        checked.status.success() && printed.contains("agree on all 120 ticks"),
+        "{printed}\n{}",
+        String::from_utf8_lossy(&checked.stderr)
+    );
+
+    let built = lock_packages(&std::fs::read_to_string(project.join("Cargo.lock")).unwrap());
+    for package in lock_packages(&written) {
+        if package.name == "packaged_game" {
+            continue;
+        }
+        let now = built
+            .iter()
+            .find(|p| p.name == package.name && p.version == package.version)
+            .unwrap_or_else(|| panic!("the build dropped {} {}", package.name, package.version));
+        if let Some(ours) = crates.iter().find(|c| c.name == package.name) {
+            assert_eq!(
+                now.source.as_deref(),
+                Some("registry+https://github.com/rust-lang/crates.io-index"),
+                "{}",
+                now.block
+            );
+            assert_eq!(now.checksum, Some(sha256(&ours.file)), "{}", now.block);
+        } else {
+            assert_eq!(now.block, package.block, "the build moved a locked package");
+        }
+    }
+    std::fs::remove_dir_all(&root).unwrap();
 }

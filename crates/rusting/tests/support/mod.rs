@@ -83,6 +83,27 @@ pub fn shared_target() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target")
 }
 
+/// Removes from `target` every build (fingerprints, outputs and build-script folders) in
+/// `profiles` of the packages whose output names `forget` picks, so the next build compiles
+/// them from their sources again. Cargo names a dependency's build by name, version and
+/// settings, not by its source's contents, and takes a registry or git crate of a version it
+/// built before as unchanged.
+pub fn forget_builds(target: &Path, profiles: &[&str], forget: impl Fn(&str) -> bool) {
+    for profile in profiles {
+        for dir in [".fingerprint", "deps", "build"] {
+            let Ok(entries) = std::fs::read_dir(target.join(profile).join(dir)) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if forget(&entry.file_name().to_string_lossy()) {
+                    let path = entry.path();
+                    let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
+                }
+            }
+        }
+    }
+}
+
 /// `rusting determinism <dir> --ticks <ticks>` and `more` arguments, building in the shared
 /// target directory.
 pub fn determinism_in_shared_target(dir: &Path, ticks: u64, more: &[&str]) -> std::process::Output {
