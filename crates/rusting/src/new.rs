@@ -441,7 +441,59 @@ fn io_failure(path: &Path, error: std::io::Error) -> Failure {
 
 #[cfg(test)]
 mod tests {
-    use super::crate_name;
+    use super::{CRATES_IO, ENGINE_PACKAGE, Engine, crate_name, lock_for, parse_version};
+
+    /// Fails if `--engine-version` takes a requirement (`^0.1`, `1.x`) where the engine and the
+    /// workflow's command must be one release, or refuses a pre-release.
+    #[test]
+    fn an_engine_version_is_one_release() {
+        for good in ["0.1.0", "12.0.3", "0.2.0-beta.1", "1.0.0-rc-2"] {
+            assert_eq!(parse_version(good).as_deref(), Ok(good));
+        }
+        for bad in [
+            "",
+            "1",
+            "1.2",
+            "1.x.0",
+            "^0.1.0",
+            "=0.1.0",
+            "0.1.0-",
+            "0.1.0-a..b",
+            "v1.0.0",
+        ] {
+            assert!(parse_version(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    /// The starter's lock for each engine source: the game renamed; for a release the engine's
+    /// two packages marked as crates.io's and nothing else touched; for a git repository those
+    /// two left out; for a path the template as it is. Fails if a block is lost or joined to its
+    /// neighbour, or another package's source changes.
+    #[test]
+    fn the_lock_names_the_engine_source() {
+        let template = include_str!("../starter/Cargo.lock.template");
+        let count = |text: &str, what: &str| text.matches(what).count();
+        let release = lock_for(template, "g", &Engine::Version("0.1.0".into()));
+        let git = lock_for(template, "g", &Engine::Git("file:///e".into()));
+        let path = lock_for(template, "g", &Engine::Path("/e".into()));
+        assert_eq!(path, template.replace("name = \"starter\"", "name = \"g\""));
+        let blocks = count(template, "[[package]]");
+        assert_eq!(count(&release, "[[package]]"), blocks);
+        assert_eq!(count(&git, "[[package]]"), blocks - 2);
+        let source = format!("source = \"{CRATES_IO}\"");
+        assert_eq!(count(&release, &source), count(template, &source) + 2);
+        for ours in [ENGINE_PACKAGE, "rusting_macros"] {
+            let entry = format!("[[package]]\nname = \"{ours}\"\nversion = \"0.1.0\"\n{source}\n");
+            assert!(release.contains(&entry), "{ours}");
+            assert!(!git.contains(&format!("name = \"{ours}\"\n")), "{ours}");
+        }
+        assert_eq!(
+            release.replace(&format!("{source}\n"), ""),
+            path.replace(&format!("{source}\n"), "")
+        );
+        assert!(git.contains("\n\n[[package]]\nname = \"g\""));
+        assert!(!git.contains("\n\n\n"));
+    }
 
     /// Fails if a directory name can give a crate name cargo refuses.
     #[test]
