@@ -98,11 +98,18 @@ pub fn parse_version(version: &str) -> Result<String, String> {
         None => (version, None),
     };
     let numbers: Vec<&str> = core.split('.').collect();
-    let numeric = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+    // A number has no leading zero (semantic versioning; cargo refuses `01.2.3`).
+    let numeric = |part: &str| {
+        !part.is_empty()
+            && part.bytes().all(|b| b.is_ascii_digit())
+            && (part == "0" || !part.starts_with('0'))
+    };
     let pre_ok = pre.is_none_or(|pre| {
         !pre.is_empty()
             && pre.split('.').all(|part| {
-                !part.is_empty() && part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                !part.is_empty()
+                    && part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                    && (!part.bytes().all(|b| b.is_ascii_digit()) || numeric(part))
             })
     });
     if numbers.len() == 3 && numbers.iter().all(|part| numeric(part)) && pre_ok {
@@ -362,34 +369,36 @@ pub fn new_project(dir: &Path, engine: &Engine) -> Result<String, Failure> {
 }
 
 /// Completes the new project's lock without changing a locked version: `cargo update
-/// --workspace --offline` records the engine's checksums (a release) or commit (a git
-/// repository) from what this machine's cargo already holds (installing `rusting` fetched the
-/// same engine), so `rusting validate` and `cargo build --locked` accept the project before its
-/// first build. It never reaches the network: where cargo cannot complete the lock offline, the
-/// lock stays as written and the project's first build completes it (`rusting validate` says
-/// to run `cargo update --workspace` until then). Run from where `rusting` was started, with
+/// --workspace` records the engine's checksums (a release) or commit (a git repository), so
+/// `rusting validate` and `cargo build --locked` accept the project before its first build.
+/// Offline first, from what this machine's cargo already holds; where that is not enough (the
+/// window's crates are in the starter's lock, and installing `rusting` never read their index
+/// entries), online. Where neither can (no network, a release not yet published), the lock stays
+/// as written and the project's first build completes it (`rusting validate` says to run `cargo
+/// update --workspace` until then). Run from where `rusting` was started, with
 /// `--manifest-path`, so the project's pinned toolchain is not installed just for this.
 fn complete_lock(dir: &Path) {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let _completed = std::process::Command::new(cargo)
-        .args([
-            "update",
-            "--workspace",
-            "--offline",
-            "--quiet",
-            "--manifest-path",
-        ])
-        .arg(dir.join("Cargo.toml"))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success());
+    let update = |offline: bool| {
+        let mut command = std::process::Command::new(&cargo);
+        command
+            .args(["update", "--workspace", "--quiet", "--manifest-path"])
+            .arg(dir.join("Cargo.toml"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        if offline {
+            command.arg("--offline");
+        }
+        command.status().is_ok_and(|status| status.success())
+    };
+    let _completed = update(true) || update(false);
 }
 
 /// The starter's lock for a project named `name` on `engine`: every dependency at the version
 /// the engine was tested with. The engine's own packages (the engine and its macros, which the
-/// template takes from the checkout) are marked as coming from crates.io for a release, and left
-/// out for a git repository; a path keeps them as they are. [`complete_lock`] then adds what
+/// template takes from the checkout) are marked as coming from crates.io for the release they
+/// are (this command's), and left out for another release or a git repository; a path keeps
+/// them as they are. [`complete_lock`] then adds what
 /// only cargo knows (a release's checksums, a repository's commit).
 fn lock_for(template: &str, name: &str, engine: &Engine) -> String {
     let renamed = template.replace("name = \"starter\"", &format!("name = \"{name}\""));
@@ -412,7 +421,9 @@ fn lock_for(template: &str, name: &str, engine: &Engine) -> String {
         let ours = [ENGINE_PACKAGE, "rusting_macros"].contains(&package);
         out.push_str("\n[[package]]\n");
         match engine {
-            Engine::Version(_) if from_checkout && ours => {
+            Engine::Version(version)
+                if from_checkout && ours && template_version(block) == version =>
+            {
                 let mut lines: Vec<&str> = block.lines().collect();
                 let source = format!("source = \"{CRATES_IO}\"");
                 lines.insert(2, &source);
@@ -421,7 +432,7 @@ fn lock_for(template: &str, name: &str, engine: &Engine) -> String {
                     out.push('\n');
                 }
             }
-            Engine::Git(_) if from_checkout && ours => {
+            Engine::Git(_) | Engine::Version(_) if from_checkout && ours => {
                 // Dropped: the block ends the previous one's blank line, which stays.
                 out.truncate(out.len() - "\n[[package]]\n".len());
             }
@@ -429,6 +440,15 @@ fn lock_for(template: &str, name: &str, engine: &Engine) -> String {
         }
     }
     out
+}
+
+/// The `version` of a lock block.
+fn template_version(block: &str) -> &str {
+    block
+        .lines()
+        .find_map(|line| line.strip_prefix("version = \""))
+        .and_then(|rest| rest.strip_suffix('"'))
+        .unwrap_or_default()
 }
 
 fn io_failure(path: &Path, error: std::io::Error) -> Failure {
@@ -473,9 +493,11 @@ mod tests {
     fn the_lock_names_the_engine_source() {
         let template = include_str!("../starter/Cargo.lock.template");
         let count = |text: &str, what: &str| text.matches(what).count();
-        let release = lock_for(template, "g", &Engine::Version("0.1.0".into()));
+        let release = lock_for(template, "g", &Engine::released());
         let git = lock_for(template, "g", &Engine::Git("file:///e".into()));
         let path = lock_for(template, "g", &Engine::Path("/e".into()));
+        let other = lock_for(template, "g", &Engine::Version("999.0.0".into()));
+        assert_eq!(other, git, "another release: cargo adds its own entries");
         assert_eq!(path, template.replace("name = \"starter\"", "name = \"g\""));
         let blocks = count(template, "[[package]]");
         assert_eq!(count(&release, "[[package]]"), blocks);
@@ -483,7 +505,10 @@ mod tests {
         let source = format!("source = \"{CRATES_IO}\"");
         assert_eq!(count(&release, &source), count(template, &source) + 2);
         for ours in [ENGINE_PACKAGE, "rusting_macros"] {
-            let entry = format!("[[package]]\nname = \"{ours}\"\nversion = \"0.1.0\"\n{source}\n");
+            let entry = format!(
+                "[[package]]\nname = \"{ours}\"\nversion = \"{}\"\n{source}\n",
+                env!("CARGO_PKG_VERSION")
+            );
             assert!(release.contains(&entry), "{ours}");
             assert!(!git.contains(&format!("name = \"{ours}\"\n")), "{ours}");
         }

@@ -1,6 +1,7 @@
-//! A project made by `rusting new` builds on a fresh CI runner: its engine comes from a git URL
-//! (here a local `file://` repository standing in for the public one), and the commands of its
-//! workflow pass from a fresh clone of it.
+//! A project made by `rusting new --engine-git` builds on a fresh CI runner: its engine comes from
+//! a git URL (here a local `file://` repository standing in for a public one), and the commands of
+//! its workflow pass from a fresh clone of it. (The default, the crates.io release, is proved in
+//! `packaging.rs`.)
 
 mod support;
 

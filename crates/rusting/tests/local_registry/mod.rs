@@ -7,8 +7,10 @@
 //! the published engine builds, without a network. The index entries of crates.io's packages are
 //! the ones cargo cached when it last read the index; their `.crate` files come from cargo's
 //! download cache. A package built only on other platforms (Windows' API crates) is in every lock
-//! but was never downloaded here; the registry lists it and holds no file for it, which is enough,
-//! as a build downloads only what the host compiles. This module only reads cargo's caches.
+//! but may never have been downloaded here; the registry then lists it and holds no file for it,
+//! which is enough for resolving and building, as a build downloads only what the host compiles
+//! (not for `cargo metadata` without `--filter-platform`, which reads every package). This module
+//! only reads cargo's caches.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -55,19 +57,20 @@ impl LocalRegistry {
         let caches = cargo_registry_dirs("index");
         let downloads = cargo_registry_dirs("cache");
         for (name, versions) in &wanted {
-            let cached = caches
+            // Every folder cargo has cached the index in (one per index hash it has used).
+            let entries: Vec<(String, String)> = caches
                 .iter()
                 .map(|cache| cache.join(".cache").join(index_path(name)))
-                .find(|path| path.is_file())
-                .unwrap_or_else(|| panic!("no cached index entry for {name} in {caches:?}"));
-            let entries = cached_index_entries(&cached);
+                .filter(|path| path.is_file())
+                .flat_map(|path| cached_index_entries(&path))
+                .collect();
             let mut lines = Vec::new();
             for version in versions {
                 let entry = entries
                     .iter()
                     .find(|(v, _)| v == version)
                     .unwrap_or_else(|| {
-                        panic!("{}: no entry for {name} {version}", cached.display())
+                        panic!("no cached index entry for {name} {version} in {caches:?}")
                     });
                 lines.push(entry.1.clone());
                 let file = format!("{name}-{version}.crate");
