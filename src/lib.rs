@@ -74,8 +74,8 @@ pub mod prelude {
         SlicedTask, parallel_chunks, parallel_jobs, parallel_reduce,
     };
     pub use crate::physics::{
-        BodyKind, Collider, CollisionEvents, CollisionLayers, Joint, JointEvents, Motor,
-        PhysicsBody, PhysicsSettings, RigidBody, Sleeping,
+        BodyKind, Collider, CollisionEvents, CollisionLayers, Joint, JointEvents, LockedAxes,
+        Motor, PhysicsBody, PhysicsSettings, RigidBody, Sleeping,
     };
     pub use crate::record::RecordingAppExt;
     pub use crate::runtime::sim_math;

@@ -382,3 +382,46 @@ fn a_scene_over_a_count_limit_is_refused_with_its_pointer() {
         other => panic!("expected BadValue, got {other:?}"),
     }
 }
+
+/// A scene's `LockedAxes` cooks onto its entity and spawns with it; on a GPU body (which the CPU
+/// solver does not step) it is refused with its pointer, as is an unknown lock name. Fails if the
+/// cook drops the component or lets a GPU body keep locks it would silently ignore.
+#[test]
+fn locked_axes_load_from_scenes_and_gpu_bodies_refuse_them() {
+    use rusting_engine::physics::LockedAxes;
+    let upright = r#"{"id": 2, "components": {"RigidBody": {"mass": 70},
+        "Collider": {"shape": {"Capsule": {"half_height": 0.5, "radius": 0.4}}},
+        "LockedAxes": {"rotation_x": true, "rotation_z": true}}}"#;
+    let cooked = scene::cook(&with_entity(upright), Path::new("levels/ok.scene.json")).unwrap();
+    assert_eq!(
+        cooked.entities[1].components.locked_axes,
+        Some(LockedAxes::UPRIGHT)
+    );
+    let mut app = rusting_engine::App::default();
+    app.setup().unwrap();
+    let spawned = scene::spawn_scene(app.world_mut(), &cooked);
+    let body = spawned
+        .iter()
+        .copied()
+        .find(|&e| app.world().get::<SceneId>(e) == Some(&SceneId(2)))
+        .unwrap();
+    assert_eq!(
+        app.world().get::<LockedAxes>(body),
+        Some(&LockedAxes::UPRIGHT)
+    );
+
+    let gpu = r#"{"id": 2, "components": {"RigidBody": {"mass": 1},
+        "Collider": {"shape": {"Sphere": {"radius": 0.5}}},
+        "PhysicsBody": {"class": "Gpu"}, "LockedAxes": {"rotation_x": true}}}"#;
+    let error = cook_error(&with_entity(gpu)).to_string();
+    assert!(
+        error.contains("/entities/1/components/LockedAxes") && error.contains("CPU solver only"),
+        "{error}"
+    );
+    let misspelt = r#"{"id": 2, "components": {"LockedAxes": {"rotate_x": true}}}"#;
+    let error = cook_error(&with_entity(misspelt)).to_string();
+    assert!(
+        error.contains("/entities/1/components/LockedAxes") && error.contains("rotate_x"),
+        "{error}"
+    );
+}

@@ -17,7 +17,7 @@ use bevy::prelude::Mut;
 use bevy::prelude::{Component, Query, Res};
 use serde::{Deserialize, Serialize};
 
-use crate::physics::{CollisionEvents, RigidBody};
+use crate::physics::{CollisionEvents, LockedAxes, RigidBody};
 use crate::runtime::{
     Actions, FrameTime, InputBindings, PlayerInputs, PlayerSlot, PlayerTickInput, TickInput,
     sim_math,
@@ -31,11 +31,15 @@ pub const JUMP_ACTION: &str = "jump";
 const GROUND_COSINE: f32 = 0.7;
 
 /// Moves a dynamic body like a platformer hero (simulation state).
+///
+/// Its body never turns: the controller brings `LockedAxes::ROTATION` with it (a scene or game
+/// that gives the entity its own `LockedAxes` keeps that instead), so a knock from an enemy or a
+/// platform's edge cannot tip the hero over.
 #[derive(
     Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, rusting_macros::SimState,
 )]
 #[serde(default, deny_unknown_fields)]
-#[require(crate::state::SimId)]
+#[require(crate::state::SimId, LockedAxes = LockedAxes::ROTATION)]
 pub struct PlatformerController {
     /// Running speed, m/s.
     pub move_speed: f32,

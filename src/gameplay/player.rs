@@ -11,15 +11,18 @@ use bevy::math::Vec3;
 use bevy::prelude::{Component, Query, Res};
 use serde::{Deserialize, Serialize};
 
-use crate::physics::RigidBody;
+use crate::physics::{LockedAxes, RigidBody};
 use crate::runtime::{RuntimeInput, TickInput, sim_math};
 
 /// Walks a dynamic body with input (simulation state).
+///
+/// Its body never turns (the heading is `yaw`, not the body's rotation): the controller brings
+/// `LockedAxes::ROTATION` with it, unless the entity has its own `LockedAxes`.
 #[derive(
     Component, Clone, Copy, Debug, PartialEq, Serialize, Deserialize, rusting_macros::SimState,
 )]
 #[serde(default, deny_unknown_fields)]
-#[require(crate::state::SimId)]
+#[require(crate::state::SimId, LockedAxes = LockedAxes::ROTATION)]
 pub struct PlayerController {
     /// Walking speed, m/s.
     pub speed: f32,

@@ -94,6 +94,133 @@ impl RigidBody {
     }
 }
 
+/// World axes along and about which a dynamic body may not move (simulation state): an upright
+/// character locks its rotation about X and Z, a game on the XY plane locks translation along Z
+/// and rotation about X and Y.
+///
+/// The solver gives a locked axis no inverse mass or inertia, as rapier and avian do: contacts and
+/// joints cannot push or turn the body along it, gravity does not move it there, and the body's
+/// velocity on a locked axis is set to zero at the start of every tick (so a game that sets one
+/// sees it cleared). The axes are the world's, not the body's. Bodies without the component, or
+/// with nothing locked, step with the same bits as before locks existed. Only CPU bodies read it.
+#[derive(
+    Component,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    rusting_macros::SimState,
+)]
+#[serde(default, deny_unknown_fields)]
+#[require(crate::state::SimId)]
+pub struct LockedAxes {
+    /// No motion along world X.
+    pub translation_x: bool,
+    /// No motion along world Y.
+    pub translation_y: bool,
+    /// No motion along world Z.
+    pub translation_z: bool,
+    /// No turning about world X.
+    pub rotation_x: bool,
+    /// No turning about world Y.
+    pub rotation_y: bool,
+    /// No turning about world Z.
+    pub rotation_z: bool,
+}
+
+impl LockedAxes {
+    /// Nothing locked.
+    pub const NONE: LockedAxes = LockedAxes {
+        translation_x: false,
+        translation_y: false,
+        translation_z: false,
+        rotation_x: false,
+        rotation_y: false,
+        rotation_z: false,
+    };
+
+    /// Every rotation locked: the body never turns (a character controller's body).
+    pub const ROTATION: LockedAxes = LockedAxes {
+        rotation_x: true,
+        rotation_y: true,
+        rotation_z: true,
+        ..LockedAxes::NONE
+    };
+
+    /// Rotation about X and Z locked: the body stays upright but may spin about Y.
+    pub const UPRIGHT: LockedAxes = LockedAxes {
+        rotation_x: true,
+        rotation_z: true,
+        ..LockedAxes::NONE
+    };
+
+    /// Motion on the XY plane only: translation along Z and rotation about X and Y locked.
+    pub const PLANE_XY: LockedAxes = LockedAxes {
+        translation_z: true,
+        rotation_x: true,
+        rotation_y: true,
+        ..LockedAxes::NONE
+    };
+
+    /// Whether anything is locked.
+    pub fn any(&self) -> bool {
+        *self != LockedAxes::NONE
+    }
+
+    /// 1 on each free world axis of translation, 0 on each locked one.
+    pub fn free_translation(&self) -> Vec3 {
+        let free = |locked: bool| if locked { 0.0 } else { 1.0 };
+        Vec3::new(
+            free(self.translation_x),
+            free(self.translation_y),
+            free(self.translation_z),
+        )
+    }
+
+    /// 1 on each free world axis of rotation, 0 on each locked one.
+    pub fn free_rotation(&self) -> Vec3 {
+        let free = |locked: bool| if locked { 0.0 } else { 1.0 };
+        Vec3::new(
+            free(self.rotation_x),
+            free(self.rotation_y),
+            free(self.rotation_z),
+        )
+    }
+
+    /// Whether any translation is locked.
+    pub fn locks_translation(&self) -> bool {
+        self.translation_x || self.translation_y || self.translation_z
+    }
+
+    /// `v` with its locked translation axes set to zero.
+    pub fn clear_translation(&self, v: Vec3) -> Vec3 {
+        clear(
+            v,
+            [self.translation_x, self.translation_y, self.translation_z],
+        )
+    }
+
+    /// `w` with its locked rotation axes set to zero.
+    pub fn clear_rotation(&self, w: Vec3) -> Vec3 {
+        clear(w, [self.rotation_x, self.rotation_y, self.rotation_z])
+    }
+}
+
+/// `v` with the components where `locked` is set made exactly `+0.0`.
+fn clear(v: Vec3, locked: [bool; 3]) -> Vec3 {
+    let keep = |x: f32, locked: bool| if locked { 0.0 } else { x };
+    Vec3::new(
+        keep(v.x, locked[0]),
+        keep(v.y, locked[1]),
+        keep(v.z, locked[2]),
+    )
+}
+
 /// A collision shape, in the body's local frame (the body's position is the shape's centre).
 ///
 /// Transform scale is not applied: sizes are the numbers given here.

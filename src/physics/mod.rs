@@ -1,7 +1,7 @@
 //! Rigid-body physics: components, resources, the persistent solver state and the CPU solver.
 //!
-//! - [`components`]: `RigidBody`, `Collider`, `CollisionLayers`, `PhysicsBody`, `Sleeping`,
-//!   `PhysicsId`: what a game puts on entities.
+//! - [`components`]: `RigidBody`, `Collider`, `CollisionLayers`, `LockedAxes`, `PhysicsBody`,
+//!   `Sleeping`, `PhysicsId`: what a game puts on entities.
 //! - [`resources`]: `PhysicsSettings`, `PhysicsIdRegistry`, `CollisionEvents` and the solver
 //!   constants `SOLVER_ITERATIONS`, `POSITION_ITERATIONS`, `SLEEP_STEPS`.
 //! - [`joint`]: `Joint`, two bodies held by a hinge, slider, ball joint, weld or rope.
@@ -27,8 +27,8 @@ pub mod resources;
 pub mod world;
 
 pub use components::{
-    BodyClass, BodyKind, Collider, CollisionLayers, PhysicsBody, PhysicsId, RigidBody, Shape,
-    Sleeping,
+    BodyClass, BodyKind, Collider, CollisionLayers, LockedAxes, PhysicsBody, PhysicsId, RigidBody,
+    Shape, Sleeping,
 };
 pub use joint::{Joint, JointError, JointFrame, JointKind, JointLimits, Motor, Spring};
 pub use level::LevelMeshes;

@@ -16,7 +16,8 @@ use bevy::math::Vec3;
 use bevy::prelude::{Commands, Entity, IntoScheduleConfigs, Local, Query, Res, ResMut, Transform};
 
 use super::components::{
-    BodyClass, BodyKind, Collider, CollisionLayers, PhysicsBody, PhysicsId, RigidBody, Sleeping,
+    BodyClass, BodyKind, Collider, CollisionLayers, LockedAxes, PhysicsBody, PhysicsId, RigidBody,
+    Sleeping,
 };
 use super::cpu::joints::SolverJoint;
 use super::cpu::{self, SolverBody, StepParams, StepScratch};
@@ -56,6 +57,7 @@ impl Plugin for PhysicsPlugin {
             .register_sim_component::<RigidBody>()
             .register_sim_component::<Collider>()
             .register_sim_component::<CollisionLayers>()
+            .register_sim_component::<LockedAxes>()
             .register_sim_component::<PhysicsBody>()
             .register_sim_component::<Sleeping>()
             .register_sim_component::<PhysicsId>()
@@ -103,6 +105,7 @@ type BodyQuery<'w, 's> = Query<
         Option<&'static CollisionLayers>,
         Option<&'static PhysicsId>,
         Has<Sleeping>,
+        Option<&'static LockedAxes>,
     ),
 >;
 
@@ -186,7 +189,7 @@ fn gather(query: &BodyQuery, buffers: &mut CpuStepBuffers) {
             .iter()
             .filter(|row| row.5.is_none_or(|b| b.class == BodyClass::Cpu))
             .map(
-                |(entity, &sim_id, transform, collider, rigid, _, layers, id, sleeping)| {
+                |(entity, &sim_id, transform, collider, rigid, _, layers, id, sleeping, locks)| {
                     let rigid = rigid.copied().unwrap_or_else(RigidBody::fixed);
                     let at_rest =
                         rigid.linear_velocity == Vec3::ZERO && rigid.angular_velocity == Vec3::ZERO;
@@ -205,6 +208,7 @@ fn gather(query: &BodyQuery, buffers: &mut CpuStepBuffers) {
                         layers: layers.copied().unwrap_or_default(),
                         // Giving a sleeping body a velocity wakes it.
                         sleeping: sleeping && at_rest && rigid.kind == BodyKind::Dynamic,
+                        locks: locks.copied().unwrap_or_default(),
                     };
                     (body, id.copied(), sleeping)
                 },

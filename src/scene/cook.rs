@@ -22,7 +22,7 @@ use crate::gameplay::{
     PlayerController, Tween,
 };
 use crate::physics::{
-    BodyClass, BodyKind, Collider, CollisionLayers, PhysicsBody, RigidBody, Shape,
+    BodyClass, BodyKind, Collider, CollisionLayers, LockedAxes, PhysicsBody, RigidBody, Shape,
 };
 use crate::runtime::sim_math::{self, EulerOrder};
 
@@ -68,6 +68,9 @@ pub struct SceneComponents {
     /// `PhysicsBody`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub physics_body: Option<PhysicsBody>,
+    /// `LockedAxes`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locked_axes: Option<LockedAxes>,
     /// `Tween`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tween: Option<Tween>,
@@ -455,6 +458,7 @@ impl Cooker<'_> {
                 }
                 "CollisionLayers" => out.collision_layers = Some(self.typed(value, &here)?),
                 "PhysicsBody" => out.physics_body = Some(self.typed(value, &here)?),
+                "LockedAxes" => out.locked_axes = Some(self.typed(value, &here)?),
                 "Tween" => {
                     let tween: Tween = self.typed(value, &here)?;
                     let mut numbers = vec![tween.duration, tween.played];
@@ -567,6 +571,14 @@ impl Cooker<'_> {
                     });
                 }
             }
+        }
+        if out.locked_axes.is_some() && out.physics_body.is_some_and(|b| b.class != BodyClass::Cpu)
+        {
+            return Err(self.bad(
+                &place.at("LockedAxes"),
+                "axis locks are read by the CPU solver only: remove LockedAxes from this GPU \
+                 body or make it a CPU body",
+            ));
         }
         if out
             .collider

@@ -53,6 +53,9 @@ pub fn spawn_scene(world: &mut World, scene: &CookedScene) -> Vec<Entity> {
         if let Some(class) = c.physics_body {
             commands.insert(class);
         }
+        if let Some(locks) = c.locked_axes {
+            commands.insert(locks);
+        }
         if let Some(tween) = c.tween {
             commands.insert(tween);
         }

@@ -4,7 +4,7 @@
 use bevy::math::{Quat, Vec3};
 use bevy::prelude::Entity;
 use rusting_engine::physics::cpu::SolverBody;
-use rusting_engine::physics::{BodyKind, Collider, CollisionLayers, PhysicsId};
+use rusting_engine::physics::{BodyKind, Collider, CollisionLayers, LockedAxes, PhysicsId};
 use rusting_engine::state::SimId;
 
 /// A 1 kg body at rest, unturned, with `SimId`, slot and entity from `index`.
@@ -23,6 +23,7 @@ pub fn body(index: u32, kind: BodyKind, position: Vec3, collider: Collider) -> S
         collider,
         layers: CollisionLayers::default(),
         sleeping: false,
+        locks: LockedAxes::NONE,
     }
 }
 

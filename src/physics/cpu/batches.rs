@@ -144,9 +144,17 @@ impl PairVelocities {
     /// Applies impulse `lambda` along `row` (from `a` on `b`).
     #[inline(always)]
     fn push(&mut self, row: &WideRow, batch: &Batch, lambda: Lanes) {
-        self.linear_a -= row.direction.scale(lambda * batch.inv_mass_a);
+        let linear_a = row.direction.scale(lambda * batch.inv_mass_a);
+        let linear_b = row.direction.scale(lambda * batch.inv_mass_b);
+        if batch.locked {
+            // A locked axis takes no impulse: its velocity stays exactly zero.
+            self.linear_a -= linear_a.times(batch.free_a);
+            self.linear_b += linear_b.times(batch.free_b);
+        } else {
+            self.linear_a -= linear_a;
+            self.linear_b += linear_b;
+        }
         self.angular_a -= row.turn_a.scale(lambda);
-        self.linear_b += row.direction.scale(lambda * batch.inv_mass_b);
         self.angular_b += row.turn_b.scale(lambda);
     }
 

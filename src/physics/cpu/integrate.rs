@@ -20,6 +20,9 @@ pub fn gravity(params: &StepParams, h: f32, bodies: &[SolverBody], velocities: &
     for (body, velocity) in bodies.iter().zip(velocities.iter_mut()) {
         if body.is_awake_dynamic() {
             velocity.linear += params.settings.gravity * (body.gravity_scale * h);
+            if body.locks.locks_translation() {
+                velocity.linear = body.locks.clear_translation(velocity.linear);
+            }
         }
     }
 }

@@ -42,6 +42,21 @@ struct LaneBodies {
     inv_mass: Lanes,
     /// Rows of the world inverse inertia.
     inv_inertia: [LaneVec3; 3],
+    /// Lanes whose body has a locked translation axis.
+    locked: Mask,
+    /// Whether any lane's body has one.
+    any_locked: bool,
+    /// 1 on each free translation axis, 0 on a locked one.
+    free: LaneVec3,
+}
+
+impl LaneBodies {
+    /// The body's linear inverse mass along unit `direction`: `inv_mass`, or where a translation
+    /// axis is locked, `inv_mass` times the share of `direction` on the free axes.
+    fn linear_inverse_mass(&self, direction: LaneVec3) -> Lanes {
+        let share = self.free.dot(direction.times(direction));
+        self.locked.select(self.inv_mass * share, self.inv_mass)
+    }
 }
 
 /// `I^-1 v` for an inverse inertia given as rows.
@@ -91,7 +106,8 @@ fn row(a: &LaneBodies, b: &LaneBodies, ra: LaneVec3, rb: LaneVec3, direction: La
     let arm_b = rb.cross(direction);
     let turn_a = apply_inertia(&a.inv_inertia, arm_a);
     let turn_b = apply_inertia(&b.inv_inertia, arm_b);
-    let k = ((a.inv_mass + b.inv_mass) + arm_a.dot(turn_a)) + arm_b.dot(turn_b);
+    let linear = a.linear_inverse_mass(direction) + b.linear_inverse_mass(direction);
+    let k = (linear + arm_a.dot(turn_a)) + arm_b.dot(turn_b);
     WideRow {
         direction,
         turn_a,
@@ -126,6 +142,9 @@ impl Sources<'_> {
             inv_inertia: std::array::from_fn(|r| {
                 LaneVec3::from_vecs(b.map(|b| b.3.inv_inertia[r]))
             }),
+            locked: Mask::from_flags(b.map(|b| b.3.locks_translation)),
+            any_locked: b.iter().any(|b| b.3.locks_translation),
+            free: LaneVec3::from_vecs(b.map(|b| b.3.free)),
         }
     }
 
@@ -160,6 +179,9 @@ impl Sources<'_> {
             b: b.index,
             inv_mass_a: a.inv_mass,
             inv_mass_b: b.inv_mass,
+            locked: a.any_locked || b.any_locked,
+            free_a: a.free,
+            free_b: b.free,
             friction: Lanes::from_array(friction),
             restitution: Lanes::from_array(restitution),
             bounces: restitution.iter().any(|&e| e != 0.0),

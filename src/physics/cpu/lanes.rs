@@ -242,6 +242,16 @@ impl LaneVec3 {
         }
     }
 
+    /// Component by component: `(x * x', y * y', z * z')`.
+    #[inline(always)]
+    pub fn times(self, other: LaneVec3) -> LaneVec3 {
+        LaneVec3 {
+            x: self.x * other.x,
+            y: self.y * other.y,
+            z: self.z * other.z,
+        }
+    }
+
     /// Every component times `s`.
     #[inline(always)]
     pub fn scale(self, s: Lanes) -> LaneVec3 {

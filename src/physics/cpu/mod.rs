@@ -62,7 +62,7 @@ use bevy::prelude::Entity;
 
 use broad_phase::Scope;
 
-use super::components::{BodyKind, Collider, CollisionLayers, PhysicsId, Shape};
+use super::components::{BodyKind, Collider, CollisionLayers, LockedAxes, PhysicsId, Shape};
 use super::level::LevelMeshes;
 use super::resources::{self, CollisionEvent, ContactReport, PhysicsSettings};
 use super::world::PhysicsWorld;
@@ -100,6 +100,8 @@ pub struct SolverBody {
     pub layers: CollisionLayers,
     /// Whether the body sleeps. The step may wake it or put it to sleep.
     pub sleeping: bool,
+    /// World axes the body may not move along or turn about (dynamic bodies).
+    pub locks: LockedAxes,
 }
 
 impl SolverBody {
@@ -143,6 +145,13 @@ pub struct Motion {
     pub inv_inertia: [Vec3; 3],
     /// World directions of the local X, Y and Z axes.
     pub axes: [Vec3; 3],
+    /// Whether any axis is locked (`LockedAxes`).
+    pub locked: bool,
+    /// Whether a translation axis is locked: then `free` says which.
+    pub locks_translation: bool,
+    /// 1 on each world axis of translation the contacts may move the body along, 0 on a locked
+    /// one (read only where `locks_translation`).
+    pub free: Vec3,
 }
 
 /// Per-tick buffers, reused between ticks so a step allocates nothing once warm. Never part of
@@ -187,6 +196,9 @@ pub fn step(
         }
         if body.kind != BodyKind::Dynamic {
             body.sleeping = false;
+        } else if body.locks.any() {
+            body.linear_velocity = body.locks.clear_translation(body.linear_velocity);
+            body.angular_velocity = body.locks.clear_rotation(body.angular_velocity);
         }
     }
     joints::resolve(bodies, joints, &mut scratch.joints);
@@ -326,6 +338,9 @@ fn compute_motion(bodies: &[SolverBody], motion: &mut Vec<Motion>) {
                 inv_mass: 0.0,
                 inv_inertia: [Vec3::ZERO; 3],
                 axes,
+                locked: false,
+                locks_translation: false,
+                free: Vec3::ONE,
             };
         }
         let local = inverse_local_inertia(&body.collider.shape, body.mass);
@@ -339,10 +354,25 @@ fn compute_motion(bodies: &[SolverBody], motion: &mut Vec<Motion>) {
                 sim_math::dot3(scaled, Vec3::new(axes[0].z, axes[1].z, axes[2].z)),
             )
         };
+        let mut inv_inertia = [row(0), row(1), row(2)];
+        if body.locks.any() {
+            // A locked rotation axis gets no inverse inertia: its row and column are zero, so no
+            // impulse turns the body about it (and the other axes' entries are kept bit for bit).
+            let free = body.locks.free_rotation();
+            for (r, row) in inv_inertia.iter_mut().enumerate() {
+                *row = body.locks.clear_rotation(*row);
+                if free[r] == 0.0 {
+                    *row = Vec3::ZERO;
+                }
+            }
+        }
         Motion {
             inv_mass: 1.0 / body.mass,
-            inv_inertia: [row(0), row(1), row(2)],
+            inv_inertia,
             axes,
+            locked: body.locks.any(),
+            locks_translation: body.locks.locks_translation(),
+            free: body.locks.free_translation(),
         }
     }));
 }

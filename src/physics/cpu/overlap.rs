@@ -13,7 +13,9 @@ use bevy::prelude::Entity;
 use super::contacts;
 use super::manifold::{Manifold, Placed};
 use super::{SolverBody, StepParams, broad_phase};
-use crate::physics::components::{BodyKind, Collider, CollisionLayers, PhysicsId, RigidBody};
+use crate::physics::components::{
+    BodyKind, Collider, CollisionLayers, LockedAxes, PhysicsId, RigidBody,
+};
 use crate::physics::level::LevelMeshes;
 use crate::physics::resources::PhysicsSettings;
 use crate::runtime::sim_math;
@@ -78,6 +80,7 @@ pub fn overlaps_at_start(
                 collider: body.collider,
                 layers: body.layers,
                 sleeping: false,
+                locks: LockedAxes::NONE,
             }
         })
         .collect();

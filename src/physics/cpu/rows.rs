@@ -58,6 +58,13 @@ pub struct Batch {
     pub inv_mass_a: Lanes,
     /// Inverse masses of the second bodies.
     pub inv_mass_b: Lanes,
+    /// Whether a lane's body has a locked translation axis (`LockedAxes`); then impulses are
+    /// masked by `free_a` and `free_b`.
+    pub locked: bool,
+    /// 1 on each translation axis the first bodies may move along, 0 on a locked one.
+    pub free_a: LaneVec3,
+    /// The same for the second bodies.
+    pub free_b: LaneVec3,
     /// Coulomb coefficient of each pair.
     pub friction: Lanes,
     /// Restitution of each pair.

@@ -42,6 +42,62 @@ pub fn solve3(k: &Mat3, b: Vec3) -> Vec3 {
     )
 }
 
+/// `k` with a 1 on the diagonal of each row that is exactly zero (a direction neither body can
+/// move along: a lock), and which rows those were.
+fn with_dead_rows_set(k: &Mat3) -> (Mat3, [bool; 3]) {
+    let mut out = *k;
+    let dead = [0, 1, 2].map(|r| k[r] == Vec3::ZERO);
+    for (r, row) in out.iter_mut().enumerate() {
+        if dead[r] {
+            row[r] = 1.0;
+        }
+    }
+    (out, dead)
+}
+
+/// `solve3` for a symmetric block whose locked directions are world axes (rows and columns of
+/// zeros): the least-squares answer, with nothing along the locked directions, where `solve3`
+/// would give up on the singular matrix and leave the free directions unsolved too.
+pub fn solve3_locked(k: &Mat3, b: Vec3) -> Vec3 {
+    let (k, dead) = with_dead_rows_set(k);
+    let x = solve3(&k, b);
+    let keep = |v: f32, dead: bool| if dead { 0.0 } else { v };
+    Vec3::new(keep(x.x, dead[0]), keep(x.y, dead[1]), keep(x.z, dead[2]))
+}
+
+/// `inverse3` for a symmetric block whose locked directions are world axes: the pseudo-inverse,
+/// zero along the locked directions.
+pub fn inverse3_locked(k: &Mat3) -> [Vec3; 3] {
+    let (k, dead) = with_dead_rows_set(k);
+    let mut inverse = inverse3(&k);
+    for (r, row) in inverse.iter_mut().enumerate() {
+        if dead[r] {
+            row[r] = 0.0;
+        }
+    }
+    inverse
+}
+
+/// `solve2` for a symmetric block where a lock may leave only one direction free (in any
+/// direction, not only along an axis): a block whose determinant is under a millionth of its
+/// trace squared is taken as rank one, `k = t u u^T` with `t` its trace, and solved by its
+/// pseudo-inverse `k / t^2`.
+pub fn solve2_locked(k00: f32, k01: f32, k11: f32, b: [f32; 2]) -> [f32; 2] {
+    let trace = k00 + k11;
+    if !(trace.is_finite() && trace > f32::MIN_POSITIVE) {
+        return [0.0, 0.0];
+    }
+    let det = k00 * k11 - k01 * k01;
+    if det > 1.0e-6 * (trace * trace) {
+        return solve2(k00, k01, k11, b);
+    }
+    let scale = 1.0 / (trace * trace);
+    [
+        (k00 * b[0] + k01 * b[1]) * scale,
+        (k01 * b[0] + k11 * b[1]) * scale,
+    ]
+}
+
 /// `x` with `k x = b` for a 2 × 2 matrix `[[k00, k01], [k01, k11]]`; zero when singular.
 #[inline]
 pub fn solve2(k00: f32, k01: f32, k11: f32, b: [f32; 2]) -> [f32; 2] {
@@ -98,6 +154,14 @@ pub struct PairMass {
     pub inv_inertia_b: [Vec3; 3],
     /// `Ia + Ib`, as rows: the effective mass matrix of a rotation lock.
     pub inertia_sum: [Vec3; 3],
+    /// Whether either body has a locked axis (`LockedAxes`): then the linear inverse masses are
+    /// per world axis, `inv_mass * free`, and the blocks are solved with `solve3_locked`,
+    /// `solve2_locked` and `inverse3_locked`.
+    pub locked: bool,
+    /// 1 on each translation axis `a` may move along, 0 on a locked one (read where `locked`).
+    pub free_a: Vec3,
+    /// The same for `b`.
+    pub free_b: Vec3,
 }
 
 impl PairMass {
@@ -108,7 +172,7 @@ impl PairMass {
         let column = |e: Vec3| {
             let turn_a = rows_mul(&self.inv_inertia_a, cross(ra, e));
             let turn_b = rows_mul(&self.inv_inertia_b, cross(rb, e));
-            (e * (self.inv_mass_a + self.inv_mass_b) + cross(turn_a, ra)) + cross(turn_b, rb)
+            (self.linear(e) + cross(turn_a, ra)) + cross(turn_b, rb)
         };
         [column(Vec3::X), column(Vec3::Y), column(Vec3::Z)]
     }
@@ -126,6 +190,28 @@ impl PairMass {
             inv_inertia_a,
             inv_inertia_b,
             inertia_sum: std::array::from_fn(|r| inv_inertia_a[r] + inv_inertia_b[r]),
+            locked: false,
+            free_a: Vec3::ONE,
+            free_b: Vec3::ONE,
+        }
+    }
+
+    /// The same masses where a body has locked axes (`locked`): `free_a` and `free_b` are 1 on
+    /// each translation axis the body may move along and 0 on a locked one (a locked rotation is
+    /// already in the inverse inertias).
+    pub fn with_locks(mut self, free_a: Vec3, free_b: Vec3, locked: bool) -> Self {
+        self.locked = locked;
+        self.free_a = free_a;
+        self.free_b = free_b;
+        self
+    }
+
+    /// `(Ma + Mb) v`: the linear velocity change of the anchors per unit impulse `v`.
+    fn linear(&self, v: Vec3) -> Vec3 {
+        if self.locked {
+            v * (self.free_a * self.inv_mass_a + self.free_b * self.inv_mass_b)
+        } else {
+            v * (self.inv_mass_a + self.inv_mass_b)
         }
     }
 
@@ -139,8 +225,12 @@ impl PairMass {
     pub fn linear_between(&self, ra: Vec3, rb: Vec3, u: Vec3, v: Vec3) -> f32 {
         let (au, av) = (cross(ra, u), cross(ra, v));
         let (bu, bv) = (cross(rb, u), cross(rb, v));
-        ((self.inv_mass_a + self.inv_mass_b) * dot3(u, v)
-            + dot3(au, rows_mul(&self.inv_inertia_a, av)))
+        let linear = if self.locked {
+            dot3(u, self.linear(v))
+        } else {
+            (self.inv_mass_a + self.inv_mass_b) * dot3(u, v)
+        };
+        (linear + dot3(au, rows_mul(&self.inv_inertia_a, av)))
             + dot3(bu, rows_mul(&self.inv_inertia_b, bv))
     }
 }
@@ -176,9 +266,14 @@ impl PairVelocity {
     /// Applies impulse `p` to `b` at `rb` and `-p` to `a` at `ra`.
     #[inline]
     pub fn push(&mut self, mass: &PairMass, ra: Vec3, rb: Vec3, p: Vec3) {
-        self.a.linear -= p * mass.inv_mass_a;
+        if mass.locked {
+            self.a.linear -= (p * mass.inv_mass_a) * mass.free_a;
+            self.b.linear += (p * mass.inv_mass_b) * mass.free_b;
+        } else {
+            self.a.linear -= p * mass.inv_mass_a;
+            self.b.linear += p * mass.inv_mass_b;
+        }
         self.a.angular -= rows_mul(&mass.inv_inertia_a, cross(ra, p));
-        self.b.linear += p * mass.inv_mass_b;
         self.b.angular += rows_mul(&mass.inv_inertia_b, cross(rb, p));
     }
 

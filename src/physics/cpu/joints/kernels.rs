@@ -25,7 +25,9 @@
 use bevy::math::{Quat, Vec3};
 
 use super::Prepared;
-use super::algebra::{PairVelocity, inverse_or_zero, rows_mul, solve2, solve3};
+use super::algebra::{
+    PairVelocity, inverse_or_zero, rows_mul, solve2, solve2_locked, solve3, solve3_locked,
+};
 use crate::physics::cpu::body_state::Displacement;
 use crate::physics::cpu::math::direction_or;
 use crate::physics::cpu::softness::Softness;
@@ -283,7 +285,11 @@ pub fn solve(
                 dot3(z, spin) + bias * dot3(z, e),
             ];
             let [kyy, kyz, kzz] = p.hinge_mass;
-            let [ly, lz] = solve2(kyy, kyz, kzz, rhs);
+            let [ly, lz] = if p.mass.locked {
+                solve2_locked(kyy, kyz, kzz, rhs)
+            } else {
+                solve2(kyy, kyz, kzz, rhs)
+            };
             let impulse = (y * (-mass_scale * ly - impulse_scale * dot3(y, acc)))
                 + z * (-mass_scale * lz - impulse_scale * dot3(z, acc));
             p.impulses.angular += impulse;
@@ -321,7 +327,11 @@ pub fn solve(
                 p.mass.linear_between(ra, pose.rb, y, z),
                 p.mass.linear_between(ra, pose.rb, z, z),
             );
-            let [ly, lz] = solve2(kyy, kyz, kzz, rhs);
+            let [ly, lz] = if p.mass.locked {
+                solve2_locked(kyy, kyz, kzz, rhs)
+            } else {
+                solve2(kyy, kyz, kzz, rhs)
+            };
             let acc = p.impulses.linear;
             let impulse = (y * (-mass_scale * ly - impulse_scale * dot3(y, acc)))
                 + z * (-mass_scale * lz - impulse_scale * dot3(z, acc));
@@ -422,7 +432,12 @@ fn lock_point(p: &mut Prepared, pose: &Pose, v: &mut PairVelocity, pass: &JointP
     // within a tick for the tick's starting ones to do (a chain let fall from the horizontal
     // then blows up).
     let k = p.mass.point(pose.ra, pose.rb);
-    let x = solve3(&k, v.point(pose.ra, pose.rb) + pose.d * bias);
+    let rhs = v.point(pose.ra, pose.rb) + pose.d * bias;
+    let x = if p.mass.locked {
+        solve3_locked(&k, rhs)
+    } else {
+        solve3(&k, rhs)
+    };
     let impulse = x * -mass_scale - p.impulses.linear * impulse_scale;
     p.impulses.linear += impulse;
     v.push(&p.mass, pose.ra, pose.rb, impulse);

@@ -37,7 +37,7 @@ use bevy::math::{Quat, Vec3};
 use bevy::prelude::Entity;
 use rayon::prelude::*;
 
-use self::algebra::{PairMass, PairVelocity, axes, inverse3};
+use self::algebra::{PairMass, PairVelocity, axes, inverse3, inverse3_locked};
 use self::kernels::JointPass;
 use super::body_state::{Displacement, Velocity};
 use super::colouring::{COLOURS, Colouring, OVERFLOW};
@@ -329,6 +329,19 @@ pub fn prepare(
             .get(i as usize)
             .map_or((0.0, [Vec3::ZERO; 3]), |m| (m.inv_mass, m.inv_inertia))
     };
+    // 1 on the axes a body may move along (a slot past the bodies is the world, which never
+    // moves).
+    let free_of = |i: u32| {
+        motion
+            .get(i as usize)
+            .filter(|m| m.locks_translation)
+            .map_or(Vec3::ONE, |m| m.free)
+    };
+    let locked_of = |i: u32| motion.get(i as usize).is_some_and(|m| m.locked);
+    let locked = |j: u32| {
+        let (a, b) = scratch.edges[j as usize];
+        locked_of(a) || locked_of(b)
+    };
     scratch.prepared.clear();
     scratch.spans.clear();
     scratch.prepared_of.clear();
@@ -337,8 +350,10 @@ pub fn prepare(
     for colour in 0..=COLOURS {
         let start = scratch.prepared.len();
         let order = &colouring.joint_order[colouring.joint_spans[colour].clone()];
-        // The plain joints first (solved four at a time), then the rest, each in joint order.
-        let plain = |j: &u32| wide::is_plain(&joints[*j as usize].joint.kind);
+        // The plain joints first (solved four at a time), then the rest, each in joint order. A
+        // joint on a body with a locked axis runs alone, where its masses are per axis and its
+        // blocks are solved around the locked directions.
+        let plain = |j: &u32| wide::is_plain(&joints[*j as usize].joint.kind) && !locked(*j);
         let plain_count = order.iter().filter(|j| plain(j)).count();
         let ordered = (order.iter().filter(|j| plain(j))).chain(order.iter().filter(|j| !plain(j)));
         for (n, &j) in ordered.enumerate() {
@@ -356,13 +371,18 @@ pub fn prepare(
                 .binary_search_by_key(&joint.sim_id, |w| w.joint)
                 .map_or(Impulses::default(), |i| Impulses::from(&world.joints[i]));
             scratch.prepared_of[j as usize] = scratch.prepared.len() as u32;
-            let mass = PairMass::new(inv_mass_a, inv_inertia_a, inv_mass_b, inv_inertia_b);
+            let mass = PairMass::new(inv_mass_a, inv_inertia_a, inv_mass_b, inv_inertia_b)
+                .with_locks(free_of(a), free_of(b), locked_of(a) || locked_of(b));
             let (ra, rb) = (anchor_a - pose_a.0, anchor_b - pose_b.0);
             let angular_inverse = match joint.joint.kind {
                 JointKind::Fixed | JointKind::Prismatic { .. } => {
                     let s = &mass.inertia_sum;
                     // Symmetric: its rows are its columns.
-                    inverse3(&[s[0], s[1], s[2]])
+                    if mass.locked {
+                        inverse3_locked(&[s[0], s[1], s[2]])
+                    } else {
+                        inverse3(&[s[0], s[1], s[2]])
+                    }
                 }
                 _ => [Vec3::ZERO; 3],
             };
