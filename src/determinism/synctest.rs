@@ -23,12 +23,13 @@
 //!
 //! This module must never read a clock; its frames are exactly one fixed step long.
 
+use crate::record::{StateDetail, compare_details};
 use std::collections::VecDeque;
 
 use crate::engine::{App, SimulationHost};
 use crate::runtime::RuntimeInput;
-use crate::state::hash::{StateHashes, entity_states, resources_hash};
-use crate::state::{SimId, SnapshotError, UndeclaredState, WorldSnapshot};
+use crate::state::hash::StateHashes;
+use crate::state::{SnapshotError, UndeclaredState, WorldSnapshot};
 
 /// Why a synctest failed.
 #[derive(thiserror::Error, Debug, Clone, PartialEq)]
@@ -323,49 +324,16 @@ impl<F: FnMut() -> App> SyncTest<F> {
     }
 }
 
-/// A simulation entity as a mismatch report names it: its id, its name and per-component hashes.
-type Described = (SimId, String, Vec<(&'static str, u64)>);
-
-/// The simulation entities of `host` by `SimId`, and the hash of its simulation resources.
-fn described(host: &mut impl SimulationHost) -> (Vec<Described>, u64) {
-    let states = entity_states(host.world_mut());
-    let world = host.world();
-    let entities = states
-        .into_iter()
-        .map(|s| {
-            let name = world
-                .get::<bevy::prelude::Name>(s.entity)
-                .map(|n| format!("{} `{n}`", s.sim_id))
-                .unwrap_or_else(|| s.sim_id.to_string());
-            (s.sim_id, name, s.components)
-        })
-        .collect();
-    (entities, resources_hash(world).0)
-}
-
-/// The first entity and component where the re-simulated `host` differs from `first_run`, the
-/// first run's snapshot of the same tick. Leaves `host` as it found it.
+/// Where the re-simulated `host` differs from `first_run`, the first run's snapshot of the same
+/// tick: every differing entity, component and field and every differing resource, bounded
+/// (`compare_details`), worded as every command words it. Leaves `host` as it found it.
 fn locate(host: &mut impl SimulationHost, first_run: &WorldSnapshot) -> Option<String> {
     let resimulated = host.take_snapshot().ok()?;
-    let (got, got_resources) = described(host);
+    let tick = host.ticks_done();
+    let got = StateDetail::capture(host.world_mut(), tick);
     host.restore_snapshot(first_run).ok()?;
-    let (expected, expected_resources) = described(host);
+    let expected = StateDetail::capture(host.world_mut(), tick);
     host.restore_snapshot(&resimulated).ok()?;
-    for (a, b) in expected.iter().zip(&got) {
-        if a.0 != b.0 {
-            return Some(format!("entity {} exists in only one run", a.0.min(b.0)));
-        }
-        if a.2 != b.2 {
-            let component =
-                a.2.iter()
-                    .zip(&b.2)
-                    .find(|(x, y)| x != y)
-                    .map_or("its component set", |((name, _), _)| *name);
-            return Some(format!("entity {}, component {component}", a.1));
-        }
-    }
-    if expected.len() != got.len() {
-        return Some("the runs hold different entities".to_owned());
-    }
-    (expected_resources != got_resources).then(|| "the simulation resources".to_owned())
+    compare_details(&expected, &got)
+        .map(|difference| format!("first run vs re-simulation: {difference}"))
 }

@@ -39,7 +39,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use crate::record::detail::entity_label;
-use crate::record::{DetailDifference, StateDetail, compare_details};
+use crate::record::{DetailDifference, MAX_LISTED_DIFFERENCES, StateDetail, compare_details};
 
 use super::detail_wire::{
     Assembly, DetailKind, decode_part, detail_json, encode_message, parse_detail,
@@ -83,6 +83,11 @@ pub struct DesyncReport {
     pub gpu_tick: Option<u64>,
     /// Why nothing (or nothing finer) could be named, when that is so.
     pub unnamed: Option<String>,
+    /// Every difference the peers found, worded (here's value first), at most
+    /// `MAX_LISTED_DIFFERENCES`.
+    pub listed: Vec<String>,
+    /// How many more differ past `listed`.
+    pub unlisted: usize,
 }
 
 impl DesyncReport {
@@ -98,6 +103,8 @@ impl DesyncReport {
             remote: None,
             gpu_tick: None,
             unnamed: Some(why.into()),
+            listed: Vec::new(),
+            unlisted: 0,
         }
     }
 
@@ -119,6 +126,8 @@ impl DesyncReport {
             report.local = Some(field.first.clone());
             report.remote = Some(field.second.clone());
         }
+        report.listed = difference.listed.iter().map(ToString::to_string).collect();
+        report.unlisted = difference.unlisted;
         report
     }
 }
@@ -147,6 +156,19 @@ impl fmt::Display for DesyncReport {
         }
         if let (Some(field), Some(local), Some(remote)) = (&self.field, &self.local, &self.remote) {
             write!(f, ", field {field}: {local} here, {remote} on the peer")?;
+        }
+        if self.listed.len() + self.unlisted > 1 {
+            write!(
+                f,
+                "\nevery difference at this tick ({} in all; this machine's value first):",
+                self.listed.len() + self.unlisted
+            )?;
+            for differing in &self.listed {
+                write!(f, "\n  - {differing}")?;
+            }
+            if self.unlisted > 0 {
+                write!(f, "\n  ... and {} more", self.unlisted)?;
+            }
         }
         Ok(())
     }
@@ -356,7 +378,7 @@ impl Investigation {
             && let Some(json) = self.remote_summary.complete()
         {
             let remote = parse_detail(&json, self.tick).ok_or(Refused)?;
-            let mut local = target(&self.local, compare_details(&summary(&self.local), &remote));
+            let mut local = target(&self.local, &remote);
             let datagrams =
                 match encode_message(DetailKind::Target, self.tick, &detail_json(&local)) {
                     Some(datagrams) => datagrams,
@@ -463,34 +485,42 @@ fn summary(detail: &StateDetail) -> StateDetail {
     summary
 }
 
-/// The part of `detail` that `difference` (between the two summaries) points at: the differing
-/// entity with all its fields, else the differing resource, else the GPU hash; nothing when the
-/// summaries agree.
-fn target(detail: &StateDetail, difference: Option<DetailDifference>) -> StateDetail {
+/// The part of `detail` that differs from the peer's summary `remote`: every entity whose hash
+/// differs or that one side lacks (the first [`MAX_LISTED_DIFFERENCES`] in `SimId` order) with
+/// all its fields, every resource whose hash differs, and the GPU hash when nothing else differs;
+/// nothing when the two agree.
+fn target(detail: &StateDetail, remote: &StateDetail) -> StateDetail {
     let mut target = StateDetail {
         tick: detail.tick,
         entities: Vec::new(),
         resources: Vec::new(),
         gpu: None,
     };
-    let Some(difference) = difference else {
-        return target;
-    };
-    if let Some(entity) = &difference.entity {
-        target.entities = detail
-            .entities
-            .iter()
-            .filter(|held| held.sim_id == entity.sim_id)
-            .cloned()
-            .collect();
-    } else if let Some(resource) = &difference.component {
-        target.resources = detail
-            .resources
-            .iter()
-            .filter(|held| held.name == *resource)
-            .cloned()
-            .collect();
-    } else {
+    let theirs = |sim_id: u64| remote.entities.iter().find(|e| e.sim_id == sim_id);
+    target.entities = detail
+        .entities
+        .iter()
+        .filter(|held| theirs(held.sim_id).is_none_or(|e| e.hash != held.hash))
+        .take(MAX_LISTED_DIFFERENCES)
+        .cloned()
+        .collect();
+    target.resources = detail
+        .resources
+        .iter()
+        .filter(|held| {
+            remote
+                .resources
+                .iter()
+                .find(|r| r.name == held.name)
+                .is_none_or(|r| r.hash != held.hash)
+        })
+        .cloned()
+        .collect();
+    let only_theirs = remote
+        .entities
+        .iter()
+        .any(|e| !detail.entities.iter().any(|held| held.sim_id == e.sim_id));
+    if target.entities.is_empty() && target.resources.is_empty() && !only_theirs {
         target.gpu = detail.gpu.clone();
     }
     target

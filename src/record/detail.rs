@@ -231,7 +231,46 @@ impl StateDetail {
     }
 }
 
-/// Where two details first differ.
+/// How many differences [`compare_details`] lists at most; the rest are counted
+/// (`DetailDifference::unlisted`).
+pub const MAX_LISTED_DIFFERENCES: usize = 16;
+
+/// One thing that differs at the tick: a field of an entity's component or of a resource, or an
+/// entity or component that only one run holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Differing {
+    /// The entity's simulation id; `None` for a resource.
+    pub sim_id: Option<u64>,
+    /// The entity as messages name it ([`entity_label`]); `None` for a resource.
+    pub entity: Option<String>,
+    /// The component or resource; `None` when the entity is in one run only.
+    pub component: Option<String>,
+    /// The differing field with both values; `None` when the component is in one run only.
+    pub field: Option<FieldDifference>,
+}
+
+/// `entity `Enemy` (scene id 31), component Health, field value: 3 vs 2`, `resource Score,
+/// field hits: 5 vs 4`, or what only one run holds.
+impl std::fmt::Display for Differing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (&self.entity, &self.component) {
+            (Some(entity), Some(component)) => write!(f, "entity {entity}, component {component}")?,
+            (Some(entity), None) => return write!(f, "entity {entity}, which only one run holds"),
+            (None, Some(resource)) => write!(f, "resource {resource}")?,
+            (None, None) => return f.write_str("(nothing)"),
+        }
+        match &self.field {
+            Some(field) => write!(
+                f,
+                ", field {}: {} vs {}",
+                field.path, field.first, field.second
+            ),
+            None => f.write_str(", which only one run holds"),
+        }
+    }
+}
+
+/// Where two details first differ, and every difference between them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DetailDifference {
     /// The first entity (in `SimId` order) that differs or that one side lacks; `None` when every
@@ -243,6 +282,41 @@ pub struct DetailDifference {
     pub field: Option<FieldDifference>,
     /// The GPU tick after which the GPU physics state differs, when the CPU state agrees.
     pub gpu_tick: Option<u64>,
+    /// Every difference at the tick, at most [`MAX_LISTED_DIFFERENCES`]: each differing field of
+    /// each entity in `SimId` order (components in hash order), then of each resource in name
+    /// order. The first one is what `entity`, `component` and `field` name.
+    pub listed: Vec<Differing>,
+    /// How many more differences there are past `listed`.
+    pub unlisted: usize,
+}
+
+impl DetailDifference {
+    /// How many differences there are in all.
+    pub fn count(&self) -> usize {
+        self.listed.len() + self.unlisted
+    }
+
+    /// The entity whose position is worth plotting: the first listed one whose `Transform`
+    /// differs (it moved differently), else the first listed entity.
+    pub fn plotted_entity(&self) -> Option<(u64, String)> {
+        let entity = |d: &Differing| Some((d.sim_id?, d.entity.clone()?));
+        self.listed
+            .iter()
+            .find(|d| d.component.as_deref() == Some("Transform"))
+            .or_else(|| self.listed.iter().find(|d| d.sim_id.is_some()))
+            .and_then(entity)
+    }
+
+    /// The simulation ids of the differing entities among those listed, each once, in order.
+    pub fn entities(&self) -> Vec<u64> {
+        let mut ids: Vec<u64> = Vec::new();
+        for id in self.listed.iter().filter_map(|d| d.sim_id) {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+        ids
+    }
 }
 
 /// An entity as messages name it: `` `Player` (scene id 10) `` for a scene's entity, `` `Coin`
@@ -293,7 +367,89 @@ impl std::fmt::Display for DetailDifference {
                 field.path, field.first, field.second
             )?;
         }
+        if self.count() > 1 {
+            write!(
+                f,
+                "\nevery difference at this tick ({} in all):",
+                self.count()
+            )?;
+            for differing in &self.listed {
+                write!(f, "\n  - {differing}")?;
+            }
+            if self.unlisted > 0 {
+                write!(f, "\n  ... and {} more", self.unlisted)?;
+            }
+        }
         Ok(())
+    }
+}
+
+/// Every field at which two field lists differ (a field only one list holds counts as one).
+fn every_field_difference(a: &[(String, String)], b: &[(String, String)]) -> Vec<FieldDifference> {
+    if a.len() == b.len() && a.iter().zip(b).all(|((pa, _), (pb, _))| pa == pb) {
+        return a
+            .iter()
+            .zip(b)
+            .filter(|((_, va), (_, vb))| va != vb)
+            .map(|((path, first), (_, second))| FieldDifference {
+                path: path.clone(),
+                first: first.clone(),
+                second: second.clone(),
+            })
+            .collect();
+    }
+    // Different shapes: as much as the first difference can tell.
+    first_difference(a, b).into_iter().collect()
+}
+
+/// Collects differences, keeping the first [`MAX_LISTED_DIFFERENCES`] and counting the rest.
+#[derive(Default)]
+struct Listing {
+    listed: Vec<Differing>,
+    unlisted: usize,
+}
+
+impl Listing {
+    fn push(&mut self, differing: Differing) {
+        if self.listed.len() < MAX_LISTED_DIFFERENCES {
+            self.listed.push(differing);
+        } else {
+            self.unlisted += 1;
+        }
+    }
+
+    /// Every difference between two component (or resource) lists, under `entity`.
+    fn components(
+        &mut self,
+        entity: Option<(u64, &str)>,
+        a: &[ComponentDetail],
+        b: &[ComponentDetail],
+    ) {
+        let differing = |component: &str, field: Option<FieldDifference>| Differing {
+            sim_id: entity.map(|(id, _)| id),
+            entity: entity.map(|(_, label)| label.to_owned()),
+            component: Some(component.to_owned()),
+            field,
+        };
+        for ca in a {
+            match b.iter().find(|cb| cb.name == ca.name) {
+                Some(cb) if cb.hash == ca.hash => {}
+                Some(cb) => {
+                    let fields = every_field_difference(&ca.fields, &cb.fields);
+                    if fields.is_empty() {
+                        // The hash covers something no field shows.
+                        self.push(differing(&ca.name, None));
+                    }
+                    for field in fields {
+                        self.push(differing(&ca.name, Some(field)));
+                    }
+                }
+                None => self.push(differing(&ca.name, None)),
+            }
+        }
+        for cb in b.iter().filter(|cb| !a.iter().any(|ca| ca.name == cb.name)) {
+            self.push(differing(&cb.name, None));
+        }
     }
 }
 
@@ -315,7 +471,9 @@ fn component_difference(
         .map(|cb| (cb.name.clone(), None))
 }
 
-/// The first difference between two details of the same tick, or `None` when they agree.
+/// Where two details of the same tick differ, or `None` when they agree: the first difference
+/// (the first entity in `SimId` order, else the first resource, else the GPU state) and the list
+/// of every difference.
 pub fn compare_details(a: &StateDetail, b: &StateDetail) -> Option<DetailDifference> {
     let mut ids: Vec<u64> = a.entities.iter().map(|e| e.sim_id).collect();
     ids.extend(b.entities.iter().map(|e| e.sim_id));
@@ -324,36 +482,68 @@ pub fn compare_details(a: &StateDetail, b: &StateDetail) -> Option<DetailDiffere
     fn find(detail: &StateDetail, id: u64) -> Option<&EntityDetail> {
         detail.entities.iter().find(|e| e.sim_id == id)
     }
+    let mut first: Option<DetailDifference> = None;
+    let mut listing = Listing::default();
     for id in ids {
-        match (find(a, id), find(b, id)) {
-            (Some(ea), Some(eb)) if ea.hash == eb.hash => continue,
+        let (ea, eb) = (find(a, id), find(b, id));
+        if let (Some(ea), Some(eb)) = (ea, eb)
+            && ea.hash == eb.hash
+        {
+            continue;
+        }
+        let either = ea.or(eb).expect("an id comes from one of the two details");
+        let label = entity_label(either.name.as_deref(), either.scene_id, either.sim_id);
+        match (ea, eb) {
             (Some(ea), Some(eb)) => {
-                let (component, field) = component_difference(&ea.components, &eb.components)
-                    .map_or((None, None), |(c, f)| (Some(c), f));
-                return Some(DetailDifference {
-                    entity: Some(ea.clone()),
-                    component,
-                    field,
-                    gpu_tick: None,
-                });
+                listing.components(Some((id, &label)), &ea.components, &eb.components);
+                if first.is_none() {
+                    let (component, field) = component_difference(&ea.components, &eb.components)
+                        .map_or((None, None), |(c, f)| (Some(c), f));
+                    first = Some(DetailDifference {
+                        entity: Some(ea.clone()),
+                        component,
+                        field,
+                        gpu_tick: None,
+                        listed: Vec::new(),
+                        unlisted: 0,
+                    });
+                }
             }
-            (one, other) => {
-                return Some(DetailDifference {
-                    entity: one.or(other).cloned(),
+            _ => {
+                listing.push(Differing {
+                    sim_id: Some(id),
+                    entity: Some(label),
+                    component: None,
+                    field: None,
+                });
+                first.get_or_insert_with(|| DetailDifference {
+                    entity: Some(either.clone()),
                     component: None,
                     field: None,
                     gpu_tick: None,
+                    listed: Vec::new(),
+                    unlisted: 0,
                 });
             }
         }
     }
-    if let Some((component, field)) = component_difference(&a.resources, &b.resources) {
-        return Some(DetailDifference {
+    listing.components(None, &a.resources, &b.resources);
+    if first.is_none()
+        && let Some((component, field)) = component_difference(&a.resources, &b.resources)
+    {
+        first = Some(DetailDifference {
             entity: None,
             component: Some(component),
             field,
             gpu_tick: None,
+            listed: Vec::new(),
+            unlisted: 0,
         });
+    }
+    if let Some(mut difference) = first {
+        difference.listed = listing.listed;
+        difference.unlisted = listing.unlisted;
+        return Some(difference);
     }
     // The device's state, compared only where both runs had simulated the GPU tick.
     match (&a.gpu, &b.gpu) {
@@ -362,6 +552,8 @@ pub fn compare_details(a: &StateDetail, b: &StateDetail) -> Option<DetailDiffere
             component: None,
             field: None,
             gpu_tick: Some(ga.tick),
+            listed: Vec::new(),
+            unlisted: 0,
         }),
         _ => None,
     }

@@ -28,8 +28,8 @@ mod replay_stream;
 pub mod report;
 
 pub use detail::{
-    ComponentDetail, DetailDifference, EntityDetail, FieldDifference, GpuDetail, StateDetail,
-    compare_details,
+    ComponentDetail, DetailDifference, Differing, EntityDetail, FieldDifference, GpuDetail,
+    MAX_LISTED_DIFFERENCES, StateDetail, compare_details,
 };
 pub use journal_finish::WrittenReplay;
 pub use recorder::{Recorder, RecordingAppExt};

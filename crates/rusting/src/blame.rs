@@ -3,7 +3,7 @@
 //! way as the engine's own errors (the wording is `DetailDifference`'s `Display`). This module must
 //! never compare anything itself.
 
-use rusting_engine::record::DetailDifference;
+use rusting_engine::record::{DetailDifference, Differing};
 
 pub use rusting_engine::record::detail::entity_label;
 
@@ -15,4 +15,17 @@ pub fn describe(difference: Option<&DetailDifference>) -> String {
                    hash covers and no field shows)"
             .to_owned(),
     }
+}
+
+/// One listed difference as `--json` gives it: the entity's label and simulation id (none for a
+/// resource), the component or resource, the field and both values (none where only one run
+/// holds the entity or component).
+pub fn differing_json(d: &Differing) -> serde_json::Value {
+    serde_json::json!({
+        "entity": d.entity,
+        "sim_id": d.sim_id,
+        "component": d.component,
+        "field": d.field.as_ref().map(|f| f.path.clone()),
+        "values": d.field.as_ref().map(|f| [f.first.clone(), f.second.clone()]),
+    })
 }

@@ -41,10 +41,10 @@ pub(crate) fn page(
         let da = ra.details.iter().find(|d| d.tick == tick)?;
         let db = rb.details.iter().find(|d| d.tick == tick)?;
         let at_tick = difference.at_tick.as_ref();
-        let tracks = match at_tick.and_then(|d| d.entity.as_ref()) {
-            Some(entity) => [
-                track_from_details(&ra.details, entity.sim_id),
-                track_from_details(&rb.details, entity.sim_id),
+        let tracks = match at_tick.and_then(|d| d.plotted_entity()) {
+            Some((sim_id, _)) => [
+                track_from_details(&ra.details, sim_id),
+                track_from_details(&rb.details, sim_id),
             ],
             None => [Vec::new(), Vec::new()],
         };

@@ -291,8 +291,8 @@ pub fn run(
         let difference = compare_details(&first, &second).map(Box::new);
         let blamed = difference
             .as_ref()
-            .and_then(|d| d.entity.as_ref())
-            .map(|e| e.sim_id);
+            .and_then(|d| d.plotted_entity())
+            .map(|(sim_id, _)| sim_id);
         let tracks = match blamed {
             Some(sim_id) => follow(&mut runs, pair, &mut lanes, sim_id, work),
             None => [Vec::new(), Vec::new()],

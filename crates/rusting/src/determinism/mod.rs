@@ -606,6 +606,10 @@ impl Check<'_> {
                 "component": difference.and_then(|d| d.component.clone()),
                 "field": field.map(|f| f.path.clone()),
                 "values": field.map(|f| [f.first.clone(), f.second.clone()]),
+                "differences": difference.map_or_else(Vec::new, |d| {
+                    d.listed.iter().map(crate::blame::differing_json).collect()
+                }),
+                "unlisted": difference.map_or(0, |d| d.unlisted),
             })
             .to_string();
         }

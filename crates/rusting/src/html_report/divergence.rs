@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 
-use rusting_engine::record::{ComponentDetail, DetailDifference, StateDetail};
+use rusting_engine::record::{ComponentDetail, DetailDifference, Differing, StateDetail};
 
 use super::escape;
 
@@ -33,6 +33,10 @@ pub struct DivergenceView {
     blamed: Option<(String, String)>,
     tables: Vec<Rows>,
     blamed_entity: bool,
+    /// Every difference at the tick (bounded), and how many more there are.
+    listed: (Vec<Differing>, usize),
+    /// The entity the plot follows, as messages name it.
+    plotted: Option<String>,
     tracks: [Vec<(u64, [f32; 3])>; 2],
 }
 
@@ -107,8 +111,12 @@ impl DivergenceView {
         difference: Option<&DetailDifference>,
         tracks: [Vec<(u64, [f32; 3])>; 2],
     ) -> DivergenceView {
+        // The first difference; every one is listed in a table of its own.
         let blame = crate::blame::describe(difference)
             .trim_start_matches(": ")
+            .lines()
+            .next()
+            .unwrap_or_default()
             .to_owned();
         let blamed = difference.and_then(|d| {
             let field = d.field.as_ref()?;
@@ -139,6 +147,10 @@ impl DivergenceView {
             blamed,
             tables,
             blamed_entity: difference.is_some_and(|d| d.entity.is_some()),
+            listed: difference.map_or((Vec::new(), 0), |d| (d.listed.clone(), d.unlisted)),
+            plotted: difference
+                .and_then(DetailDifference::plotted_entity)
+                .map(|(_, label)| label),
             tracks,
         }
     }
@@ -155,6 +167,7 @@ impl DivergenceView {
             escape(b),
             escape(&self.blame)
         );
+        self.render_listing(page);
         self.render_plot(page);
         if !self.tables.is_empty() {
             let _ = write!(
@@ -208,6 +221,45 @@ impl DivergenceView {
         page.push_str("</section>");
     }
 
+    /// Every difference at the tick, one row each, when there is more than one.
+    fn render_listing(&self, page: &mut String) {
+        let (listed, unlisted) = &self.listed;
+        if listed.len() + unlisted <= 1 {
+            return;
+        }
+        let [a, b] = &self.runs;
+        let _ = write!(
+            page,
+            "<h3>Every difference at this tick ({} in all)</h3><table class=\"fields\" \
+             id=\"differences\"><thead><tr><th>entity or resource</th><th>component</th>\
+             <th>field</th><th>{}</th><th>{}</th></tr></thead><tbody>",
+            listed.len() + unlisted,
+            escape(a),
+            escape(b)
+        );
+        for d in listed {
+            let (first, second) = d.field.as_ref().map_or_else(
+                || ("<i>(only one run)</i>".to_owned(), String::new()),
+                |f| (escape(&f.first), escape(&f.second)),
+            );
+            let _ = write!(
+                page,
+                "<tr class=\"differs\"><td>{}</td><td>{}</td><td>{}</td><td>{first}</td>\
+                 <td>{second}</td></tr>",
+                escape(d.entity.as_deref().unwrap_or("resource")),
+                escape(d.component.as_deref().unwrap_or("")),
+                escape(d.field.as_ref().map_or("", |f| f.path.as_str())),
+            );
+        }
+        if *unlisted > 0 {
+            let _ = write!(
+                page,
+                "<tr><td colspan=\"5\"><i>… and {unlisted} more</i></td></tr>"
+            );
+        }
+        page.push_str("</tbody></table>");
+    }
+
     /// Position plots: each axis that moves or differs, both runs; then their difference.
     fn render_plot(&self, page: &mut String) {
         if self.tracks.iter().all(Vec::is_empty) {
@@ -220,8 +272,12 @@ impl DivergenceView {
             .fold((u64::MAX, 0), |(lo, hi), (t, _)| (lo.min(*t), hi.max(*t)));
         let _ = write!(
             page,
-            "<h3>Position, ticks {from}–{to}</h3><p class=\"legend\"><span class=\"first\">━ {}</span> \
+            "<h3>Position{}, ticks {from}–{to}</h3><p class=\"legend\"><span class=\"first\">━ {}</span> \
              <span class=\"second\">┅ {}</span> <span class=\"marker\">│ tick {}</span></p><div class=\"plots\">",
+            self.plotted
+                .as_deref()
+                .map(|label| format!(" of {}", escape(label)))
+                .unwrap_or_default(),
             escape(&self.runs[0]),
             escape(&self.runs[1]),
             self.tick
