@@ -109,7 +109,11 @@ impl Peer {
         self.session.poll();
         let input = PlayerTickInput {
             actions: (self.app.ticks() / 7 % 3) as u32,
-            axes: [(self.app.ticks() as i16).wrapping_mul(97), 0, 0, 0],
+            axes: {
+                let mut axes = [0; rusting_engine::runtime::MAX_SESSION_AXES];
+                axes[0] = (self.app.ticks() as i16).wrapping_mul(97);
+                axes
+            },
             look: [0, 0],
         };
         self.session

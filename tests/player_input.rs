@@ -35,7 +35,8 @@ fn a_tick_input_round_trips_through_its_fixed_form() {
     let plain = PlayerTickInput::capture(&bindings, &tick, &frame);
     // "blast" sorts before "jump": bit 0 is blast, bit 1 is jump.
     assert_eq!(plain.actions, 0b10);
-    assert_eq!(plain.axes, [(0.75 * 32767.0) as i16, 0, 0, 0]);
+    assert_eq!(plain.axes[0], (0.75 * 32767.0) as i16);
+    assert!(plain.axes[1..].iter().all(|&a| a == 0));
     assert_eq!(plain.look, [96, -16]);
     let bytes = plain.to_bytes();
     assert_eq!(bytes.len(), PlayerTickInput::SIZE);
@@ -95,4 +96,79 @@ fn a_captured_input_reads_back_by_name() {
     assert_eq!(input.axis(&bindings, "move_x"), 16383.0 / 32767.0);
     assert_eq!(input.axis(&bindings, "move_y"), -1.0);
     assert_eq!(input.axis(&bindings, "turn"), 0.0);
+}
+
+/// Bindings of the most axes a session carries, several of which sort before `move_y` (`aim_x`,
+/// `aim_y`, `brake`, `lean`, ...), each given its own value: every axis survives the 32-byte form
+/// and reads back by name, `move_y` included (which sorted fifth, past the four the form used to
+/// hold, and was lost online). One more axis, or one more action than a session carries, is
+/// refused by `check_fits` naming the first that would be dropped. Fails if the form carries
+/// fewer axes than `MAX_SESSION_AXES`, or lays the later ones over the look.
+#[test]
+fn a_session_carries_every_declared_axis() {
+    use rusting_engine::runtime::{InputFitError, MAX_SESSION_ACTIONS, MAX_SESSION_AXES};
+    let names = [
+        "aim_x", "aim_y", "brake", "lean", "move_x", "move_y", "pitch", "roll", "throttle", "yaw",
+    ];
+    assert_eq!(names.len(), MAX_SESSION_AXES);
+    let axis = |k: u8| AxisBinding {
+        negative: [KeyCode::Digit0].into(),
+        positive: [[KeyCode::KeyA, KeyCode::KeyB, KeyCode::KeyC][k as usize % 3]].into(),
+    };
+    let mut bindings = InputBindings {
+        actions: [("jump".to_owned(), [KeyCode::Space].into())].into(),
+        axes: names
+            .iter()
+            .enumerate()
+            .map(|(k, name)| (name.to_string(), axis(k as u8)))
+            .collect(),
+    };
+    PlayerTickInput::check_fits(&bindings).unwrap();
+    let mut frame = RuntimeInput::default();
+    for (k, name) in names.iter().enumerate() {
+        frame.set_axis(*name, (k as f32 + 1.0) / 20.0 - 0.3);
+    }
+    let mut tick = TickInput::default();
+    tick.look_delta = Vec2::new(-3.0, 2.5);
+    let plain = PlayerTickInput::capture(&bindings, &tick, &frame);
+    let carried = PlayerTickInput::from_bytes(&plain.to_bytes());
+    assert_eq!(carried, plain);
+    assert_eq!(
+        carried.look,
+        [-192, 160],
+        "the later axes overwrote the look"
+    );
+    for (k, name) in names.iter().enumerate() {
+        let sent = (k as f32 + 1.0) / 20.0 - 0.3;
+        let got = carried.axis(&bindings, name);
+        assert!(
+            (got - sent).abs() < 1.0e-4,
+            "axis `{name}` arrived as {got}, sent {sent}"
+        );
+    }
+    let back = carried.to_runtime_input(&bindings);
+    assert!((back.axis("move_y") - carried.axis(&bindings, "move_y")).abs() < 1.0e-6);
+
+    bindings.axes.insert("zoom".to_owned(), axis(0));
+    assert_eq!(
+        PlayerTickInput::check_fits(&bindings),
+        Err(InputFitError::Axes {
+            count: MAX_SESSION_AXES + 1,
+            first_dropped: "zoom".to_owned()
+        })
+    );
+    let message = PlayerTickInput::check_fits(&bindings)
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("`zoom`"), "{message}");
+    bindings.axes.remove("zoom");
+    for k in 0..MAX_SESSION_ACTIONS {
+        bindings
+            .actions
+            .insert(format!("action_{k:02}"), [KeyCode::KeyQ].into());
+    }
+    assert!(matches!(
+        PlayerTickInput::check_fits(&bindings),
+        Err(InputFitError::Actions { first_dropped, .. }) if first_dropped == "jump"
+    ));
 }

@@ -130,6 +130,13 @@ impl NetRun {
             code: "NET_FAILED",
             message,
         };
+        // Every declared action and axis reaches the other players, or the session does not start.
+        PlayerTickInput::check_fits(app.world().resource::<InputBindings>()).map_err(|error| {
+            failed(format!(
+                "{}: {error}",
+                project.root.join("rusting.json").display()
+            ))
+        })?;
         let here = self.peers[self.player];
         let socket = bind_udp(here)
             .map_err(|error| failed(format!("cannot bind this peer's address {here}: {error}")))?;

@@ -36,7 +36,9 @@ pub use input_script::{InputScript, InputScriptError};
 pub use mode::{
     DeterminismError, DeterminismMode, DeterminismSupport, PartUser, PartUsers, UnsupportedPart,
 };
-pub use player_input::{PlayerInputs, PlayerSlot, PlayerTickInput};
+pub use player_input::{
+    InputFitError, MAX_SESSION_ACTIONS, MAX_SESSION_AXES, PlayerInputs, PlayerSlot, PlayerTickInput,
+};
 pub use random::RandomSeed;
 pub use resimulation::{Resimulation, not_resimulating, resimulating};
 pub use schedule::SimSet;

@@ -3,8 +3,10 @@
 //!
 //! `RuntimeInput` and `TickInput` hold sets and maps, which suit replays and the simulation but
 //! not a network packet or a rollback buffer that keeps one entry per player per tick. This form
-//! is 32 bytes with a fixed little-endian layout: the bound actions as bits, the first four bound
-//! axes quantized, and the tick's look movement. It is made from the project's `InputBindings`
+//! is 32 bytes with a fixed little-endian layout: the bound actions as bits (up to 32), the bound
+//! axes quantized (up to ten), and the tick's look movement. Bindings with more than that are
+//! refused when a session starts ([`PlayerTickInput::check_fits`]), naming what does not fit, so
+//! no axis is ever dropped in silence. It is made from the project's `InputBindings`
 //! (so both ends must share them) and turns back into the `RuntimeInput` that gives the same
 //! actions, axes and look. In a multiplayer session the session writes every player's input for
 //! the tick into [`PlayerInputs`] (simulation state: hashed and in snapshots), and gameplay reads
@@ -24,6 +26,48 @@ const LOOK_STEPS_PER_PIXEL: f32 = 64.0;
 /// Axes are carried in steps of 1/32767.
 const AXIS_STEPS: f32 = 32767.0;
 
+/// The most actions a session carries per player and tick.
+pub const MAX_SESSION_ACTIONS: usize = 32;
+
+/// The most axes a session carries per player and tick.
+pub const MAX_SESSION_AXES: usize = 10;
+
+/// Where axis `k` of [`PlayerTickInput::to_bytes`] lies: the first four after the actions (the
+/// original layout), the other six in the twelve bytes after the look.
+const fn axis_offset(k: usize) -> usize {
+    if k < 4 { 4 + 2 * k } else { 20 + 2 * (k - 4) }
+}
+
+/// Bindings a session cannot carry whole.
+#[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InputFitError {
+    /// More actions than a session carries.
+    #[error(
+        "the input bindings declare {count} actions and a session carries {MAX_SESSION_ACTIONS}: \
+         `{first_dropped}` and the actions after it in name order would never reach the other \
+         players; merge or remove actions in rusting.json's `input`"
+    )]
+    Actions {
+        /// How many are declared.
+        count: usize,
+        /// The first one past the limit, in name order.
+        first_dropped: String,
+    },
+    /// More axes than a session carries.
+    #[error(
+        "the input bindings declare {count} axes and a session carries {MAX_SESSION_AXES}: \
+         `{first_dropped}` and the axes after it in name order would never reach the other \
+         players; merge or remove axes in rusting.json's `input`"
+    )]
+    Axes {
+        /// How many are declared.
+        count: usize,
+        /// The first one past the limit, in name order.
+        first_dropped: String,
+    },
+}
+
 /// One player's input for one tick (see the module docs).
 #[derive(
     Clone,
@@ -39,11 +83,11 @@ const AXIS_STEPS: f32 = 32767.0;
 )]
 pub struct PlayerTickInput {
     /// Bit `k` is set when the `k`-th action of `InputBindings::actions` (in name order; at most
-    /// 32 count) is pressed this tick.
+    /// [`MAX_SESSION_ACTIONS`]) is pressed this tick.
     pub actions: u32,
-    /// The first four axes of `InputBindings::axes`, in name order, as `value * 32767` rounded
-    /// toward zero.
-    pub axes: [i16; 4],
+    /// The axes of `InputBindings::axes`, in name order (at most [`MAX_SESSION_AXES`]), as
+    /// `value * 32767` rounded toward zero.
+    pub axes: [i16; MAX_SESSION_AXES],
     /// The tick's look movement in 1/64 logical pixels, saturated.
     pub look: [i32; 2],
 }
@@ -52,16 +96,44 @@ impl PlayerTickInput {
     /// The size of [`PlayerTickInput::to_bytes`].
     pub const SIZE: usize = 32;
 
+    /// Whether a session can carry every action and axis of `bindings`: the error names the
+    /// first that would be dropped.
+    ///
+    /// # Errors
+    ///
+    /// [`InputFitError`] for more than [`MAX_SESSION_ACTIONS`] actions or [`MAX_SESSION_AXES`]
+    /// axes.
+    pub fn check_fits(bindings: &InputBindings) -> Result<(), InputFitError> {
+        if let Some(first) = bindings.actions.keys().nth(MAX_SESSION_ACTIONS) {
+            return Err(InputFitError::Actions {
+                count: bindings.actions.len(),
+                first_dropped: first.clone(),
+            });
+        }
+        if let Some(first) = bindings.axes.keys().nth(MAX_SESSION_AXES) {
+            return Err(InputFitError::Axes {
+                count: bindings.axes.len(),
+                first_dropped: first.clone(),
+            });
+        }
+        Ok(())
+    }
+
     /// The player's input this tick, from the tick's keys and look, the frame's analog axes, and
     /// the project's bindings.
     pub fn capture(bindings: &InputBindings, tick: &TickInput, frame: &RuntimeInput) -> Self {
         let mut actions = 0u32;
-        for (k, keys) in bindings.actions.values().take(32).enumerate() {
+        for (k, keys) in bindings
+            .actions
+            .values()
+            .take(MAX_SESSION_ACTIONS)
+            .enumerate()
+        {
             if keys.iter().any(|key| tick.is_pressed(*key)) {
                 actions |= 1 << k;
             }
         }
-        let mut axes = [0i16; 4];
+        let mut axes = [0i16; MAX_SESSION_AXES];
         for (slot, (name, binding)) in axes.iter_mut().zip(&bindings.axes) {
             let down = |keys: &std::collections::BTreeSet<KeyCode>| {
                 f32::from(u8::from(keys.iter().any(|key| tick.is_pressed(*key))))
@@ -89,7 +161,12 @@ impl PlayerTickInput {
     /// and look; nothing else pressed.
     pub fn to_runtime_input(&self, bindings: &InputBindings) -> RuntimeInput {
         let mut input = RuntimeInput::default();
-        for (k, keys) in bindings.actions.values().take(32).enumerate() {
+        for (k, keys) in bindings
+            .actions
+            .values()
+            .take(MAX_SESSION_ACTIONS)
+            .enumerate()
+        {
             if self.actions & (1 << k) != 0
                 && let Some(key) = keys.iter().next()
             {
@@ -108,20 +185,22 @@ impl PlayerTickInput {
         input
     }
 
-    /// The fixed layout: actions (u32), four axes (i16), look x and y (i32), twelve zero bytes; all
-    /// little-endian.
+    /// The fixed layout: actions (u32), the first four axes (i16), look x and y (i32), then the
+    /// other six axes (i16); all little-endian. A form written before the last six axes existed
+    /// held zeros there, which read as those axes at rest.
     pub fn to_bytes(&self) -> [u8; Self::SIZE] {
         let mut bytes = [0u8; Self::SIZE];
         bytes[0..4].copy_from_slice(&self.actions.to_le_bytes());
         for (k, axis) in self.axes.iter().enumerate() {
-            bytes[4 + 2 * k..6 + 2 * k].copy_from_slice(&axis.to_le_bytes());
+            let at = axis_offset(k);
+            bytes[at..at + 2].copy_from_slice(&axis.to_le_bytes());
         }
         bytes[12..16].copy_from_slice(&self.look[0].to_le_bytes());
         bytes[16..20].copy_from_slice(&self.look[1].to_le_bytes());
         bytes
     }
 
-    /// Reads [`PlayerTickInput::to_bytes`]'s layout (the zero bytes are ignored).
+    /// Reads [`PlayerTickInput::to_bytes`]'s layout.
     pub fn from_bytes(bytes: &[u8; Self::SIZE]) -> Self {
         let i16_at = |at: usize| i16::from_le_bytes([bytes[at], bytes[at + 1]]);
         let i32_at = |at: usize| {
@@ -129,7 +208,7 @@ impl PlayerTickInput {
         };
         PlayerTickInput {
             actions: u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
-            axes: [i16_at(4), i16_at(6), i16_at(8), i16_at(10)],
+            axes: std::array::from_fn(|k| i16_at(axis_offset(k))),
             look: [i32_at(12), i32_at(16)],
         }
     }
@@ -189,13 +268,13 @@ impl PlayerTickInput {
         bindings
             .actions
             .keys()
-            .take(32)
+            .take(MAX_SESSION_ACTIONS)
             .position(|name| name == action)
             .map(|k| 1 << k)
     }
 
     /// The axis named `axis` in `bindings`, from -1 to 1 (0 for an axis not bound, or past the
-    /// four the form carries).
+    /// [`MAX_SESSION_AXES`] the form carries).
     pub fn axis(&self, bindings: &InputBindings, axis: &str) -> f32 {
         bindings
             .axes

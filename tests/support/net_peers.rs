@@ -79,7 +79,12 @@ pub fn scripted(handle: usize, tick: u64) -> PlayerTickInput {
     let axis = |bits: u64| ((bits % 65535) as i32 - 32767) as i16;
     PlayerTickInput {
         actions: u32::from(mix.is_multiple_of(7)),
-        axes: [axis(mix >> 8), axis(mix >> 24), 0, 0],
+        axes: {
+            let mut axes = [0; rusting_engine::runtime::MAX_SESSION_AXES];
+            axes[0] = axis(mix >> 8);
+            axes[1] = axis(mix >> 24);
+            axes
+        },
         look: [0, 0],
     }
 }

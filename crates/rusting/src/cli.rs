@@ -144,6 +144,15 @@ enum Command {
         /// peer's): every confirmed tick's inputs and hash, for `rusting replay play`.
         #[arg(long)]
         session_out: Option<PathBuf>,
+        /// In the window, with --ticks: save a PNG of the window here when the ticks are done,
+        /// then end the run (what the game's `RUSTING_SCREENSHOT` does).
+        #[arg(
+            long,
+            value_name = "PATH",
+            requires = "ticks",
+            conflicts_with_all = ["headless", "replay", "net", "net_peers"]
+        )]
+        screenshot: Option<PathBuf>,
         /// Build in debug instead of release.
         #[arg(long)]
         debug: bool,
@@ -299,6 +308,7 @@ impl Cli {
                 hashes_out,
                 detail_ticks,
                 session_out,
+                screenshot,
                 debug,
                 target_dir,
                 ..
@@ -316,6 +326,7 @@ impl Cli {
                         synctest: *synctest,
                         hashes_out: hashes_out.as_deref(),
                         detail_ticks: detail_ticks.as_deref(),
+                        screenshot: screenshot.as_deref(),
                         debug: *debug,
                         target_dir: target_dir.as_deref(),
                     })

@@ -274,6 +274,7 @@ pub fn play(
             synctest: None,
             hashes_out: None,
             detail_ticks: None,
+            screenshot: None,
             debug: false,
             target_dir,
         });
@@ -297,6 +298,7 @@ pub fn play(
         synctest: None,
         hashes_out: None,
         detail_ticks: None,
+        screenshot: None,
         debug: false,
         target_dir,
     })?;

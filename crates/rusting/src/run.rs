@@ -44,6 +44,9 @@ pub struct Request<'a> {
     pub hashes_out: Option<&'a Path>,
     /// Ticks to detail in the report, `<from>-<to>`.
     pub detail_ticks: Option<&'a str>,
+    /// In the window: where to save a screenshot when the ticks are done, after which the run
+    /// ends.
+    pub screenshot: Option<&'a Path>,
     /// Build in debug.
     pub debug: bool,
     /// The cargo target directory.
@@ -81,6 +84,7 @@ pub fn run(request: &Request) -> Result<String, Failure> {
     let mut outputs = Vec::new();
     outputs.extend(request.record.map(|p| ("--record", p)));
     outputs.extend(request.hashes_out.map(|p| ("--hashes-out", p)));
+    outputs.extend(request.screenshot.map(|p| ("--screenshot", p)));
     crate::outputs::check(&inputs, &outputs)?;
     let profile = Profile::of(request.debug);
     let window = !request.headless
@@ -113,6 +117,10 @@ pub fn run(request: &Request) -> Result<String, Failure> {
             if let Ok(value) = std::env::var(name) {
                 env.push((name, value));
             }
+        }
+        if let Some(screenshot) = request.screenshot {
+            env.retain(|(name, _)| *name != "RUSTING_SCREENSHOT");
+            env.push(("RUSTING_SCREENSHOT", path(screenshot)));
         }
     }
     if let Some(record) = request.record {
