@@ -531,3 +531,93 @@ fn a_session_replay_plays_back_without_the_network() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[path = "support/starter.rs"]
+mod starter;
+
+/// The starter, prepared for a session of `players` and set up (its startup systems run).
+fn starter_session_app(players: usize) -> App {
+    let project =
+        rusting_engine::game::project::Project::open(std::path::Path::new(starter::STARTER))
+            .unwrap();
+    let mut app = rusting_engine::game::build_app(&project).unwrap();
+    app.add_plugins(starter::starter_game::StarterGame);
+    rusting_engine::net::prepare_app(&mut app, players);
+    app.setup().unwrap();
+    app
+}
+
+/// The engine seats a session's players: in the starter (which seats nobody itself) the scene's
+/// hero becomes player 0 and a copy with its body, collider, locks and controller is spawned for
+/// each other player. A game whose input would drive nothing is refused before the session
+/// starts: with no hero to seat, `rusting run --net`'s peer fails naming player 0; with player 0
+/// seated by the game and no hero to copy, naming player 1. Fails if seating goes back to game
+/// code (the starter then seats nobody) or if a session starts with a player driving nothing
+/// (the peers would agree while that player's input moved nothing).
+#[test]
+fn a_session_where_a_player_drives_nothing_is_refused() {
+    use rusting_engine::gameplay::unseated_players;
+    use rusting_engine::physics::LockedAxes;
+    use rusting_engine::runtime::PlayerSlot;
+
+    let mut app = starter_session_app(3);
+    assert_eq!(unseated_players(app.world_mut()), Vec::<usize>::new());
+    let mut seats = app
+        .world_mut()
+        .query::<(&PlayerSlot, &Name, &Transform, &LockedAxes)>();
+    let mut seated: Vec<(usize, String, f32)> = seats
+        .iter(app.world())
+        .map(|(slot, name, transform, locks)| {
+            assert_eq!(*locks, LockedAxes::ROTATION);
+            (slot.handle, name.to_string(), transform.translation.x)
+        })
+        .collect();
+    seated.sort_by_key(|s| s.0);
+    assert_eq!(
+        seated,
+        [
+            (0, "Player".to_owned(), 0.0),
+            (1, "Player 2".to_owned(), 1.5),
+            (2, "Player 3".to_owned(), 3.0)
+        ]
+    );
+
+    let project =
+        rusting_engine::game::project::Project::open(std::path::Path::new(starter::STARTER))
+            .unwrap();
+    let run = rusting_engine::game::net_run::NetRun {
+        peers: vec![
+            "127.0.0.1:9".parse().unwrap(),
+            "127.0.0.1:10".parse().unwrap(),
+        ],
+        player: 0,
+        session_out: None,
+    };
+    let refused = |app: &mut App| {
+        run.play(&project, app, 10, None, None)
+            .expect_err("a player drives nothing")
+            .to_string()
+    };
+    // No hero: nobody is seated.
+    let mut bare = rusting_engine::App::default();
+    rusting_engine::net::prepare_app(&mut bare, 2);
+    bare.setup().unwrap();
+    assert_eq!(unseated_players(bare.world_mut()), [0, 1]);
+    let message = refused(&mut bare);
+    assert!(
+        message.contains("player 0's input would drive nothing"),
+        "{message}"
+    );
+    // Player 0 seated by the game, nothing to copy for player 1.
+    let mut half = rusting_engine::App::default();
+    rusting_engine::net::prepare_app(&mut half, 2);
+    half.world_mut()
+        .spawn((Transform::default(), PlayerSlot::new(0)));
+    half.setup().unwrap();
+    let message = refused(&mut half);
+    assert!(
+        message.contains("player 1's input would drive nothing")
+            && message.contains("PlayerSlot::new(1)"),
+        "{message}"
+    );
+}

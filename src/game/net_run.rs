@@ -137,6 +137,15 @@ impl NetRun {
                 project.root.join("rusting.json").display()
             ))
         })?;
+        // Every player's input drives an entity, or the peers would agree while one plays nothing.
+        if let Some(handle) = crate::gameplay::unseated_players(app.world_mut()).first() {
+            return Err(failed(format!(
+                "player {handle}'s input would drive nothing: no entity has `PlayerSlot {{ handle: \
+                 {handle} }}`. Give the scene's hero a `PlatformerController` (the engine seats it \
+                 and a copy of it for each other player) or insert `PlayerSlot::new({handle})` on \
+                 the entity player {handle} plays, at startup"
+            )));
+        }
         let here = self.peers[self.player];
         let socket = bind_udp(here)
             .map_err(|error| failed(format!("cannot bind this peer's address {here}: {error}")))?;

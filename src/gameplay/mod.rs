@@ -9,10 +9,11 @@ pub mod hud;
 pub mod pickup;
 pub mod platformer;
 pub mod player;
+pub mod seating;
 pub mod sound;
 pub mod tween;
 
-use bevy::app::{App, FixedUpdate, Plugin, Update};
+use bevy::app::{App, FixedUpdate, Plugin, PostStartup, Update};
 use bevy::prelude::IntoScheduleConfigs;
 
 pub use burst::{
@@ -22,6 +23,7 @@ pub use hud::{HudElement, refresh_hud};
 pub use pickup::{Counter, Pickup, collect_pickups};
 pub use platformer::{PlatformerController, platformer_jump, platformer_move};
 pub use player::{PlayerController, player_look, player_move};
+pub use seating::{seat_players, unseated_players};
 pub use sound::{SoundEvent, SoundEvents, SoundQueue, queue_sound_cues, raise_sound_cues};
 pub use tween::{Easing, Tween, TweenMode, advance_tweens};
 
@@ -47,6 +49,8 @@ impl Plugin for GameplayPlugin {
             .register_presentation_component::<BurstParticle>("BurstParticle")
             .copy_in_snapshots::<SoundEvents>()
             .copy_in_snapshots::<HudElement>()
+            // After the game's own startup systems, so a game that seats its players keeps them.
+            .add_systems(PostStartup, seat_players)
             .add_systems(
                 FixedUpdate,
                 (

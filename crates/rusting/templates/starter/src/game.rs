@@ -3,7 +3,6 @@
 use bevy::prelude::*;
 use rusting_engine::gameplay::{PlatformerController, advance_tweens, platformer_move};
 use rusting_engine::prelude::*;
-use rusting_engine::runtime::{PlayerInputs, PlayerSlot};
 
 /// Where a player who falls off the course comes back.
 const RESPAWN: Vec3 = Vec3::new(0.0, 0.9, 0.0);
@@ -46,8 +45,6 @@ impl Plugin for StarterGame {
         );
         // Game systems take their place in the engine's fixed chain and order themselves against
         // the engine systems that touch the same data.
-        // Two-player mode: only in a multiplayer session (`rusting run . --net 2`).
-        app.add_systems(Startup, seat_players);
         app.add_systems(
             FixedUpdate,
             respawn_fallen_players
@@ -63,39 +60,6 @@ fn spin(time: Res<FrameTime>, mut spinning: Query<(&Spin, &mut Transform)>) {
         let (sin, cos) = sim_math::sin_cos(0.5 * spin.radians_per_second * time.fixed_delta);
         let step = Quat::from_xyzw(0.0, sin, 0.0, cos);
         transform.rotation = sim_math::quat_normalize(sim_math::quat_mul(step, transform.rotation));
-    }
-}
-
-/// Two-player mode. In a multiplayer session (`PlayerInputs` holds its players), the scene's
-/// player becomes player 0 and a copy of it beside the start is spawned for each other player;
-/// each is driven by its own player's input (`PlayerSlot`). Outside a session nothing changes.
-fn seat_players(
-    mut commands: Commands,
-    session: Option<Res<PlayerInputs>>,
-    players: Query<(
-        Entity,
-        &Transform,
-        &RigidBody,
-        &Collider,
-        &PlatformerController,
-    )>,
-) {
-    let Some(session) = session.filter(|inputs| inputs.players.len() > 1) else {
-        return;
-    };
-    let Ok((first, transform, body, collider, controller)) = players.single() else {
-        return;
-    };
-    commands.entity(first).insert(PlayerSlot::new(0));
-    for handle in 1..session.players.len() {
-        commands.spawn((
-            Name::new(format!("Player {}", handle + 1)),
-            transform.with_translation(transform.translation + Vec3::X * 1.5 * handle as f32),
-            *body,
-            *collider,
-            *controller,
-            PlayerSlot::new(handle),
-        ));
     }
 }
 
