@@ -135,6 +135,8 @@ fn difference_json(difference: &ReportDifference) -> serde_json::Value {
             "component": d.component,
             "field": d.field.as_ref().map(|f| f.path.clone()),
             "values": d.field.as_ref().map(|f| [f.first.clone(), f.second.clone()]),
+            "differences": d.listed.iter().map(crate::blame::differing_json).collect::<Vec<_>>(),
+            "unlisted": d.unlisted,
         })),
     })
 }
@@ -179,11 +181,24 @@ pub fn compare_with(base: &StateHashReport, others: &[&Path]) -> Result<Compared
             }
             Some(difference) => {
                 compared.differing += 1;
-                compared.lines.push(format!(
-                    "{}: {}",
-                    path.display(),
-                    difference_words(&difference)
-                ));
+                // One line a report: the first difference, and how many more there are.
+                let words = difference_words(&difference);
+                let first = words.lines().next().unwrap_or_default();
+                let more = difference
+                    .at_tick
+                    .as_ref()
+                    .map_or(0, |d| d.count().saturating_sub(1));
+                let more = if more > 0 {
+                    format!(
+                        " (and {more} more differences at that tick: `rusting hashes diff` the \
+                         two reports to list them)"
+                    )
+                } else {
+                    String::new()
+                };
+                compared
+                    .lines
+                    .push(format!("{}: {first}{more}", path.display()));
                 let mut entry = difference_json(&difference);
                 entry["report"] = serde_json::Value::from(path.display().to_string());
                 compared.entries.push(entry);
