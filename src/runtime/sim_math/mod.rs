@@ -15,6 +15,8 @@
 //! - [`sin_cos`], [`atan`], [`atan2`], [`asin`], [`acos`]: Cephes-style polynomials.
 //! - [`dot2`], [`dot3`], [`dot4`], [`length`], [`normalize`], matrix-vector and quaternion
 //!   products, written out left to right.
+//! - `Vec2` on a plane: [`length2`], [`normalize2`], [`cross2`], [`perp2`], [`angle2`],
+//!   [`from_angle2`], [`rotate2`], from the routines above.
 //! - Rotation conversions: [`rotation_from_euler`], [`euler_from_rotation`],
 //!   [`rotation_from_scaled_axis`], [`transform_matrix`], [`transform_from_matrix`].
 //!
@@ -24,11 +26,13 @@
 
 mod arith;
 mod exact;
+mod plane;
 mod rotation;
 mod trig;
 mod vector;
 
 pub use arith::{CANONICAL_NAN_BITS, div, flush_subnormal, inv_sqrt, recip, sqrt, to_int};
+pub use plane::{angle2, cross2, from_angle2, length2, normalize2, perp2, rotate2};
 pub use rotation::{
     EulerOrder, euler_from_rotation, rotation_from_euler, rotation_from_matrix,
     rotation_from_scaled_axis, rotation_matrix, transform_from_matrix, transform_matrix,

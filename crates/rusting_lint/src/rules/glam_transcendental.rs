@@ -117,6 +117,15 @@ fn replacement(name: &str) -> String {
             format!("build the rotation with `{sim_math}::rotation_from_euler`")
         }
         "to_euler" => format!("use `{sim_math}::euler_from_rotation`"),
+        "from_angle" => format!(
+            "for a `Vec2` direction use `{sim_math}::from_angle2` (and `rotate2` to turn one); \
+             otherwise build it from `{sim_math}::sin_cos`"
+        ),
+        "to_angle" => format!("for a `Vec2` use `{sim_math}::angle2`"),
+        "angle_between" => format!(
+            "compute it from `{sim_math}`: `atan2(cross2(a, b), dot2(a, b))` for `Vec2`s, \
+             `atan2(length(cross(a, b)), dot3(a, b))` for `Vec3`s"
+        ),
         "from_axis_angle" | "from_scaled_axis" => {
             format!("use `{sim_math}::rotation_from_scaled_axis`")
         }
