@@ -53,10 +53,16 @@ pub fn validate(project_dir: &Path, json: bool) -> Result<String, Failure> {
         if warnings == 1 { "" } else { "s" }
     );
     let verdict = if errors == 0 { "valid" } else { "invalid" };
+    // `rusting validate .` names the project, not `.`.
+    let shown = match project_dir.file_name() {
+        Some(_) => project_dir.display().to_string(),
+        None => project.manifest.name.clone(),
+    };
     let output = if json {
         json!({
             "result": verdict,
             "project": project_dir.display().to_string(),
+            "name": project.manifest.name,
             "determinism": mode.to_string(),
             "errors": errors,
             "warnings": warnings,
@@ -67,10 +73,7 @@ pub fn validate(project_dir: &Path, json: bool) -> Result<String, Failure> {
         for finding in &findings {
             println!("{}", finding.line());
         }
-        format!(
-            "{}: {verdict}, {counts} ({mode} determinism)",
-            project_dir.display()
-        )
+        format!("{shown}: {verdict}, {counts} ({mode} determinism)")
     };
     if errors == 0 {
         Ok(output)
