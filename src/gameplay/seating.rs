@@ -11,7 +11,7 @@
 //! read input.
 
 use bevy::math::Vec3;
-use bevy::prelude::{Commands, Entity, Name, Query, Res, Transform, With, Without, World};
+use bevy::prelude::{Commands, Entity, Name, Query, Res, Transform, Without, World};
 
 use super::PlatformerController;
 use crate::physics::{Collider, CollisionLayers, LockedAxes, RigidBody};
@@ -48,10 +48,7 @@ pub fn seat_players(
     let Some(session) = session.filter(|inputs| inputs.in_session()) else {
         return;
     };
-    let taken: Vec<usize> = seated.iter().map(|slot| slot.handle).collect();
-    let free: Vec<usize> = (0..session.players.len())
-        .filter(|handle| !taken.contains(handle))
-        .collect();
+    let free = free_handles(session.players.len(), seated.iter());
     if free.is_empty() {
         return;
     }
@@ -87,8 +84,13 @@ pub fn unseated_players(world: &mut World) -> Vec<usize> {
     let players = world
         .get_resource::<PlayerInputs>()
         .map_or(0, |inputs| inputs.players.len());
-    let mut slots = world.query_filtered::<&PlayerSlot, With<PlayerSlot>>();
-    let taken: Vec<usize> = slots.iter(world).map(|slot| slot.handle).collect();
+    let mut slots = world.query::<&PlayerSlot>();
+    free_handles(players, slots.iter(world))
+}
+
+/// The handles below `players` that none of `slots` holds, in order.
+fn free_handles<'a>(players: usize, slots: impl Iterator<Item = &'a PlayerSlot>) -> Vec<usize> {
+    let taken: Vec<usize> = slots.map(|slot| slot.handle).collect();
     (0..players)
         .filter(|handle| !taken.contains(handle))
         .collect()

@@ -157,20 +157,12 @@ impl fmt::Display for DesyncReport {
         if let (Some(field), Some(local), Some(remote)) = (&self.field, &self.local, &self.remote) {
             write!(f, ", field {field}: {local} here, {remote} on the peer")?;
         }
-        if self.listed.len() + self.unlisted > 1 {
-            write!(
-                f,
-                "\nevery difference at this tick ({} in all; this machine's value first):",
-                self.listed.len() + self.unlisted
-            )?;
-            for differing in &self.listed {
-                write!(f, "\n  - {differing}")?;
-            }
-            if self.unlisted > 0 {
-                write!(f, "\n  ... and {} more", self.unlisted)?;
-            }
-        }
-        Ok(())
+        crate::record::detail::write_listing(
+            f,
+            &self.listed,
+            self.unlisted,
+            "; this machine's value first",
+        )
     }
 }
 

@@ -306,17 +306,6 @@ impl DetailDifference {
             .or_else(|| self.listed.iter().find(|d| d.sim_id.is_some()))
             .and_then(entity)
     }
-
-    /// The simulation ids of the differing entities among those listed, each once, in order.
-    pub fn entities(&self) -> Vec<u64> {
-        let mut ids: Vec<u64> = Vec::new();
-        for id in self.listed.iter().filter_map(|d| d.sim_id) {
-            if !ids.contains(&id) {
-                ids.push(id);
-            }
-        }
-        ids
-    }
 }
 
 /// An entity as messages name it: `` `Player` (scene id 10) `` for a scene's entity, `` `Coin`
@@ -367,21 +356,31 @@ impl std::fmt::Display for DetailDifference {
                 field.path, field.first, field.second
             )?;
         }
-        if self.count() > 1 {
-            write!(
-                f,
-                "\nevery difference at this tick ({} in all):",
-                self.count()
-            )?;
-            for differing in &self.listed {
-                write!(f, "\n  - {differing}")?;
-            }
-            if self.unlisted > 0 {
-                write!(f, "\n  ... and {} more", self.unlisted)?;
-            }
-        }
-        Ok(())
+        write_listing(f, &self.listed, self.unlisted, "")
     }
+}
+
+/// The list under a blame's first line, the one wording for every command and report:
+/// `every difference at this tick (N in all{note}):`, a `  - ...` line each, then `... and K
+/// more`; nothing when there is at most one difference.
+pub fn write_listing(
+    f: &mut std::fmt::Formatter<'_>,
+    listed: &[impl std::fmt::Display],
+    unlisted: usize,
+    note: &str,
+) -> std::fmt::Result {
+    let count = listed.len() + unlisted;
+    if count <= 1 {
+        return Ok(());
+    }
+    write!(f, "\nevery difference at this tick ({count} in all{note}):")?;
+    for differing in listed {
+        write!(f, "\n  - {differing}")?;
+    }
+    if unlisted > 0 {
+        write!(f, "\n  ... and {unlisted} more")?;
+    }
+    Ok(())
 }
 
 /// Every field at which two field lists differ (a field only one list holds counts as one).
@@ -410,6 +409,11 @@ struct Listing {
 }
 
 impl Listing {
+    /// How many differences were found, listed or not.
+    fn count(&self) -> usize {
+        self.listed.len() + self.unlisted
+    }
+
     fn push(&mut self, differing: Differing) {
         if self.listed.len() < MAX_LISTED_DIFFERENCES {
             self.listed.push(differing);
@@ -453,24 +457,6 @@ impl Listing {
     }
 }
 
-fn component_difference(
-    a: &[ComponentDetail],
-    b: &[ComponentDetail],
-) -> Option<(String, Option<FieldDifference>)> {
-    for ca in a {
-        match b.iter().find(|cb| cb.name == ca.name) {
-            Some(cb) if cb.hash == ca.hash => continue,
-            Some(cb) => {
-                return Some((ca.name.clone(), first_difference(&ca.fields, &cb.fields)));
-            }
-            None => return Some((ca.name.clone(), None)),
-        }
-    }
-    b.iter()
-        .find(|cb| !a.iter().any(|ca| ca.name == cb.name))
-        .map(|cb| (cb.name.clone(), None))
-}
-
 /// Where two details of the same tick differ, or `None` when they agree: the first difference
 /// (the first entity in `SimId` order, else the first resource, else the GPU state) and the list
 /// of every difference.
@@ -482,7 +468,8 @@ pub fn compare_details(a: &StateDetail, b: &StateDetail) -> Option<DetailDiffere
     fn find(detail: &StateDetail, id: u64) -> Option<&EntityDetail> {
         detail.entities.iter().find(|e| e.sim_id == id)
     }
-    let mut first: Option<DetailDifference> = None;
+    // The first differing entity; the first difference is the listing's first entry.
+    let mut first_entity: Option<&EntityDetail> = None;
     let mut listing = Listing::default();
     for id in ids {
         let (ea, eb) = (find(a, id), find(b, id));
@@ -493,57 +480,31 @@ pub fn compare_details(a: &StateDetail, b: &StateDetail) -> Option<DetailDiffere
         }
         let either = ea.or(eb).expect("an id comes from one of the two details");
         let label = entity_label(either.name.as_deref(), either.scene_id, either.sim_id);
-        match (ea, eb) {
-            (Some(ea), Some(eb)) => {
-                listing.components(Some((id, &label)), &ea.components, &eb.components);
-                if first.is_none() {
-                    let (component, field) = component_difference(&ea.components, &eb.components)
-                        .map_or((None, None), |(c, f)| (Some(c), f));
-                    first = Some(DetailDifference {
-                        entity: Some(ea.clone()),
-                        component,
-                        field,
-                        gpu_tick: None,
-                        listed: Vec::new(),
-                        unlisted: 0,
-                    });
-                }
-            }
-            _ => {
-                listing.push(Differing {
-                    sim_id: Some(id),
-                    entity: Some(label),
-                    component: None,
-                    field: None,
-                });
-                first.get_or_insert_with(|| DetailDifference {
-                    entity: Some(either.clone()),
-                    component: None,
-                    field: None,
-                    gpu_tick: None,
-                    listed: Vec::new(),
-                    unlisted: 0,
-                });
-            }
+        let before = listing.count();
+        if let (Some(ea), Some(eb)) = (ea, eb) {
+            listing.components(Some((id, &label)), &ea.components, &eb.components);
         }
+        if listing.count() == before {
+            // Held by one run only, or no component tells why its hash differs.
+            listing.push(Differing {
+                sim_id: Some(id),
+                entity: Some(label),
+                component: None,
+                field: None,
+            });
+        }
+        first_entity.get_or_insert(ea.unwrap_or(either));
     }
     listing.components(None, &a.resources, &b.resources);
-    if first.is_none()
-        && let Some((component, field)) = component_difference(&a.resources, &b.resources)
-    {
-        first = Some(DetailDifference {
-            entity: None,
-            component: Some(component),
-            field,
+    if let Some(first) = listing.listed.first() {
+        return Some(DetailDifference {
+            entity: first_entity.cloned(),
+            component: first.component.clone(),
+            field: first.field.clone(),
             gpu_tick: None,
-            listed: Vec::new(),
-            unlisted: 0,
+            listed: listing.listed,
+            unlisted: listing.unlisted,
         });
-    }
-    if let Some(mut difference) = first {
-        difference.listed = listing.listed;
-        difference.unlisted = listing.unlisted;
-        return Some(difference);
     }
     // The device's state, compared only where both runs had simulated the GPU tick.
     match (&a.gpu, &b.gpu) {

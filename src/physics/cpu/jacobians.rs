@@ -54,6 +54,9 @@ impl LaneBodies {
     /// The body's linear inverse mass along unit `direction`: `inv_mass`, or where a translation
     /// axis is locked, `inv_mass` times the share of `direction` on the free axes.
     fn linear_inverse_mass(&self, direction: LaneVec3) -> Lanes {
+        if !self.any_locked {
+            return self.inv_mass;
+        }
         let share = self.free.dot(direction.times(direction));
         self.locked.select(self.inv_mass * share, self.inv_mass)
     }

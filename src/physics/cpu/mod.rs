@@ -150,7 +150,7 @@ pub struct Motion {
     /// Whether a translation axis is locked: then `free` says which.
     pub locks_translation: bool,
     /// 1 on each world axis of translation the contacts may move the body along, 0 on a locked
-    /// one (read only where `locks_translation`).
+    /// one (all 1 for a body without a translation lock).
     pub free: Vec3,
 }
 

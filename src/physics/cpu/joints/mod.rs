@@ -331,12 +331,7 @@ pub fn prepare(
     };
     // 1 on the axes a body may move along (a slot past the bodies is the world, which never
     // moves).
-    let free_of = |i: u32| {
-        motion
-            .get(i as usize)
-            .filter(|m| m.locks_translation)
-            .map_or(Vec3::ONE, |m| m.free)
-    };
+    let free_of = |i: u32| motion.get(i as usize).map_or(Vec3::ONE, |m| m.free);
     let locked_of = |i: u32| motion.get(i as usize).is_some_and(|m| m.locked);
     let locked = |j: u32| {
         let (a, b) = scratch.edges[j as usize];
