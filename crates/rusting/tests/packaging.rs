@@ -35,6 +35,7 @@ fn published() -> [(&'static str, PathBuf); 5] {
 fn packed() -> &'static Output {
     static PACKED: OnceLock<Output> = OnceLock::new();
     PACKED.get_or_init(|| {
+        forget_earlier_packing();
         Command::new(env!("CARGO"))
             .current_dir(root())
             .args(["package", "--workspace", "--locked", "--allow-dirty"])
@@ -50,6 +51,57 @@ fn packed() -> &'static Output {
             .output()
             .expect("cargo package runs")
     })
+}
+
+/// Removes what an earlier `cargo package` of the same version left for the verify builds to
+/// reuse, so they build the crates as they are now.
+///
+/// The verify builds take the workspace's own crates from a temporary registry in
+/// `target/package/tmp-registry`. Cargo unpacks a registry crate into
+/// `$CARGO_HOME/registry/src/<registry>/<name>-<version>` once and, finding it there again,
+/// never unpacks it anew; and it takes a registry crate's build of the same version as
+/// unchanged. The registry's folder is named after its path, the same on every run from the same
+/// checkout, so without this the command would be verified against the engine as it was packed
+/// the first time (seen: `no method named plotted_entity` for a method added since). A local
+/// registry's unpack folder is the one whose name starts with `-` (it has no host); crates.io's
+/// starts with `index.crates.io-` and is left alone.
+fn forget_earlier_packing() {
+    let version = env!("CARGO_PKG_VERSION");
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cargo")));
+    if let Some(unpacked) = cargo_home.map(|home| home.join("registry/src"))
+        && let Ok(registries) = std::fs::read_dir(unpacked)
+    {
+        for registry in registries.flatten() {
+            if !registry.file_name().to_string_lossy().starts_with('-') {
+                continue;
+            }
+            for (name, _) in published() {
+                let _ = std::fs::remove_dir_all(registry.path().join(format!("{name}-{version}")));
+            }
+        }
+    }
+    // The builds from a local registry, named by the metadata hash that ends their dep-info
+    // file's name (`deps/<crate>-<hash>.d`, listing the unpacked sources it read).
+    let deps = shared_target().join("debug/deps");
+    let mut hashes = Vec::new();
+    for entry in std::fs::read_dir(&deps).into_iter().flatten().flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let Some(stem) = file.strip_suffix(".d") else {
+            continue;
+        };
+        let from_local_registry = std::fs::read_to_string(entry.path())
+            .is_ok_and(|listing| listing.contains("/registry/src/-"));
+        if from_local_registry && let Some((_, hash)) = stem.rsplit_once('-') {
+            hashes.push(format!("-{hash}"));
+        }
+    }
+    support::forget_builds(&shared_target(), &["debug"], |name| {
+        hashes
+            .iter()
+            .any(|hash| name.ends_with(hash.as_str()) || name.contains(&format!("{hash}.")))
+    });
 }
 
 /// The workspace root.
