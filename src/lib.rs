@@ -80,9 +80,9 @@ pub mod prelude {
     pub use crate::record::RecordingAppExt;
     pub use crate::runtime::sim_math;
     pub use crate::runtime::{
-        ActionName, Actions, DeterminismMode, DeterminismSupport, FrameTime, RandomSeed,
-        Resimulation, RuntimeInput, RuntimeSettings, SimSet, TickInput, TimeControl,
-        not_resimulating, resimulating,
+        ActionName, Actions, DeterminismMode, DeterminismSupport, FrameTime, PlayerActions,
+        PlayerSlot, RandomSeed, Resimulation, RuntimeInput, RuntimeSettings, SimSet, TickInput,
+        TimeControl, not_resimulating, resimulating,
     };
     pub use crate::scene::SceneTypesAppExt;
     pub use crate::state::SimId;

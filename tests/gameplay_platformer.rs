@@ -14,6 +14,11 @@ fn app(seed: u64) -> rusting_engine::App {
         ..RuntimeSettings::default()
     });
     app.setup().unwrap();
+    // The hero jumps on the `jump` action, bound to Space as in the starter's rusting.json.
+    app.world_mut()
+        .resource_mut::<rusting_engine::runtime::InputBindings>()
+        .actions
+        .insert("jump".to_owned(), [KeyCode::Space].into());
     app.world_mut()
         .spawn((Transform::default(), Collider::half_space(Vec3::Y)));
     app

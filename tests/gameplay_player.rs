@@ -4,10 +4,25 @@ use bevy::input::keyboard::KeyCode;
 use bevy::math::UVec2;
 use bevy::prelude::*;
 use rusting_engine::prelude::*;
+use rusting_engine::runtime::{AxisBinding, InputBindings};
 
 fn app() -> rusting_engine::App {
     let mut app = rusting_engine::App::default();
     app.setup().unwrap();
+    // WASD on the axes the controller reads, as a project's rusting.json binds them.
+    let mut bindings = app.world_mut().resource_mut::<InputBindings>();
+    for (axis, negative, positive) in [
+        ("move_x", KeyCode::KeyA, KeyCode::KeyD),
+        ("move_y", KeyCode::KeyS, KeyCode::KeyW),
+    ] {
+        bindings.axes.insert(
+            axis.to_owned(),
+            AxisBinding {
+                negative: [negative].into(),
+                positive: [positive].into(),
+            },
+        );
+    }
     app.world_mut()
         .spawn((Transform::default(), Collider::half_space(Vec3::Y)));
     app

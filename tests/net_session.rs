@@ -621,3 +621,208 @@ fn a_session_where_a_player_drives_nothing_is_refused() {
         "{message}"
     );
 }
+
+/// The player a test game's observer watches.
+#[derive(Resource)]
+struct Watched(usize);
+
+/// What the observer saw of its player each tick: the tick, the action flags (`jump` and `fire`
+/// pressed, just pressed, just released), and the bits of `move_x`, `aim` and the look.
+#[derive(Resource, Clone, Debug, Default, PartialEq, rusting_engine::prelude::SimState)]
+struct Observed {
+    ticks: Vec<Observation>,
+}
+
+/// One tick of [`Observed`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, rusting_engine::prelude::SimState)]
+struct Observation {
+    tick: u64,
+    flags: u32,
+    move_x: u32,
+    aim: u32,
+    look: u64,
+}
+
+/// Writes what `PlayerActions` says of the watched player this tick.
+fn observe(
+    actions: rusting_engine::runtime::PlayerActions,
+    watched: Res<Watched>,
+    time: Res<rusting_engine::runtime::FrameTime>,
+    mut observed: ResMut<Observed>,
+) {
+    let player = actions.of(watched.0);
+    let mut flags = 0;
+    for (k, action) in ["jump", "fire"].into_iter().enumerate() {
+        let bits = [
+            player.pressed(action),
+            player.just_pressed(action),
+            player.just_released(action),
+        ];
+        for (b, on) in bits.into_iter().enumerate() {
+            flags |= u32::from(on) << (3 * k + b);
+        }
+    }
+    let look = player.look();
+    observed.ticks.push(Observation {
+        tick: time.fixed_tick,
+        flags,
+        move_x: player.axis("move_x").to_bits(),
+        aim: player.axis("aim").to_bits(),
+        look: u64::from(look.x.to_bits()) << 32 | u64::from(look.y.to_bits()),
+    });
+}
+
+/// A game whose observer watches player `watched`, with `jump` on Space or KeyW, `fire` on KeyF,
+/// `move_x` on A and D, and `aim` analog only; prepared for a session of `players` when given.
+fn observer_app(watched: usize, players: Option<usize>) -> App {
+    use bevy::input::keyboard::KeyCode;
+    use rusting_engine::runtime::{AxisBinding, InputBindings, RuntimeSettings};
+    let mut app = App::new(RuntimeSettings {
+        seed: 11,
+        ..default()
+    });
+    if let Some(players) = players {
+        rusting_engine::net::prepare_app(&mut app, players);
+    }
+    {
+        let world = app.world_mut();
+        let mut bindings = world.resource_mut::<InputBindings>();
+        bindings
+            .actions
+            .insert("jump".into(), [KeyCode::Space, KeyCode::KeyW].into());
+        bindings
+            .actions
+            .insert("fire".into(), [KeyCode::KeyF].into());
+        bindings.axes.insert(
+            "move_x".into(),
+            AxisBinding {
+                negative: [KeyCode::KeyA].into(),
+                positive: [KeyCode::KeyD].into(),
+            },
+        );
+        bindings.axes.insert("aim".into(), AxisBinding::default());
+        world.insert_resource(Watched(watched));
+        world.insert_resource(Observed::default());
+    }
+    app.register_sim_resource::<Observed>();
+    app.add_systems(
+        FixedUpdate,
+        observe.after(SimSet::Input).before(SimSet::Physics),
+    );
+    app.setup().unwrap();
+    app
+}
+
+/// Frame `k` of a minute of play: jump held on Space, then on KeyW too, then on KeyW alone (one
+/// press, one release); fire tapped twice; an analog aim; D with a negative analog `move_x`; look
+/// movement.
+fn played_frame(k: u32) -> rusting_engine::runtime::RuntimeInput {
+    use bevy::input::keyboard::KeyCode;
+    let mut input = rusting_engine::runtime::RuntimeInput::default();
+    if (5..10).contains(&k) {
+        input.press(KeyCode::Space);
+    }
+    if (8..14).contains(&k) {
+        input.press(KeyCode::KeyW);
+    }
+    if matches!(k, 20 | 21 | 24) {
+        input.press(KeyCode::KeyF);
+    }
+    if (30..40).contains(&k) {
+        input.set_axis("aim", 0.3 + k as f32 * 0.01);
+    }
+    if (40..50).contains(&k) {
+        input.press(KeyCode::KeyD);
+    }
+    if (45..55).contains(&k) {
+        input.set_axis("move_x", -0.4);
+    }
+    if k % 7 == 3 {
+        input.look_delta = Vec2::new(1.5 + k as f32, -2.25);
+    }
+    input
+}
+
+/// One game system reads a player's input through `PlayerActions` and sees the same thing, bit for
+/// bit, offline (player 0 on the local keys), in a synctest (as player 1, every tick rolled back
+/// 4 ticks and run again) and in that session's replay: presses, holds across two keys bound to one
+/// action, taps, releases, analog axes and look. The session's inputs are what a peer sends: the
+/// fixed form captured from each tick's keys. Offline axes read in the session's steps, as the
+/// other peers see them. Fails if a session's `just_pressed` compares with anything but the tick
+/// before as a rollback restores it: with `PlayerInputs::advance` keeping no tick before, every
+/// held tick reads as a new press and no release is seen (tick 6 differs).
+#[test]
+fn actions_read_the_same_offline_and_in_a_session() {
+    use rusting_engine::runtime::{InputBindings, PlayerTickInput, TickInput};
+    const FRAMES: u32 = 60;
+    let mut offline = observer_app(0, None);
+    let mut sent = Vec::new();
+    for k in 0..FRAMES {
+        let frame = played_frame(k);
+        offline.set_input(frame.clone());
+        let step = offline.fixed_step();
+        offline.update(step);
+        let world = offline.world();
+        sent.push(PlayerTickInput::capture(
+            world.resource::<InputBindings>(),
+            world.resource::<TickInput>(),
+            &frame,
+        ));
+    }
+    let seen = offline.world().resource::<Observed>().clone();
+    assert_eq!(seen.ticks.len(), FRAMES as usize);
+    let flags: Vec<u32> = seen.ticks.iter().map(|t| t.flags).collect();
+    // Jump: pressed 5..14, just pressed at 5 only, just released at 14 only.
+    assert_eq!(flags[5] & 0b111, 0b011);
+    assert_eq!(flags[9] & 0b111, 0b001);
+    assert_eq!(flags[10] & 0b111, 0b001, "the second key holds the action");
+    assert_eq!(flags[14] & 0b111, 0b100);
+    // Fire: tapped at 20-21 and 24.
+    assert_eq!(flags[20] >> 3, 0b011);
+    assert_eq!(flags[22] >> 3, 0b100);
+    assert_eq!(flags[24] >> 3, 0b011);
+    // D and an analog -0.4, in the session's steps.
+    let quantized = |value: f32| f32::from((value * 32767.0) as i16) / 32767.0;
+    assert_eq!(seen.ticks[47].move_x, quantized(-0.4 + 1.0).to_bits());
+    assert_ne!(quantized(-0.4 + 1.0), -0.4 + 1.0);
+
+    let mut session_app = observer_app(1, Some(2));
+    let mut session = rusting_engine::net::NetSession::synctest(2, 4).unwrap();
+    for input in &sent {
+        let other = PlayerTickInput {
+            actions: 0b11,
+            ..PlayerTickInput::default()
+        };
+        session
+            .advance(&mut session_app, &[(0, other), (1, *input)])
+            .unwrap();
+    }
+    assert!(
+        session.rollbacks() > 40,
+        "{} rollbacks",
+        session.rollbacks()
+    );
+    assert_eq!(
+        first_difference(session_app.world().resource::<Observed>(), &seen),
+        None,
+        "a synctest's player 1 against the local player (session, offline)"
+    );
+
+    let mut replayed = observer_app(1, Some(2));
+    assert_eq!(session.replay().play(&mut replayed), Ok(u64::from(FRAMES)));
+    assert_eq!(
+        first_difference(replayed.world().resource::<Observed>(), &seen),
+        None,
+        "the session replay against the local player (replay, offline)"
+    );
+}
+
+/// The first tick at which two observers saw different things, or one saw more ticks.
+fn first_difference(
+    a: &Observed,
+    b: &Observed,
+) -> Option<(Option<Observation>, Option<Observation>)> {
+    (0..a.ticks.len().max(b.ticks.len()))
+        .map(|k| (a.ticks.get(k).copied(), b.ticks.get(k).copied()))
+        .find(|(x, y)| x != y)
+}

@@ -263,7 +263,9 @@ impl SessionReplay {
             queue.play_recorded(&recorded);
         }
         for tick in &self.ticks {
-            host.world_mut().resource_mut::<PlayerInputs>().players = tick.inputs.clone();
+            host.world_mut()
+                .resource_mut::<PlayerInputs>()
+                .advance(tick.inputs.clone());
             let done = step_one_tick(host).map_err(|ran| SessionReplayError::Stopped {
                 tick: host.ticks_done() + 1,
                 message: format!(
@@ -306,6 +308,7 @@ pub fn prepare_players(app: &mut crate::engine::App, players: usize) {
     app.register_sim_resource::<PlayerInputs>();
     app.world_mut().insert_resource(PlayerInputs {
         players: vec![PlayerTickInput::default(); players],
+        previous: Vec::new(),
     });
 }
 

@@ -30,6 +30,15 @@ pub use tween::{Easing, Tween, TweenMode, advance_tweens};
 use crate::runtime::SimSet;
 use crate::state::{SimStateAppExt, SnapshotAppExt};
 
+/// The action the engine's platformer hero jumps with, by its name in `rusting.json`'s bindings.
+pub const JUMP_ACTION: &str = "jump";
+
+/// The axis the engine's controllers move right with (+1 right, -1 left).
+pub const MOVE_X_AXIS: &str = "move_x";
+
+/// The axis the engine's controllers move forward with (+1 forward, -1 back).
+pub const MOVE_Y_AXIS: &str = "move_y";
+
 /// The gameplay systems, each in its place in the fixed chain.
 #[derive(Clone, Debug, Default)]
 pub struct GameplayPlugin;

@@ -4,28 +4,21 @@
 //! and its vertical velocity when it jumps, and leaves falling to gravity and contacts. It is
 //! grounded when the physics step of the same tick found it resting on something (a contact whose
 //! normal points up into it). Both systems run in `SimSet::Platformer`, so a rollback re-runs
-//! them: `platformer_jump` buffers a jump on the tick Space goes down (`TickInput`), and
-//! `platformer_move` runs from the arrow keys and the `move_x` / `move_y` axes (`Actions`: keys
-//! bound to them in `rusting.json` plus the analog axes). In a multiplayer session an entity with
-//! a `PlayerSlot` reads its player's input from `PlayerInputs` instead: the `jump` action and the
-//! `move_x` / `move_y` axes of the project's bindings, which is all a session carries. This module
-//! must never read the frame delta in a fixed system.
+//! them. The hero is driven by its player's input through `PlayerActions` (the entity's
+//! `PlayerSlot`, or player 0 without one), by the names of the project's bindings and nothing
+//! else: `platformer_jump` buffers a jump on the tick the `jump` action goes down, and
+//! `platformer_move` runs from the `move_x` / `move_y` axes. The same system reads the local
+//! keys offline and each player's input in a session. This module must never read the frame
+//! delta in a fixed system, nor a key by its code.
 
-use bevy::input::keyboard::KeyCode;
 use bevy::math::Vec3;
-use bevy::prelude::Mut;
 use bevy::prelude::{Component, Query, Res};
 use serde::{Deserialize, Serialize};
 
+use super::{JUMP_ACTION, MOVE_X_AXIS, MOVE_Y_AXIS};
 use crate::physics::{CollisionEvents, LockedAxes, RigidBody};
-use crate::runtime::{
-    Actions, FrameTime, InputBindings, PlayerInputs, PlayerSlot, PlayerTickInput, TickInput,
-    sim_math,
-};
+use crate::runtime::{FrameTime, PlayerActions, PlayerSlot, sim_math};
 use crate::state::SimId;
-
-/// The action a session player jumps with.
-pub const JUMP_ACTION: &str = "jump";
 
 /// Steepest ground that still counts as standing: the cosine of about 45 degrees.
 const GROUND_COSINE: f32 = 0.7;
@@ -57,7 +50,7 @@ pub struct PlatformerController {
     pub jump_buffer: f32,
     /// Seconds since the body last stood on something.
     pub air_time: f32,
-    /// Whether the jump key was held on the last frame (to see new presses).
+    /// Whether the `jump` action was down on the last tick.
     pub jump_held: bool,
     /// Whether the body landed on the last tick (was in the air, now grounded).
     pub landed: bool,
@@ -80,48 +73,29 @@ impl Default for PlatformerController {
     }
 }
 
-/// Buffers a jump when the jump key (Space) goes down this tick (runs in `SimSet::Platformer`,
-/// before `platformer_move`, so a rollback buffers it again).
+/// Buffers a jump when the player's `jump` action goes down this tick (runs in
+/// `SimSet::Platformer`, before `platformer_move`, so a rollback buffers it again).
 pub fn platformer_jump(
-    input: Res<TickInput>,
-    session: Option<Res<PlayerInputs>>,
-    bindings: Res<InputBindings>,
-    mut players: Query<(&mut PlatformerController, Option<Mut<PlayerSlot>>)>,
+    actions: PlayerActions,
+    mut players: Query<(&mut PlatformerController, Option<&PlayerSlot>)>,
 ) {
-    let session = session.as_deref().filter(|inputs| inputs.in_session());
     for (mut player, slot) in &mut players {
-        let (pressed, held) = match (slot, session) {
-            (Some(mut slot), Some(session)) => {
-                let input = session.of(slot.handle);
-                let bit = PlayerTickInput::action_bit(&bindings, JUMP_ACTION).unwrap_or(0);
-                let held = input.actions & bit != 0;
-                let pressed = held && slot.held & bit == 0;
-                if slot.held != input.actions {
-                    slot.held = input.actions;
-                }
-                (pressed, held)
-            }
-            _ => (
-                input.just_pressed(KeyCode::Space),
-                input.is_pressed(KeyCode::Space),
-            ),
-        };
-        if pressed {
+        let input = actions.of(slot.map_or(0, |slot| slot.handle));
+        if input.just_pressed(JUMP_ACTION) {
             player.jump_buffer = player.jump_buffer_time;
         }
+        let held = input.pressed(JUMP_ACTION);
         if player.jump_held != held {
             player.jump_held = held;
         }
     }
 }
 
-/// Runs, jumps and lands (runs in `SimSet::Platformer`). Runs along x from the arrow keys and the
-/// `move_x` axis, along z from the arrow keys and the `move_y` axis (forward is -z).
+/// Runs, jumps and lands (runs in `SimSet::Platformer`). Runs along x from the player's `move_x`
+/// axis and along z from its `move_y` axis (forward is -z).
 pub fn platformer_move(
     time: Res<FrameTime>,
-    actions: Actions,
-    session: Option<Res<PlayerInputs>>,
-    bindings: Res<InputBindings>,
+    actions: PlayerActions,
     contacts: Res<CollisionEvents>,
     mut players: Query<(
         &SimId,
@@ -130,24 +104,12 @@ pub fn platformer_move(
         Option<&PlayerSlot>,
     )>,
 ) {
-    let session = session.as_deref().filter(|inputs| inputs.in_session());
     let dt = time.fixed_delta;
-    let key = |k: KeyCode| if actions.key_pressed(k) { 1.0 } else { 0.0 };
-    let run_x = (key(KeyCode::ArrowRight) - key(KeyCode::ArrowLeft) + actions.axis("move_x"))
-        .clamp(-1.0, 1.0);
-    let run_z =
-        (key(KeyCode::ArrowDown) - key(KeyCode::ArrowUp) - actions.axis("move_y")).clamp(-1.0, 1.0);
     for (&sim_id, mut player, mut body, slot) in &mut players {
-        let (run_x, run_z) = match (slot, session) {
-            (Some(slot), Some(session)) => {
-                let input = session.of(slot.handle);
-                (
-                    input.axis(&bindings, "move_x").clamp(-1.0, 1.0),
-                    (-input.axis(&bindings, "move_y")).clamp(-1.0, 1.0),
-                )
-            }
-            _ => (run_x, run_z),
-        };
+        let input = actions.of(slot.map_or(0, |slot| slot.handle));
+        let run_x = input.axis(MOVE_X_AXIS);
+        // `0.0 -` rather than a negation, so no input runs at +0.0 (a -0.0 would hash apart).
+        let run_z = 0.0 - input.axis(MOVE_Y_AXIS);
         let grounded =
             contacts.is_supported(sim_id, GROUND_COSINE) && body.linear_velocity.y <= 0.5;
         player.landed = grounded && !player.grounded;

@@ -1,18 +1,20 @@
 //! [`PlayerController`]: walking relative to where the player looks.
 //!
-//! `player_look` runs in `Update`, once per frame: it turns the yaw by the frame's look delta, a
-//! simulation value written from input (replays record its effect). `player_move` runs in the fixed
-//! chain (`SimSet::Player`): it reads the held keys or the `move_x` / `move_y` axes, turns them by
-//! the yaw with `sim_math::sin_cos`, and sets the body's horizontal velocity, leaving the vertical
-//! to gravity and contacts. This module must never read the frame delta in a fixed system.
+//! Both systems run in the fixed chain (`SimSet::Player`) and read the player's input through
+//! `PlayerActions` (the entity's `PlayerSlot`, or player 0 without one), so the same controller
+//! walks from the local keys offline and from each player's input in a session. `player_look`
+//! turns the yaw by the tick's look movement; `player_move` reads the `move_x` / `move_y` axes
+//! of the project's bindings (no key of its own), turns them by the yaw with `sim_math::sin_cos`,
+//! and sets the body's horizontal velocity, leaving the vertical to gravity and contacts. This
+//! module must never read the frame delta in a fixed system.
 
-use bevy::input::keyboard::KeyCode;
 use bevy::math::Vec3;
-use bevy::prelude::{Component, Query, Res};
+use bevy::prelude::{Component, Query};
 use serde::{Deserialize, Serialize};
 
+use super::{MOVE_X_AXIS, MOVE_Y_AXIS};
 use crate::physics::{LockedAxes, RigidBody};
-use crate::runtime::{RuntimeInput, TickInput, sim_math};
+use crate::runtime::{PlayerActions, PlayerSlot, sim_math};
 
 /// Walks a dynamic body with input (simulation state).
 ///
@@ -42,35 +44,33 @@ impl Default for PlayerController {
     }
 }
 
-/// The wished direction in the player's own frame: `x` right, `y` forward, each in `[-1, 1]`.
-fn wish(input: &RuntimeInput) -> (f32, f32) {
-    let key = |k: KeyCode| if input.is_pressed(k) { 1.0 } else { 0.0 };
-    let right = key(KeyCode::KeyD) - key(KeyCode::KeyA) + input.axis("move_x");
-    let forward = key(KeyCode::KeyW) - key(KeyCode::KeyS) + input.axis("move_y");
-    (right.clamp(-1.0, 1.0), forward.clamp(-1.0, 1.0))
-}
-
-/// Turns players by the look movement since the last tick (runs in `SimSet::Player`, before
+/// Turns players by their look movement this tick (runs in `SimSet::Player`, before
 /// `player_move`, so a rollback turns them again).
-pub fn player_look(input: Res<TickInput>, mut players: Query<&mut PlayerController>) {
-    if input.look_delta.x == 0.0 {
-        return;
-    }
-    for mut player in &mut players {
-        let turned = player.yaw - input.look_delta.x * player.look_sensitivity;
+pub fn player_look(
+    actions: PlayerActions,
+    mut players: Query<(&mut PlayerController, Option<&PlayerSlot>)>,
+) {
+    for (mut player, slot) in &mut players {
+        let look = actions.of(slot.map_or(0, |slot| slot.handle)).look();
+        if look.x == 0.0 {
+            continue;
+        }
+        let turned = player.yaw - look.x * player.look_sensitivity;
         // Keep the yaw in [-pi, pi] so it never grows past sin_cos's accurate range.
         let turns = ((turned + sim_math::PI) * (0.5 / sim_math::PI)).floor();
         player.yaw = turned - turns * (2.0 * sim_math::PI);
     }
 }
 
-/// Sets each player's horizontal velocity from input and yaw (runs in `SimSet::Player`).
+/// Sets each player's horizontal velocity from its `move_x` (right) and `move_y` (forward) axes
+/// and its yaw (runs in `SimSet::Player`).
 pub fn player_move(
-    input: Res<RuntimeInput>,
-    mut players: Query<(&PlayerController, &mut RigidBody)>,
+    actions: PlayerActions,
+    mut players: Query<(&PlayerController, &mut RigidBody, Option<&PlayerSlot>)>,
 ) {
-    let (right, forward) = wish(&input);
-    for (player, mut body) in &mut players {
+    for (player, mut body, slot) in &mut players {
+        let input = actions.of(slot.map_or(0, |slot| slot.handle));
+        let (right, forward) = (input.axis(MOVE_X_AXIS), input.axis(MOVE_Y_AXIS));
         let (sin, cos) = sim_math::sin_cos(player.yaw);
         // Forward is -Z turned by the yaw; right is +X turned by it.
         let forward_dir = Vec3::new(-sin, 0.0, -cos);

@@ -18,12 +18,15 @@
 //!   not say (a player still here reported gone, a frame no peer has reached).
 //! - [`SessionReplay`] (in `determinism::session_replay`, so any build plays one): every
 //!   confirmed tick's inputs and hash, played back headless without the network.
+//! - [`crate_log`]: [`crate_log::CrateLog`], the rollback crate's own reports logged in one line
+//!   each, without the cargo cache's paths.
 //! - [`datagrams`]: [`Datagrams`], what a session needs of a transport (a UDP socket).
 //! - [`lossy`]: [`LossySocket`], a loopback UDP socket with latency, jitter and loss, for tests.
 //!
 //! See docs/multiplayer.md for why fortress-rollback, and what a session does each frame. This
 //! module must never be needed by a game without netcode: it is compiled only with `net`.
 
+pub mod crate_log;
 pub mod datagrams;
 pub mod desync;
 pub mod detail_wire;

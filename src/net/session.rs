@@ -260,7 +260,8 @@ impl NetSession {
             })
             // A peer that stops answering is dropped and the others play on; from the tick the
             // peers agree it left, its player gets no input (see `advance`).
-            .with_disconnect_behavior(DisconnectBehavior::ContinueWithout);
+            .with_disconnect_behavior(DisconnectBehavior::ContinueWithout)
+            .with_violation_observer(std::sync::Arc::new(super::crate_log::CrateLog));
         for &handle in &settings.local {
             builder = builder
                 .add_player(PlayerType::Local, PlayerHandle::new(handle))
@@ -305,7 +306,8 @@ impl NetSession {
             .with_input_delay(0)
             .map_err(settings_error)?
             .with_max_prediction_window(check_distance + 1)
-            .with_check_distance(check_distance);
+            .with_check_distance(check_distance)
+            .with_violation_observer(std::sync::Arc::new(super::crate_log::CrateLog));
         for handle in 0..players {
             builder = builder
                 .add_player(PlayerType::Local, PlayerHandle::new(handle))
@@ -688,7 +690,9 @@ impl NetSession {
                             _ => input.player,
                         })
                         .collect();
-                    host.world_mut().resource_mut::<PlayerInputs>().players = players.clone();
+                    host.world_mut()
+                        .resource_mut::<PlayerInputs>()
+                        .advance(players.clone());
                     let next = host.ticks_done() + 1;
                     let entries = self.outside_entries(next)?;
                     if let Some(queue) = host.world().get_resource::<OutsideQueue>() {

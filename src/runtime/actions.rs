@@ -5,8 +5,9 @@
 //! bound to a negative and a positive set of keys (added to the analog axis of the same name in
 //! `RuntimeInput`). Fixed systems read actions through the [`Actions`] system parameter, which
 //! answers from the tick's [`TickInput`], so `just_pressed` means this tick, whatever the frames
-//! did. The bindings are the project's configuration, the same on every run; this module must
-//! never read devices.
+//! did. Input that a player drives is better read per player through `PlayerActions`, which
+//! answers the same offline and in a session. The bindings are the project's configuration, the
+//! same on every run; this module must never read devices.
 
 use std::collections::{BTreeMap, BTreeSet};
 

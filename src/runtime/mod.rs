@@ -12,6 +12,7 @@ pub mod input;
 pub mod input_script;
 pub mod json_file;
 pub mod mode;
+pub mod player_actions;
 pub mod player_input;
 pub mod random;
 pub mod resimulation;
@@ -36,6 +37,7 @@ pub use input_script::{InputScript, InputScriptError};
 pub use mode::{
     DeterminismError, DeterminismMode, DeterminismSupport, PartUser, PartUsers, UnsupportedPart,
 };
+pub use player_actions::{PlayerAction, PlayerActions};
 pub use player_input::{
     InputFitError, MAX_SESSION_ACTIONS, MAX_SESSION_AXES, PlayerInputs, PlayerSlot, PlayerTickInput,
 };

@@ -122,17 +122,7 @@ impl PlayerTickInput {
     /// The player's input this tick, from the tick's keys and look, the frame's analog axes, and
     /// the project's bindings.
     pub fn capture(bindings: &InputBindings, tick: &TickInput, frame: &RuntimeInput) -> Self {
-        let mut actions = 0u32;
-        for (k, keys) in bindings
-            .actions
-            .values()
-            .take(MAX_SESSION_ACTIONS)
-            .enumerate()
-        {
-            if keys.iter().any(|key| tick.is_pressed(*key)) {
-                actions |= 1 << k;
-            }
-        }
+        let actions = Self::action_bits(bindings, |key| tick.is_pressed(key));
         let mut axes = [0i16; MAX_SESSION_AXES];
         for (slot, (name, binding)) in axes.iter_mut().zip(&bindings.axes) {
             let down = |keys: &std::collections::BTreeSet<KeyCode>| {
@@ -157,6 +147,31 @@ impl PlayerTickInput {
         }
     }
 
+    /// The action bits of `bindings` with `down` telling which keys are down: bit `k` set when
+    /// any key bound to the `k`-th action (in name order) is.
+    pub fn action_bits(bindings: &InputBindings, down: impl Fn(KeyCode) -> bool) -> u32 {
+        let mut actions = 0u32;
+        for (k, keys) in bindings
+            .actions
+            .values()
+            .take(MAX_SESSION_ACTIONS)
+            .enumerate()
+        {
+            if keys.iter().any(|key| down(*key)) {
+                actions |= 1 << k;
+            }
+        }
+        actions
+    }
+
+    /// The look movement in logical pixels.
+    pub fn look_delta(&self) -> Vec2 {
+        Vec2::new(
+            self.look[0] as f32 / LOOK_STEPS_PER_PIXEL,
+            self.look[1] as f32 / LOOK_STEPS_PER_PIXEL,
+        )
+    }
+
     /// The `RuntimeInput` that gives these actions (each pressed action's first bound key), axes
     /// and look; nothing else pressed.
     pub fn to_runtime_input(&self, bindings: &InputBindings) -> RuntimeInput {
@@ -178,10 +193,7 @@ impl PlayerTickInput {
                 input.set_axis(name.clone(), f32::from(*value) / AXIS_STEPS);
             }
         }
-        input.look_delta = Vec2::new(
-            self.look[0] as f32 / LOOK_STEPS_PER_PIXEL,
-            self.look[1] as f32 / LOOK_STEPS_PER_PIXEL,
-        );
+        input.look_delta = self.look_delta();
         input
     }
 
@@ -214,13 +226,20 @@ impl PlayerTickInput {
     }
 }
 
-/// Every player's input for the tick being simulated, by player handle (simulation state). A
-/// multiplayer session writes it before each tick it runs, re-simulated ticks included; a
-/// player's entity reads `players[handle]`. Empty outside a session.
+/// Every player's input for the tick being simulated, by player handle, and for the tick before
+/// (simulation state). A multiplayer session, a session replay and a synctest write it with
+/// [`PlayerInputs::advance`] before each tick they run, re-simulated ticks included; games read
+/// it through `PlayerActions`. Empty outside a session.
+///
+/// The tick before's inputs are state rather than looked up in the session's input history: a
+/// rollback restores them with the rest of the world, so a re-simulated tick tells a press from a
+/// hold exactly as the first simulation of that tick did.
 #[derive(Resource, Clone, Debug, Default, PartialEq, Eq, rusting_macros::SimState)]
 pub struct PlayerInputs {
     /// By player handle.
     pub players: Vec<PlayerTickInput>,
+    /// The tick before's, by player handle (empty before the first tick).
+    pub previous: Vec<PlayerTickInput>,
 }
 
 impl PlayerInputs {
@@ -228,23 +247,32 @@ impl PlayerInputs {
     pub fn of(&self, handle: usize) -> PlayerTickInput {
         self.players.get(handle).copied().unwrap_or_default()
     }
+
+    /// Player `handle`'s input on the tick before (no input before the first tick).
+    pub fn before(&self, handle: usize) -> PlayerTickInput {
+        self.previous.get(handle).copied().unwrap_or_default()
+    }
+
+    /// Makes `players` the inputs of the tick about to run, the current ones those of the tick
+    /// before.
+    pub fn advance(&mut self, players: Vec<PlayerTickInput>) {
+        self.previous = std::mem::replace(&mut self.players, players);
+    }
 }
 
-/// Which session player drives an entity (simulation state). In a session (while
-/// [`PlayerInputs`] holds players) the engine's controllers read this player's input instead of
-/// the local devices; outside one the entity plays from the local devices as if it had no slot.
+/// Which player drives an entity (simulation state). The engine's controllers read
+/// `PlayerActions::of(handle)` for it: in a session that player's input, offline the local
+/// devices for player 0 and nothing for the others. An entity without a slot is player 0's.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Eq, rusting_macros::SimState)]
 pub struct PlayerSlot {
     /// The player handle, from 0.
     pub handle: usize,
-    /// The player's action bits on the tick before, to tell a press from a hold.
-    pub held: u32,
 }
 
 impl PlayerSlot {
-    /// The slot of player `handle`, nothing held yet.
+    /// The slot of player `handle`.
     pub fn new(handle: usize) -> Self {
-        PlayerSlot { handle, held: 0 }
+        PlayerSlot { handle }
     }
 }
 

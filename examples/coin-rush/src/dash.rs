@@ -47,7 +47,7 @@ pub struct Dash {
 /// Starts a dash on the tick the `dash` action goes down, if the player stands on something, and
 /// ends it `ticks` later.
 pub fn dash(
-    actions: Actions,
+    actions: PlayerActions,
     world: SpatialQuery,
     mut players: Query<(
         &SimId,
@@ -55,10 +55,14 @@ pub fn dash(
         &Collider,
         &mut Dash,
         &mut PlatformerController,
+        Option<&PlayerSlot>,
     )>,
 ) {
-    let pressed = actions.just_pressed(Action::Dash);
-    for (id, at, collider, mut dash, mut controller) in &mut players {
+    for (id, at, collider, mut dash, mut controller, slot) in &mut players {
+        // The player who drives this hero: its slot's, or player 0 (the local player offline).
+        let pressed = actions
+            .of(slot.map_or(0, |slot| slot.handle))
+            .just_pressed(Action::Dash);
         dash.cooldown_left = dash.cooldown_left.saturating_sub(1);
         if dash.ticks_left > 0 {
             dash.ticks_left -= 1;
