@@ -129,6 +129,10 @@ enum Command {
         /// when every peer agrees on every tick. Builds the engine's `net` feature; headless.
         #[arg(long, conflicts_with_all = ["record", "replay", "synctest", "hashes_out", "net_peers"])]
         net: Option<usize>,
+        /// With --net: give peer HANDLE this input script instead of --script (repeatable, one
+        /// per peer at most), so each player can play differently.
+        #[arg(long, value_name = "HANDLE=FILE", requires = "net")]
+        peer_script: Vec<String>,
         /// Play one peer of a session across machines: every player's `ip:port` in handle order,
         /// comma-separated (with --net-player; start each peer the same way).
         #[arg(
@@ -276,6 +280,7 @@ impl Cli {
                 net,
                 net_peers,
                 net_player,
+                peer_script,
                 session_out,
                 debug,
                 target_dir,
@@ -284,6 +289,7 @@ impl Cli {
                 project,
                 ticks: *ticks,
                 script: script.as_deref(),
+                peer_scripts: peer_script,
                 peers: match (net, net_peers, net_player) {
                     (Some(n), _, _) => run_net::Peers::Local(*n),
                     (None, Some(peers), player) => run_net::Peers::One {

@@ -2,7 +2,8 @@
 //!
 //! The game is built headless with the engine's `net` feature. With `--net N`, N peers of the
 //! session start on this machine, each its own process on a free loopback port, every one with
-//! the same input script; when all have confirmed `--ticks` ticks their hash reports are compared
+//! the same input script unless `--peer-script HANDLE=FILE` gives a peer its own; when all have
+//! confirmed `--ticks` ticks their hash reports are compared
 //! tick by tick (the session itself compares every tenth), and the run passes only if every peer
 //! ended well and all agree. With `--net-peers` and `--net-player` this machine plays one peer of
 //! a session whose other peers run elsewhere (each started the same way with its own handle).
@@ -41,6 +42,8 @@ pub struct Request<'a> {
     pub ticks: Option<u64>,
     /// Every local peer's input script.
     pub script: Option<&'a Path>,
+    /// `HANDLE=FILE`: a local peer's own script, in place of `script`.
+    pub peer_scripts: &'a [String],
     /// Who plays.
     pub peers: Peers<'a>,
     /// Where to write the session replay (peer 0's with `Local`).
@@ -100,6 +103,7 @@ pub fn run(request: &Request) -> Result<String, Failure> {
         }
         Peers::Local(_) => {}
     }
+    let peer_scripts = peer_scripts(request)?;
     let build = Build {
         project: request.project,
         target_dir: request.target_dir,
@@ -136,6 +140,11 @@ pub fn run(request: &Request) -> Result<String, Failure> {
             let runs: Vec<PeerRun> = (0..n)
                 .map(|k| PeerRun {
                     session_out: request.session_out.filter(|_| k == 0).map(Path::to_owned),
+                    script: peer_scripts
+                        .iter()
+                        .find(|(handle, _)| *handle == k)
+                        .map(|(_, script)| script.clone())
+                        .or_else(|| request.script.map(Path::to_owned)),
                     ..peer(
                         list.clone(),
                         k,
@@ -189,6 +198,54 @@ pub fn run(request: &Request) -> Result<String, Failure> {
             Ok(said.join("\n"))
         }
     }
+}
+
+/// The `--peer-script HANDLE=FILE` arguments, each checked: a handle of the session's (given once)
+/// and a script that loads.
+fn peer_scripts(request: &Request) -> Result<Vec<(usize, PathBuf)>, Failure> {
+    let players = match request.peers {
+        Peers::Local(n) => n,
+        Peers::One { .. } if request.peer_scripts.is_empty() => return Ok(Vec::new()),
+        Peers::One { .. } => {
+            return Err(Failure::bad_input(
+                "NET_INVALID",
+                "--peer-script gives a script to a peer on this machine (with --net); a peer of                  --net-peers plays --script",
+            ));
+        }
+    };
+    let mut scripts: Vec<(usize, PathBuf)> = Vec::new();
+    for argument in request.peer_scripts {
+        let parsed = argument
+            .split_once('=')
+            .and_then(|(handle, file)| Some((handle.trim().parse::<usize>().ok()?, file)));
+        let Some((handle, file)) = parsed.filter(|(_, file)| !file.is_empty()) else {
+            return Err(Failure::bad_input(
+                "NET_INVALID",
+                format!(
+                    "--peer-script {argument}: expected HANDLE=FILE, a player handle and an input                      script (`--peer-script 1=input/player2.json`)"
+                ),
+            ));
+        };
+        if handle >= players {
+            return Err(Failure::bad_input(
+                "NET_INVALID",
+                format!(
+                    "--peer-script {argument}: the session's {players} players have handles 0 to {}",
+                    players - 1
+                ),
+            ));
+        }
+        if scripts.iter().any(|(given, _)| *given == handle) {
+            return Err(Failure::bad_input(
+                "NET_INVALID",
+                format!("--peer-script {argument}: player {handle} already has a script"),
+            ));
+        }
+        let file = PathBuf::from(file);
+        check_script(Some(&file))?;
+        scripts.push((handle, file));
+    }
+    Ok(scripts)
 }
 
 /// Fails unless every peer's report holds the same hashes.

@@ -19,6 +19,7 @@
 //! `docs/validate.md`. This command reads the project and runs `cargo metadata --locked` and `git`
 //! in it; it must never build the game or write into the project.
 
+mod controls;
 mod dependencies;
 mod device;
 mod finding;
@@ -90,6 +91,7 @@ fn run_checks(project: &Project) -> Vec<Finding> {
     scenes::unsupported_parts(project, &scenes, &mut findings);
     device::check(project.manifest.determinism, &scenes, &mut findings);
     gpu_bodies::check(&scenes, &mut findings);
+    controls::check(&project.manifest.input, &scenes, &mut findings);
     shaders::check(&project.root, project.manifest.determinism, &mut findings);
     source_lint(&project.root, &mut findings);
     widths::check(project.manifest.determinism, &project.root, &mut findings);

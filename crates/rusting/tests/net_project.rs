@@ -33,8 +33,16 @@ fn nudge(time: Res<FrameTime>, mut players: Query<(&PlayerSlot, &mut Transform)>
 }
 "#;
 
+/// Player 2's own script: run left, then jump.
+const SECOND_PLAYER: &str = r#"{"format_version": 1, "frames": [
+  {"repeat": 40, "hold": ["ArrowLeft"]},
+  {"repeat": 4, "hold": ["Space"]},
+  {"repeat": 20}
+]}"#;
+
 /// `rusting run <project> --net 2 --debug --ticks 200 --script input/walkthrough.json
-/// --session-out <project>/match.session.json`, with `PLANT_DESYNC` set to `plant`.
+/// --peer-script 1=<project>/input/second.json --session-out <project>/match.session.json`, with
+/// `PLANT_DESYNC` set to `plant`.
 fn two_peers(dir: &std::path::Path, plant: &str) -> std::process::Output {
     let target = shared_target();
     std::process::Command::new(env!("CARGO_BIN_EXE_rusting"))
@@ -52,6 +60,10 @@ fn two_peers(dir: &std::path::Path, plant: &str) -> std::process::Output {
             dir.join("input/walkthrough.json").to_str().unwrap(),
         ])
         .args([
+            "--peer-script",
+            &format!("1={}", dir.join("input/second.json").display()),
+        ])
+        .args([
             "--session-out",
             dir.join("match.session.json").to_str().unwrap(),
         ])
@@ -61,8 +73,8 @@ fn two_peers(dir: &std::path::Path, plant: &str) -> std::process::Output {
         .expect("the rusting binary runs")
 }
 
-/// Two peers of the starter (two players, each driven by its own peer's input) agree on all 200
-/// confirmed ticks; with a nudge on one peer only, both name the second player's
+/// Two peers of the starter (two players, each driven by its own peer's input, player 2 by a
+/// script of its own) agree on all 200 confirmed ticks; with a nudge on one peer only, both name the second player's
 /// `Transform.translation.x` at the first checked tick after it (tick 100) and the run fails with
 /// `NET_DESYNC`. The first run's session replay plays back through `rusting replay play` without
 /// the network, and `rusting replay info` describes it. Fails when the starter spawns no second
@@ -71,6 +83,7 @@ fn two_peers(dir: &std::path::Path, plant: &str) -> std::process::Output {
 #[test]
 fn two_starter_peers_agree_and_name_a_planted_desync() {
     let (root, dir) = project_with("net", PLANTED);
+    std::fs::write(dir.join("input/second.json"), SECOND_PLAYER).unwrap();
     let agreed = two_peers(&dir, "0");
     let stdout = String::from_utf8_lossy(&agreed.stdout);
     let stderr = String::from_utf8_lossy(&agreed.stderr);
@@ -81,6 +94,18 @@ fn two_starter_peers_agree_and_name_a_planted_desync() {
         "{stdout}"
     );
     let replay = dir.join("match.session.json");
+    // Each peer played its own script: in the first 30 ticks player 1 runs left (ArrowLeft on
+    // `move_x`) while player 0 stands.
+    let recorded: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&replay).unwrap()).unwrap();
+    let ticks = recorded["ticks"].as_array().unwrap();
+    assert!(
+        ticks[..30]
+            .iter()
+            .any(|tick| tick["inputs"][0] != tick["inputs"][1]),
+        "{:?}",
+        &ticks[..30]
+    );
     let info = rusting(&["replay", "info", replay.to_str().unwrap()]);
     let info_out = String::from_utf8_lossy(&info.stdout);
     assert!(
@@ -120,11 +145,14 @@ fn two_starter_peers_agree_and_name_a_planted_desync() {
 }
 
 /// Bad session arguments are refused with `NET_INVALID` (exit code 3) before anything builds:
-/// an address list that does not parse, a handle past the players, a session of one. Fails if
-/// they reach the game (a build, then `RUN_FAILED`).
+/// an address list that does not parse, a handle past the players, a session of one, a
+/// `--peer-script` without a handle, for a handle past the players or given twice, or naming a
+/// script that does not load (`SCRIPT_INVALID`). Fails if they reach the game (a build, then
+/// `RUN_FAILED`).
 #[test]
 fn bad_session_arguments_are_refused_before_building() {
     let starter = support::starter();
+    let walkthrough_for_1 = format!("1={}", starter.join("input/walkthrough.json").display());
     let starter = starter.to_str().unwrap();
     for (args, expected) in [
         (
@@ -143,6 +171,30 @@ fn bad_session_arguments_are_refused_before_building() {
         (
             vec!["--net", "1"],
             "NET_INVALID: --net 1: a session on this machine has 2 to 8 peers",
+        ),
+        (
+            vec!["--net", "2", "--peer-script", "input/walkthrough.json"],
+            "NET_INVALID: --peer-script input/walkthrough.json: expected HANDLE=FILE",
+        ),
+        (
+            vec!["--net", "2", "--peer-script", "2=input/walkthrough.json"],
+            "NET_INVALID: --peer-script 2=input/walkthrough.json: the session's 2 players have \
+             handles 0 to 1",
+        ),
+        (
+            vec![
+                "--net",
+                "2",
+                "--peer-script",
+                &walkthrough_for_1,
+                "--peer-script",
+                &walkthrough_for_1,
+            ],
+            "NET_INVALID: --peer-script 1=",
+        ),
+        (
+            vec!["--net", "2", "--peer-script", "1=no/such/script.json"],
+            "SCRIPT_INVALID: ",
         ),
     ] {
         let mut all = vec!["run", starter, "--ticks", "10"];

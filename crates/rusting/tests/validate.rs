@@ -334,6 +334,71 @@ fn bodies_overlapping_at_the_start_are_reported_with_both_entities() {
     );
 }
 
+/// A platformer hero in a project that binds none of the names the engine's controllers read is
+/// a warning at the hero, naming what is missing; binding `jump` leaves the axes named; binding
+/// all three clears it. Fails if the controllers read keys of their own again (the check then
+/// has nothing to say) or if the check ignores the bindings.
+#[test]
+fn a_controller_without_bound_input_is_reported() {
+    let fixture = Fixture::new("controls", "Local");
+    fixture.write(
+        "scenes/main.scene.json",
+        r#"{"format_version": 1, "entities": [
+  {"id": 1, "name": "Ground", "components": {"Collider": {"shape": {"HalfSpace": {"normal": [0, 1, 0]}}}}},
+  {"id": 7, "name": "Hero", "transform": {"translation": [0, 1, 0]},
+   "components": {"RigidBody": {"mass": 1}, "Collider": {"shape": {"Sphere": {"radius": 0.5}}},
+                  "PlatformerController": {}}}
+]}"#,
+    );
+    let (code, value) = fixture.validate();
+    assert_eq!(code, 0, "{value}");
+    let found = with_code(&value, "CONTROLLER_INPUT_UNBOUND");
+    assert_eq!(found.len(), 1, "{value}");
+    assert_eq!(found[0]["severity"], "warning");
+    assert_eq!(found[0]["pointer"], "/entities/1");
+    assert_eq!(found[0]["scene_id"], 7);
+    let message = found[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "this PlatformerController reads the action `jump`, the axis `move_x`, the axis \
+             `move_y`, which rusting.json's `input` does not bind"
+        ),
+        "{message}"
+    );
+
+    let manifest = |input: &str| {
+        format!(
+            r#"{{"name": "fixture", "main_scene": "scenes/main.scene.json", "determinism": "Local", "input": {input}}}"#
+        )
+    };
+    fixture.write(
+        "rusting.json",
+        &manifest(r#"{"actions": {"jump": ["Space"]}}"#),
+    );
+    let (_, value) = fixture.validate();
+    let found = with_code(&value, "CONTROLLER_INPUT_UNBOUND");
+    assert_eq!(found.len(), 1, "{value}");
+    assert!(
+        found[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("this PlatformerController reads the axis `move_x`, the axis `move_y`,"),
+        "{value}"
+    );
+
+    fixture.write(
+        "rusting.json",
+        &manifest(
+            r#"{"actions": {"jump": ["Space"]}, "axes": {"move_x": {"positive": ["KeyD"]}, "move_y": {}}}"#,
+        ),
+    );
+    let (_, value) = fixture.validate();
+    assert!(
+        with_code(&value, "CONTROLLER_INPUT_UNBOUND").is_empty(),
+        "{value}"
+    );
+}
+
 /// Whether `glslc` runs here (CI installs it; without it validate reports shaders as unchecked).
 fn glslc_available() -> bool {
     Command::new("glslc")
