@@ -178,3 +178,32 @@ fn synctest_lists_every_difference() {
         "{where_}"
     );
 }
+
+/// A run's end summary shows the game's own resources and none of the engine's: after ten shots
+/// `StateDetail::game_resources` holds `Score` alone, with its field as the run left it, while the
+/// full detail also holds the engine's resources (`FrameTime`, `PlayerInputs`, ...). Fails if the
+/// engine's types are not told from the game's (the summary then lists a dozen engine resources).
+#[test]
+fn a_runs_summary_shows_the_games_own_resources() {
+    let mut app = arena(0, 3);
+    for _ in 0..10 {
+        app.set_input(RuntimeInput::default());
+        let step = app.fixed_step();
+        app.update(step);
+    }
+    let world = app.world_mut();
+    let all = StateDetail::capture(world, 10);
+    assert!(
+        all.resources.iter().any(|r| r.name == "FrameTime") && all.resources.len() > 3,
+        "{:?}",
+        all.resources.iter().map(|r| &r.name).collect::<Vec<_>>()
+    );
+    let game = StateDetail::game_resources(world);
+    assert_eq!(
+        game.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+        ["Score"]
+    );
+    let hits = world.resource::<Score>().hits;
+    assert!(hits >= 10);
+    assert_eq!(game[0].fields, [("hits".to_owned(), hits.to_string())]);
+}

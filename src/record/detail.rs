@@ -18,7 +18,7 @@ use crate::runtime::json_file;
 use crate::state::SceneId;
 use crate::state::hash::entity_states;
 use crate::state::hasher::{StateHasher, hex};
-use crate::state::registry::{SimKind, sim_registry};
+use crate::state::registry::{SimEntry, SimKind, sim_registry};
 use crate::state::sim_state::fields_of;
 
 /// The first differing field of a component.
@@ -83,6 +83,29 @@ pub struct GpuDetail {
     pub tick: u64,
     /// Its hash, hexadecimal.
     pub hash: String,
+}
+
+/// The simulation resources of `world` that `keep` picks, each with its hash and fields, in
+/// registered-name order.
+fn resource_details(world: &World, keep: impl Fn(&SimEntry) -> bool) -> Vec<ComponentDetail> {
+    sim_registry(world)
+        .entries()
+        .iter()
+        .filter(|e| e.kind == SimKind::Resource && keep(e))
+        .filter_map(|entry| {
+            let id = world.components().get_id(entry.type_id)?;
+            let ptr = world.get_resource_by_id(id)?;
+            let mut hasher = StateHasher::new();
+            // SAFETY: `id` is the component id of the entry's type in this world.
+            unsafe { entry.hash(ptr, &mut hasher) };
+            Some(ComponentDetail {
+                name: entry.name.to_owned(),
+                hash: hex(hasher.finish()),
+                // SAFETY: as above.
+                fields: unsafe { entry.fields(ptr) },
+            })
+        })
+        .collect()
 }
 
 /// Why a detail cannot be read or written.
@@ -175,25 +198,7 @@ impl StateDetail {
                 }
             })
             .collect();
-        let registry = sim_registry(world);
-        let resources = registry
-            .entries()
-            .iter()
-            .filter(|e| e.kind == SimKind::Resource)
-            .filter_map(|entry| {
-                let id = world.components().get_id(entry.type_id)?;
-                let ptr = world.get_resource_by_id(id)?;
-                let mut hasher = StateHasher::new();
-                // SAFETY: `id` is the component id of the entry's type in this world.
-                unsafe { entry.hash(ptr, &mut hasher) };
-                Some(ComponentDetail {
-                    name: entry.name.to_owned(),
-                    hash: hex(hasher.finish()),
-                    // SAFETY: as above.
-                    fields: unsafe { entry.fields(ptr) },
-                })
-            })
-            .collect();
+        let resources = resource_details(world, |_| true);
         let gpu = tick.checked_sub(1).and_then(|gpu_tick| {
             let hash = crate::physics::gpu::gpu_hash_of(world, gpu_tick)?;
             Some(GpuDetail {
@@ -207,6 +212,12 @@ impl StateDetail {
             resources,
             gpu,
         }
+    }
+
+    /// The game's own simulation resources (those it declares; none of the engine's), with their
+    /// fields, in registered-name order: what a run's end summary shows.
+    pub fn game_resources(world: &World) -> Vec<ComponentDetail> {
+        resource_details(world, |entry| !entry.engine_owned)
     }
 
     /// Writes the detail to `path` atomically.

@@ -62,6 +62,9 @@ pub struct SimEntry {
     pub type_id: TypeId,
     /// What it is.
     pub kind: SimKind,
+    /// Whether the engine declares it (its Rust type is in the engine's crate); false for a
+    /// game's own types. Only for what a summary shows: never hashed.
+    pub engine_owned: bool,
     hash: Option<HashFn>,
     visit: Option<VisitFn>,
     layout: Option<LayoutFn>,
@@ -136,6 +139,12 @@ pub struct SimRegistry {
     layout: Arc<std::sync::OnceLock<Arc<LayoutFingerprint>>>,
 }
 
+/// Whether `T` is one of the engine's own types, by its path (the engine's library crate is
+/// `rusting_engine`).
+fn engine_owned<T: 'static>() -> bool {
+    std::any::type_name::<T>().starts_with("rusting_engine::")
+}
+
 impl SimRegistry {
     /// Registers `T` as `kind`. A type registered again keeps one entry (the later kind wins); a
     /// different type under the same name, or a name whose tag another name has, is a conflict.
@@ -145,6 +154,7 @@ impl SimRegistry {
             tag: name_tag(T::NAME),
             type_id: TypeId::of::<T>(),
             kind,
+            engine_owned: engine_owned::<T>(),
             hash: Some(hash_value::<T>),
             visit: Some(visit_value::<T>),
             layout: Some(T::layout),
@@ -158,6 +168,7 @@ impl SimRegistry {
             tag: name_tag(name),
             type_id: TypeId::of::<T>(),
             kind: SimKind::Presentation,
+            engine_owned: engine_owned::<T>(),
             hash: None,
             visit: None,
             layout: None,
