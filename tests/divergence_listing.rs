@@ -207,3 +207,62 @@ fn a_runs_summary_shows_the_games_own_resources() {
     assert!(hits >= 10);
     assert_eq!(game[0].fields, [("hits".to_owned(), hits.to_string())]);
 }
+
+/// Moves `entity`'s translation along x in a captured detail, as a run that pushed it would have
+/// it (its `Transform` and the entity's hashes changed).
+fn moved(mut detail: StateDetail, entity: &str) -> StateDetail {
+    let held = detail
+        .entities
+        .iter_mut()
+        .find(|e| e.name.as_deref() == Some(entity))
+        .unwrap();
+    held.hash = "f".repeat(16);
+    let transform = held
+        .components
+        .iter_mut()
+        .find(|c| c.name == "Transform")
+        .unwrap();
+    transform.hash = "f".repeat(16);
+    let x = transform
+        .fields
+        .iter_mut()
+        .find(|(path, _)| path == "translation.x")
+        .unwrap();
+    x.1 = "0.5".to_owned();
+    detail
+}
+
+/// Every entity that moved differently is plotted, in listing order and once each, up to the
+/// limit, while one that only changed state (the kill board) is not: with enemies 1 and 3 moved
+/// in the second run, `plotted_entities` names those two and no other. Fails if the plot follows
+/// only the first entity whose `Transform` differs (the report then misses enemy 3's path).
+#[test]
+fn every_entity_that_moved_differently_is_plotted() {
+    let mut app = arena(0, 4);
+    for k in 0..4 {
+        let name = format!("Enemy {k}");
+        let mut enemies = app.world_mut().query::<(&Name, Entity)>();
+        let enemy = enemies
+            .iter(app.world())
+            .find(|(n, _)| n.as_str() == name)
+            .map(|(_, e)| e)
+            .unwrap();
+        app.world_mut().entity_mut(enemy).insert(Transform::default());
+    }
+    let first = detail_after(&mut app, 1);
+    let mut second = moved(moved(first.clone(), "Enemy 1"), "Enemy 3");
+    second.entities[0].hash = "e".repeat(16);
+    second.entities[0].components[0].hash = "e".repeat(16);
+    let difference = compare_details(&first, &second).unwrap();
+    let plotted: Vec<String> = difference
+        .plotted_entities(4)
+        .into_iter()
+        .map(|(_, label)| label)
+        .collect();
+    assert_eq!(plotted.len(), 2, "{plotted:?}");
+    assert!(
+        plotted[0].contains("`Enemy 1`") && plotted[1].contains("`Enemy 3`"),
+        "{plotted:?}"
+    );
+    assert_eq!(difference.plotted_entities(1).len(), 1);
+}

@@ -310,12 +310,29 @@ impl DetailDifference {
     /// The entity whose position is worth plotting: the first listed one whose `Transform`
     /// differs (it moved differently), else the first listed entity.
     pub fn plotted_entity(&self) -> Option<(u64, String)> {
+        self.plotted_entities(1).into_iter().next()
+    }
+
+    /// The entities whose positions are worth plotting, at most `limit`, as `(SimId, label)`:
+    /// every listed entity whose `Transform` differs, in listing order; when none does, the first
+    /// listed entity.
+    pub fn plotted_entities(&self, limit: usize) -> Vec<(u64, String)> {
         let entity = |d: &Differing| Some((d.sim_id?, d.entity.clone()?));
-        self.listed
+        let mut moved: Vec<(u64, String)> = Vec::new();
+        for (sim_id, label) in self
+            .listed
             .iter()
-            .find(|d| d.component.as_deref() == Some("Transform"))
-            .or_else(|| self.listed.iter().find(|d| d.sim_id.is_some()))
-            .and_then(entity)
+            .filter(|d| d.component.as_deref() == Some("Transform"))
+            .filter_map(entity)
+        {
+            if moved.len() < limit && !moved.iter().any(|(seen, _)| *seen == sim_id) {
+                moved.push((sim_id, label));
+            }
+        }
+        if moved.is_empty() && limit > 0 {
+            moved.extend(self.listed.iter().filter_map(entity).take(1));
+        }
+        moved
     }
 }
 

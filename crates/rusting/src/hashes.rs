@@ -10,7 +10,9 @@ use rusting_engine::record::report::{TickHash, fold_gpu_hash};
 use rusting_engine::record::{ReportDifference, StateHashReport, compare_reports};
 
 use crate::exit::{Failure, Outcome};
-use crate::html_report::{DivergenceView, HtmlReport, Lane, Verdict, track_from_details};
+use crate::html_report::{
+    DivergenceView, HtmlReport, Lane, MAX_PLOTTED, PlottedEntity, Verdict, track_from_details,
+};
 
 /// A report's ticks as `(tick, hash)`, the GPU hash folded in, for the report's lanes.
 fn lane_hashes(ticks: &[TickHash]) -> Vec<(u64, u64)> {
@@ -41,19 +43,24 @@ pub(crate) fn page(
         let da = ra.details.iter().find(|d| d.tick == tick)?;
         let db = rb.details.iter().find(|d| d.tick == tick)?;
         let at_tick = difference.at_tick.as_ref();
-        let tracks = match at_tick.and_then(|d| d.plotted_entity()) {
-            Some((sim_id, _)) => [
-                track_from_details(&ra.details, sim_id),
-                track_from_details(&rb.details, sim_id),
-            ],
-            None => [Vec::new(), Vec::new()],
-        };
+        let plots = at_tick
+            .map(|d| d.plotted_entities(MAX_PLOTTED))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(sim_id, label)| PlottedEntity {
+                label,
+                tracks: [
+                    track_from_details(&ra.details, sim_id),
+                    track_from_details(&rb.details, sim_id),
+                ],
+            })
+            .collect();
         Some(DivergenceView::new(
             tick,
             [&names[0], &names[1]],
             [da, db],
             at_tick,
-            tracks,
+            plots,
         ))
     });
     let last = ha.iter().chain(&hb).map(|(t, _)| *t).max().unwrap_or(1);

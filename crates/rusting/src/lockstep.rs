@@ -28,6 +28,7 @@ use rusting_engine::record::{DetailDifference, StateDetail, compare_details};
 
 use crate::exit::{Failure, Outcome};
 use crate::game_build::{run_failure, take_result};
+use crate::html_report::{MAX_PLOTTED, PlottedEntity};
 
 /// One run to start: its name, its command (environment set), and where its standard error goes.
 pub struct Planned {
@@ -135,9 +136,10 @@ pub const AFTER_TICKS: u64 = 30;
 pub struct Divergence {
     /// Both runs' state at the divergent tick (first run, then the one that differs).
     pub details: [StateDetail; 2],
-    /// The blamed entity's `(tick, translation)` in both runs around the divergent tick, when it
-    /// has a position (empty otherwise).
-    pub tracks: [Vec<(u64, [f32; 3])>; 2],
+    /// The entities that moved differently (at most `MAX_PLOTTED`), with their `(tick,
+    /// translation)` in both runs around the divergent tick (empty tracks for one without a
+    /// position).
+    pub plots: Vec<PlottedEntity>,
 }
 
 /// Every run's announced `(tick, hash)`, in run order: the lanes of the report.
@@ -289,14 +291,21 @@ pub fn run(
         };
         let (first, second) = (load(&details[0])?, load(&details[1])?);
         let difference = compare_details(&first, &second).map(Box::new);
-        let blamed = difference
+        let plotted = difference
             .as_ref()
-            .and_then(|d| d.plotted_entity())
-            .map(|(sim_id, _)| sim_id);
-        let tracks = match blamed {
-            Some(sim_id) => follow(&mut runs, pair, &mut lanes, sim_id, work),
-            None => [Vec::new(), Vec::new()],
+            .map(|d| d.plotted_entities(MAX_PLOTTED))
+            .unwrap_or_default();
+        let sim_ids: Vec<u64> = plotted.iter().map(|(sim_id, _)| *sim_id).collect();
+        let tracks = if sim_ids.is_empty() {
+            Vec::new()
+        } else {
+            follow(&mut runs, pair, &mut lanes, &sim_ids, work)
         };
+        let plots = plotted
+            .into_iter()
+            .zip(tracks)
+            .map(|((_, label), tracks)| PlottedEntity { label, tracks })
+            .collect();
         for k in pair {
             let _ = runs[k].send("stop");
             let _ = runs[k].child.wait();
@@ -309,7 +318,7 @@ pub fn run(
                 difference,
                 divergence: Box::new(Divergence {
                     details: [first, second],
-                    tracks,
+                    plots,
                 }),
             },
             lanes,
@@ -341,29 +350,32 @@ fn wait_for_file(run: &mut Running, file: &Path) -> Result<(), Failure> {
     }
 }
 
-/// The positions of entity `sim_id` in the two runs of `pair` around the divergent tick: their
-/// rings now, and after each of up to [`AFTER_TICKS`] more ticks (whose hashes join `lanes`).
-/// Anything that goes wrong only shortens the tracks.
+/// The positions of each entity of `sim_ids` in the two runs of `pair` around the divergent tick:
+/// their rings now, and after each of up to [`AFTER_TICKS`] more ticks (whose hashes join
+/// `lanes`), in `sim_ids`' order. Anything that goes wrong only shortens the tracks.
 fn follow(
     runs: &mut [Running],
     pair: [usize; 2],
     lanes: &mut Lanes,
-    sim_id: u64,
+    sim_ids: &[u64],
     work: &Path,
-) -> [Vec<(u64, [f32; 3])>; 2] {
-    let mut tracks = [BTreeMap::new(), BTreeMap::new()];
-    let ask = |runs: &mut [Running], round: usize, tracks: &mut [BTreeMap<u64, [f32; 3]>; 2]| {
-        for (side, k) in pair.into_iter().enumerate() {
-            let file = work.join(format!("track-{k}-{round}.json"));
-            if runs[k]
-                .send(&format!("track {sim_id} {}", file.display()))
-                .is_err()
-                || wait_for_file(&mut runs[k], &file).is_err()
-            {
-                continue;
-            }
-            if let Ok(track) = Track::load(&file) {
-                tracks[side].extend(track.positions);
+) -> Vec<[crate::html_report::Track; 2]> {
+    type Positions = BTreeMap<u64, [f32; 3]>;
+    let mut tracks: Vec<[Positions; 2]> = vec![[BTreeMap::new(), BTreeMap::new()]; sim_ids.len()];
+    let ask = |runs: &mut [Running], round: usize, tracks: &mut [[Positions; 2]]| {
+        for (entity, &sim_id) in sim_ids.iter().enumerate() {
+            for (side, k) in pair.into_iter().enumerate() {
+                let file = work.join(format!("track-{k}-{sim_id}-{round}.json"));
+                if runs[k]
+                    .send(&format!("track {sim_id} {}", file.display()))
+                    .is_err()
+                    || wait_for_file(&mut runs[k], &file).is_err()
+                {
+                    continue;
+                }
+                if let Ok(track) = Track::load(&file) {
+                    tracks[entity][side].extend(track.positions);
+                }
             }
         }
     };
@@ -387,5 +399,8 @@ fn follow(
         }
         ask(runs, round, &mut tracks);
     }
-    tracks.map(|t| t.into_iter().collect())
+    tracks
+        .into_iter()
+        .map(|pair| pair.map(|t| t.into_iter().collect()))
+        .collect()
 }

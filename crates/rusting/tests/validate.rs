@@ -336,8 +336,8 @@ fn bodies_overlapping_at_the_start_are_reported_with_both_entities() {
 
 /// A platformer hero in a project that binds none of the names the engine's controllers read is
 /// a warning at the hero, naming what is missing; binding `jump` leaves the axes named; binding
-/// all three clears it. Fails if the controllers read keys of their own again (the check then
-/// has nothing to say) or if the check ignores the bindings.
+/// all three clears it. Fails if validate skips the check (no finding) or if the check ignores
+/// the bindings (the finding stays once they are bound).
 #[test]
 fn a_controller_without_bound_input_is_reported() {
     let fixture = Fixture::new("controls", "Local");

@@ -385,13 +385,13 @@ impl Check<'_> {
                 difference,
                 divergence,
             } => {
-                let lockstep::Divergence { details, tracks } = *divergence;
+                let lockstep::Divergence { details, plots } = *divergence;
                 findings.divergence = Some(DivergenceView::new(
                     tick,
                     [&names[pair[0]], &names[pair[1]]],
                     [&details[0], &details[1]],
                     difference.as_deref(),
-                    tracks,
+                    plots,
                 ));
                 let sides = pair.map(|k| Side {
                     configuration: configurations[k],

@@ -1,6 +1,6 @@
 //! The report's divergence section: the blamed entity (or resource) field by field in the two runs
-//! that diverged, and a plot of its position around the divergent tick in both runs, with their
-//! difference.
+//! that diverged, and plots of the positions of the entities that moved differently (at most
+//! [`MAX_PLOTTED`]) around the divergent tick in both runs, with their difference.
 //!
 //! The rows come from the two runs' `StateDetail`s of the divergent tick; the positions from the
 //! runs' tracks (`rusting determinism`) or from the ticks two saved reports detail (`rusting
@@ -11,6 +11,21 @@ use std::fmt::Write as _;
 use rusting_engine::record::{ComponentDetail, DetailDifference, Differing, StateDetail};
 
 use super::escape;
+
+/// One run's `(tick, translation)` of an entity, in tick order.
+pub type Track = Vec<(u64, [f32; 3])>;
+
+/// The most entities one divergence plots.
+pub const MAX_PLOTTED: usize = 4;
+
+/// An entity the page plots: its label as messages name it, and its track in both runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlottedEntity {
+    /// `` `Player` (scene id 10) ``.
+    pub label: String,
+    /// The first run's track, then the second's.
+    pub tracks: [Track; 2],
+}
 
 /// One field in both runs (`None` where a run lacks it).
 struct Row {
@@ -35,9 +50,8 @@ pub struct DivergenceView {
     blamed_entity: bool,
     /// Every difference at the tick (bounded), and how many more there are.
     listed: (Vec<Differing>, usize),
-    /// The entity the plot follows, as messages name it.
-    plotted: Option<String>,
-    tracks: [Vec<(u64, [f32; 3])>; 2],
+    /// The entities the plots follow.
+    plots: Vec<PlottedEntity>,
 }
 
 /// The rows of components `a` and `b` (matched by name; `a`'s order, then what only `b` has).
@@ -103,13 +117,14 @@ pub fn track_from_details(details: &[StateDetail], sim_id: u64) -> Vec<(u64, [f3
 
 impl DivergenceView {
     /// The view of runs `runs` at `tick`, from their details there, what `compare_details` blamed,
-    /// and the blamed entity's positions in both runs.
+    /// and the positions of the entities it plots (`DetailDifference::plotted_entities`) in both
+    /// runs.
     pub fn new(
         tick: u64,
         runs: [&str; 2],
         details: [&StateDetail; 2],
         difference: Option<&DetailDifference>,
-        tracks: [Vec<(u64, [f32; 3])>; 2],
+        plots: Vec<PlottedEntity>,
     ) -> DivergenceView {
         // The first difference; every one is listed in a table of its own.
         let blame = crate::blame::describe(difference)
@@ -148,10 +163,7 @@ impl DivergenceView {
             tables,
             blamed_entity: difference.is_some_and(|d| d.entity.is_some()),
             listed: difference.map_or((Vec::new(), 0), |d| (d.listed.clone(), d.unlisted)),
-            plotted: difference
-                .and_then(DetailDifference::plotted_entity)
-                .map(|(_, label)| label),
-            tracks,
+            plots,
         }
     }
 
@@ -260,31 +272,35 @@ impl DivergenceView {
         page.push_str("</tbody></table>");
     }
 
-    /// Position plots: each axis that moves or differs, both runs; then their difference.
+    /// A position plot for each plotted entity.
     fn render_plot(&self, page: &mut String) {
-        if self.tracks.iter().all(Vec::is_empty) {
+        for plot in &self.plots {
+            self.render_entity_plot(page, plot);
+        }
+    }
+
+    /// One entity's position plots: each axis that moves or differs, both runs; then their
+    /// difference.
+    fn render_entity_plot(&self, page: &mut String, plot: &PlottedEntity) {
+        let tracks = &plot.tracks;
+        if tracks.iter().all(Vec::is_empty) {
             return;
         }
-        let (from, to) = self
-            .tracks
+        let (from, to) = tracks
             .iter()
             .flatten()
             .fold((u64::MAX, 0), |(lo, hi), (t, _)| (lo.min(*t), hi.max(*t)));
         let _ = write!(
             page,
-            "<h3>Position{}, ticks {from}–{to}</h3><p class=\"legend\"><span class=\"first\">━ {}</span> \
+            "<h3>Position of {}, ticks {from}–{to}</h3><p class=\"legend\"><span class=\"first\">━ {}</span> \
              <span class=\"second\">┅ {}</span> <span class=\"marker\">│ tick {}</span></p><div class=\"plots\">",
-            self.plotted
-                .as_deref()
-                .map(|label| format!(" of {}", escape(label)))
-                .unwrap_or_default(),
+            escape(&plot.label),
             escape(&self.runs[0]),
             escape(&self.runs[1]),
             self.tick
         );
         for (axis, name) in ["x", "y", "z"].into_iter().enumerate() {
-            let series: [Vec<(u64, f64)>; 2] = self
-                .tracks
+            let series: [Vec<(u64, f64)>; 2] = tracks
                 .clone()
                 .map(|t| t.iter().map(|(tick, p)| (*tick, p[axis] as f64)).collect());
             let values = series.iter().flatten().map(|p| p.1);
@@ -302,10 +318,10 @@ impl DivergenceView {
         }
         let mut differences: Vec<(&str, Vec<(u64, f64)>)> = Vec::new();
         for (axis, class) in ["diff-x", "diff-y", "diff-z"].into_iter().enumerate() {
-            let series: Vec<(u64, f64)> = self.tracks[0]
+            let series: Vec<(u64, f64)> = tracks[0]
                 .iter()
                 .filter_map(|(tick, p)| {
-                    let (_, q) = self.tracks[1].iter().find(|(t, _)| t == tick)?;
+                    let (_, q) = tracks[1].iter().find(|(t, _)| t == tick)?;
                     Some((*tick, q[axis] as f64 - p[axis] as f64))
                 })
                 .collect();
@@ -451,7 +467,10 @@ mod tests {
             ["debug", "release"],
             [&a, &b],
             difference.as_ref(),
-            [track.clone(), track],
+            vec![PlottedEntity {
+                label: "`Player` (scene id 3)".to_owned(),
+                tracks: [track.clone(), track],
+            }],
         );
         let mut page = String::new();
         view.render(&mut page);

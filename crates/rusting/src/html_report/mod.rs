@@ -21,7 +21,7 @@ use std::path::Path;
 
 use crate::exit::Failure;
 
-pub use divergence::{DivergenceView, track_from_details};
+pub use divergence::{DivergenceView, MAX_PLOTTED, PlottedEntity, Track, track_from_details};
 pub use timeline::{Lane, RecordingView};
 
 /// What a report says at its top.
