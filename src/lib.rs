@@ -66,8 +66,8 @@ pub use engine::{App, AppError, FrameReport, RustingPlugins, TickHook};
 pub mod prelude {
     pub use crate::engine::{App, TickHook};
     pub use crate::gameplay::{
-        BurstEmitter, BurstParticle, Counter, Easing, HudElement, Pickup, PlatformerController,
-        PlayerController, SoundEvents, SoundQueue, Tween, TweenMode,
+        BurstEmitter, BurstParticle, Counter, DebugDraw, Easing, HudElement, Pickup,
+        PlatformerController, PlayerController, SoundEvents, SoundQueue, Tween, TweenMode,
     };
     pub use crate::jobs::{
         JobId, JobKind, Jobs, JobsAppExt, OutsideInputs, OutsideQueue, Progress, Sliced,

@@ -247,7 +247,9 @@ fn every_entity_that_moved_differently_is_plotted() {
             .find(|(n, _)| n.as_str() == name)
             .map(|(_, e)| e)
             .unwrap();
-        app.world_mut().entity_mut(enemy).insert(Transform::default());
+        app.world_mut()
+            .entity_mut(enemy)
+            .insert(Transform::default());
     }
     let first = detail_after(&mut app, 1);
     let mut second = moved(moved(first.clone(), "Enemy 1"), "Enemy 3");

@@ -131,14 +131,12 @@ fn the_window_shows_the_scene() {
 /// Asserts the screenshot at `shot` is not blank and shows the player's blue near the centre,
 /// where the follow camera looks.
 fn assert_shows_the_player(shot: &Path) {
-    let decoder = png::Decoder::new(std::io::BufReader::new(
-        std::fs::File::open(shot).expect("the screenshot was saved"),
-    ));
-    let mut reader = decoder.read_info().unwrap();
-    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut pixels).unwrap();
-    let channels = info.color_type.samples();
-    let (width, height) = (info.width as usize, info.height as usize);
+    let Picture {
+        pixels,
+        width,
+        height,
+        channels,
+    } = Picture::read(shot);
     let at = |x: usize, y: usize| {
         let i = (y * width + x) * channels;
         (pixels[i], pixels[i + 1], pixels[i + 2])
@@ -169,6 +167,74 @@ fn assert_shows_the_player(shot: &Path) {
         "the player's blue is not near the centre ({player} pixels); see {}",
         shot.display()
     );
+}
+
+/// The pixels of the PNG at `shot` that are the debug views' magenta (red and blue high, green
+/// low), which nothing in the test scene is.
+fn magenta_pixels(shot: &Path) -> usize {
+    let picture = Picture::read(shot);
+    picture
+        .pixels
+        .chunks(picture.channels)
+        .filter(|p| p[0] > 150 && p[2] > 150 && p[1] < 110)
+        .count()
+}
+
+/// A screenshot's pixels, row by row, `channels` bytes each.
+struct Picture {
+    pixels: Vec<u8>,
+    width: usize,
+    height: usize,
+    channels: usize,
+}
+
+impl Picture {
+    /// The PNG at `shot` (a panic when it was not saved).
+    fn read(shot: &Path) -> Picture {
+        let decoder = png::Decoder::new(std::io::BufReader::new(
+            std::fs::File::open(shot).expect("the screenshot was saved"),
+        ));
+        let mut reader = decoder.read_info().unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut pixels).unwrap();
+        pixels.truncate(info.buffer_size());
+        Picture {
+            pixels,
+            width: info.width as usize,
+            height: info.height as usize,
+            channels: info.color_type.samples(),
+        }
+    }
+}
+
+/// With `RUSTING_DEBUG_DRAW=velocities` the window draws the jumping player's velocity as a
+/// magenta line over the scene (tick 128: in the air, moving up and to the left); without it
+/// nothing magenta is drawn. Fails if the window does not draw `DebugLines` (no magenta), or if
+/// the view draws when not asked for.
+#[test]
+fn the_window_draws_debug_lines() {
+    require_display();
+    let dir = scratch("lines");
+    let shot = |name: &str, views: &str| {
+        let shot = dir.join(name);
+        play(&[
+            ("RUSTING_WINDOW_TICKS", "128".into()),
+            ("RUSTING_INPUT_SCRIPT", script()),
+            ("RUSTING_SCREENSHOT", path(&shot)),
+            ("RUSTING_WINDOW_SIZE", "640x360".into()),
+            ("RUSTING_DEBUG_DRAW", views.into()),
+        ]);
+        shot
+    };
+    let with = shot("with.png", "velocities");
+    let without = shot("without.png", "");
+    let (drawn, plain) = (magenta_pixels(&with), magenta_pixels(&without));
+    assert!(
+        drawn >= 8 && plain == 0,
+        "magenta pixels: {drawn} with the velocity view, {plain} without; see {}",
+        dir.display()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A windowed run with live input, started in the background.

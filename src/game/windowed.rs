@@ -43,6 +43,10 @@ pub(crate) enum WindowedModeChoice {
 /// ticks are done.
 pub const SCREENSHOT_VARIABLE: &str = "RUSTING_SCREENSHOT";
 
+/// The environment variable naming the engine's debug views to draw in the window,
+/// comma-separated (`velocities`; see `gameplay::DebugView`).
+pub const DEBUG_DRAW_VARIABLE: &str = "RUSTING_DEBUG_DRAW";
+
 /// What a windowed run needs from `run_game`.
 pub(crate) struct WindowedPlay {
     /// Play, synctest or replay viewer.
@@ -97,6 +101,16 @@ pub(crate) fn play_windowed(
         })?,
         _ => (1280, 720),
     };
+    let view = match std::env::var(DEBUG_DRAW_VARIABLE) {
+        Ok(value) if !value.is_empty() => {
+            crate::gameplay::DebugView::parse(&value).ok_or(GameError::Environment {
+                name: DEBUG_DRAW_VARIABLE,
+                value,
+                reason: "expected debug views, comma-separated: `velocities`",
+            })?
+        }
+        _ => crate::gameplay::DebugView::default(),
+    };
     crate::window::prepare_window(
         &mut app,
         &WindowSettings {
@@ -104,6 +118,7 @@ pub(crate) fn play_windowed(
             size,
         },
     );
+    *app.world_mut().resource_mut::<crate::gameplay::DebugView>() = view;
     app.setup()?;
     let (mode, viewed) = match mode {
         WindowedModeChoice::Play => (WindowedMode::Play, None),

@@ -5,6 +5,7 @@
 //! order. [`GameplayPlugin`] wires them up.
 
 pub mod burst;
+pub mod debug_lines;
 pub mod hud;
 pub mod pickup;
 pub mod platformer;
@@ -18,6 +19,10 @@ use bevy::prelude::IntoScheduleConfigs;
 
 pub use burst::{
     BurstEmitter, BurstParticle, MAX_BURST_PARTICLES, spawn_bursts, update_burst_particles,
+};
+pub use debug_lines::{
+    DebugColor, DebugDraw, DebugLine, DebugLines, DebugView, MAX_DEBUG_LINES, clear_debug_lines,
+    draw_debug_view,
 };
 pub use hud::{HudElement, refresh_hud};
 pub use pickup::{Counter, Pickup, collect_pickups};
@@ -58,11 +63,16 @@ impl Plugin for GameplayPlugin {
             .register_presentation_component::<BurstParticle>("BurstParticle")
             .copy_in_snapshots::<SoundEvents>()
             .copy_in_snapshots::<HudElement>()
+            // What the last tick drew for a developer to see: never rolled back or hashed.
+            .insert_resource(DebugLines::default())
+            .insert_resource(DebugView::default())
+            .ignore_in_snapshots::<DebugLines>()
             // After the game's own startup systems, so a game that seats its players keeps them.
             .add_systems(PostStartup, seat_players)
             .add_systems(
                 FixedUpdate,
                 (
+                    clear_debug_lines.in_set(SimSet::Input),
                     (player_look, player_move).chain().in_set(SimSet::Player),
                     (platformer_jump, platformer_move)
                         .chain()
@@ -72,6 +82,10 @@ impl Plugin for GameplayPlugin {
                     update_burst_particles.in_set(SimSet::BurstParticles),
                     spawn_bursts.in_set(SimSet::NewBursts),
                     advance_tweens.in_set(SimSet::Tweens),
+                    // Reads the tick's final state and writes only its own line buffer: no
+                    // order among the game's systems after the chain changes what it draws
+                    // into the simulation, so it takes none.
+                    draw_debug_view.after(SimSet::Tweens).ambiguous_with_all(),
                 ),
             )
             .add_systems(Update, refresh_hud);

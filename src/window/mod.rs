@@ -13,6 +13,7 @@
 //! The simulation app never needs this module: headless runs, `rusting determinism` and the
 //! engine's tests build without the feature and never compile the renderer.
 
+mod debug_lines;
 mod frame;
 mod hud;
 mod live_input;
@@ -59,12 +60,13 @@ pub fn window_plugins(settings: &WindowSettings) -> bevy::app::PluginGroupBuilde
         })
 }
 
-/// What a window adds to a game: the frame clock, drawing the scene, the HUD, the camera and the
-/// time-control keys. (A function, not a plugin: the source lint follows calls by name, and a
+/// What a window adds to a game: the frame clock, drawing the scene and the game's debug lines,
+/// the HUD, the camera and the time-control keys. (A function, not a plugin: the source lint follows calls by name, and a
 /// `Plugin::build` here would be reachable from every `.build()` call in fixed code.)
 fn add_presentation(app: &mut BevyApp) {
     frame::add_frame_clock(app);
     visuals::add_visuals(app);
+    debug_lines::add_debug_lines(app);
     hud::add_hud(app);
     app.add_systems(Update, live_input::time_control_keys);
 }

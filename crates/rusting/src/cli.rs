@@ -29,6 +29,9 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
+// One value a process, parsed once: the size of its largest variant (`run`'s many options) costs
+// nothing, and boxing it would only make the matches below harder to read.
+#[allow(clippy::large_enum_variant)]
 enum Command {
     /// Write a new game project from the starter into a new or empty directory.
     New {
@@ -157,6 +160,15 @@ enum Command {
             conflicts_with_all = ["headless", "replay", "net", "net_peers"]
         )]
         screenshot: Option<PathBuf>,
+        /// In the window: draw the engine's debug views over the scene, comma-separated
+        /// (`velocities`: each moving body's velocity); what the game's `RUSTING_DEBUG_DRAW` does.
+        #[arg(
+            long,
+            value_name = "VIEWS",
+            value_parser = parse_debug_draw,
+            conflicts_with_all = ["headless", "net", "net_peers"]
+        )]
+        debug_draw: Option<String>,
         /// Build in debug instead of release.
         #[arg(long)]
         debug: bool,
@@ -315,6 +327,7 @@ impl Cli {
                 detail_ticks,
                 session_out,
                 screenshot,
+                debug_draw,
                 debug,
                 target_dir,
                 ..
@@ -333,6 +346,7 @@ impl Cli {
                         hashes_out: hashes_out.as_deref(),
                         detail_ticks: detail_ticks.as_deref(),
                         screenshot: screenshot.as_deref(),
+                        debug_draw: debug_draw.as_deref(),
                         debug: *debug,
                         target_dir: target_dir.as_deref(),
                     })
@@ -454,4 +468,11 @@ fn until_as_ticks(
         .ticks_of_file(file),
         _ => Ok(ticks),
     }
+}
+
+/// `--debug-draw`'s list, checked against the engine's views.
+fn parse_debug_draw(text: &str) -> Result<String, String> {
+    rusting_engine::gameplay::DebugView::parse(text)
+        .map(|_| text.to_owned())
+        .ok_or_else(|| format!("`{text}`: the debug views are `velocities` (comma-separated)"))
 }

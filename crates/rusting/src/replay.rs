@@ -275,6 +275,7 @@ pub fn play(
             hashes_out: None,
             detail_ticks: None,
             screenshot: None,
+            debug_draw: None,
             debug: false,
             target_dir,
         });
@@ -299,6 +300,7 @@ pub fn play(
         hashes_out: None,
         detail_ticks: None,
         screenshot: None,
+        debug_draw: None,
         debug: false,
         target_dir,
     })?;

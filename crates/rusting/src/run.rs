@@ -47,6 +47,8 @@ pub struct Request<'a> {
     /// In the window: where to save a screenshot when the ticks are done, after which the run
     /// ends.
     pub screenshot: Option<&'a Path>,
+    /// In the window: the engine's debug views to draw (`velocities`).
+    pub debug_draw: Option<&'a str>,
     /// Build in debug.
     pub debug: bool,
     /// The cargo target directory.
@@ -113,7 +115,11 @@ pub fn run(request: &Request) -> Result<String, Failure> {
     if window {
         // The game starts with no `RUSTING_*` variable of this command's environment but the ones
         // named here; the window's own settings (docs/play.md) pass through.
-        for name in ["RUSTING_SCREENSHOT", "RUSTING_WINDOW_SIZE"] {
+        for name in [
+            "RUSTING_SCREENSHOT",
+            "RUSTING_WINDOW_SIZE",
+            "RUSTING_DEBUG_DRAW",
+        ] {
             if let Ok(value) = std::env::var(name) {
                 env.push((name, value));
             }
@@ -121,6 +127,10 @@ pub fn run(request: &Request) -> Result<String, Failure> {
         if let Some(screenshot) = request.screenshot {
             env.retain(|(name, _)| *name != "RUSTING_SCREENSHOT");
             env.push(("RUSTING_SCREENSHOT", path(screenshot)));
+        }
+        if let Some(views) = request.debug_draw {
+            env.retain(|(name, _)| *name != "RUSTING_DEBUG_DRAW");
+            env.push(("RUSTING_DEBUG_DRAW", views.to_owned()));
         }
     }
     if let Some(record) = request.record {
