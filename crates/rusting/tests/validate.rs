@@ -360,8 +360,10 @@ fn a_controller_without_bound_input_is_reported() {
     let message = found[0]["message"].as_str().unwrap();
     assert!(
         message.starts_with(
-            "this PlatformerController reads the action `jump`, the axis `move_x`, the axis \
-             `move_y`, which rusting.json's `input` does not bind"
+            "entity 7 `Hero`: this PlatformerController reads the action `jump`, the axis \
+             `move_x` and the axis `move_y`, which rusting.json's `input` does not declare"
+        ) && message.contains(
+            r#"`"input": {"actions": {"jump": ["Space"]}, "axes": {"move_x": {"negative": ["ArrowLeft"], "positive": ["ArrowRight"]}, "move_y": {"negative": ["ArrowDown"], "positive": ["ArrowUp"]}}}`"#
         ),
         "{message}"
     );
@@ -379,10 +381,10 @@ fn a_controller_without_bound_input_is_reported() {
     let found = with_code(&value, "CONTROLLER_INPUT_UNBOUND");
     assert_eq!(found.len(), 1, "{value}");
     assert!(
-        found[0]["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("this PlatformerController reads the axis `move_x`, the axis `move_y`,"),
+        found[0]["message"].as_str().unwrap().starts_with(
+            "entity 7 `Hero`: this PlatformerController reads the axis `move_x` and the axis \
+                 `move_y`,"
+        ),
         "{value}"
     );
 

@@ -31,31 +31,70 @@ pub fn check(bindings: &InputBindings, scenes: &[LocatedScene], findings: &mut V
                 } else {
                     continue;
                 };
-            let missing: Vec<String> = actions
+            let missing_actions: Vec<&str> = actions
                 .iter()
-                .filter(|name| !bindings.actions.contains_key(**name))
+                .copied()
+                .filter(|name| !bindings.actions.contains_key(*name))
+                .collect();
+            let missing_axes: Vec<&str> = axes
+                .iter()
+                .copied()
+                .filter(|name| !bindings.axes.contains_key(*name))
+                .collect();
+            let missing: Vec<String> = missing_actions
+                .iter()
                 .map(|name| format!("the action `{name}`"))
-                .chain(
-                    axes.iter()
-                        .filter(|name| !bindings.axes.contains_key(**name))
-                        .map(|name| format!("the axis `{name}`")),
-                )
+                .chain(missing_axes.iter().map(|name| format!("the axis `{name}`")))
                 .collect();
             if missing.is_empty() {
                 continue;
             }
+            let user = scene.user(entity);
+            let named = if user.name.is_empty() {
+                format!("entity {}", user.scene_id)
+            } else {
+                format!("entity {} `{}`", user.scene_id, user.name)
+            };
+            let listed = match missing.split_last() {
+                Some((last, [])) => last.clone(),
+                Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+                None => String::new(),
+            };
             findings.push(Finding::warning(
                 "CONTROLLER_INPUT_UNBOUND",
-                Place::entity(&scene.user(entity)),
+                Place::entity(&user),
                 format!(
-                    "this {controller} reads {}, which rusting.json's `input` does not bind, so \
-                     nothing moves it that way; bind keys to them there, for example \
-                     {{\"actions\": {{\"jump\": [\"Space\"]}}, \"axes\": {{\"move_x\": \
-                     {{\"negative\": [\"ArrowLeft\"], \"positive\": [\"ArrowRight\"]}}}}}} \
-                     (docs/input.md)",
-                    missing.join(", ")
+                    "{named}: this {controller} reads {listed}, which rusting.json's `input` \
+                     does not declare, so that input never moves it; add {} to `input`, for \
+                     example `\"input\": {}` (docs/input.md)",
+                    if missing.len() == 1 { "it" } else { "them" },
+                    example(&missing_actions, &missing_axes)
                 ),
             ));
         }
     }
+}
+
+/// The `input` section that binds `actions` and `axes` to the keys the starter uses.
+fn example(actions: &[&str], axes: &[&str]) -> String {
+    let keys = |name: &str| match name {
+        MOVE_X_AXIS => r#"{"negative": ["ArrowLeft"], "positive": ["ArrowRight"]}"#,
+        MOVE_Y_AXIS => r#"{"negative": ["ArrowDown"], "positive": ["ArrowUp"]}"#,
+        _ => r#"["Space"]"#,
+    };
+    let section = |names: &[&str]| {
+        names
+            .iter()
+            .map(|name| format!("\"{name}\": {}", keys(name)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut parts = Vec::new();
+    if !actions.is_empty() {
+        parts.push(format!("\"actions\": {{{}}}", section(actions)));
+    }
+    if !axes.is_empty() {
+        parts.push(format!("\"axes\": {{{}}}", section(axes)));
+    }
+    format!("{{{}}}", parts.join(", "))
 }
