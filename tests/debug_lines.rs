@@ -35,6 +35,8 @@ fn app(draw: bool) -> rusting_engine::App {
         // Unordered among themselves and against the game's systems: each has its own buffer.
         app.add_systems(FixedUpdate, (draw_aim, draw_path).after(SimSet::Physics));
     }
+    // On in every build (a release test run turns it off by default).
+    app.check_undeclared_state(true);
     app.setup().unwrap();
     app.world_mut().spawn((
         Transform::from_xyz(0.0, 2.0, 0.0),
@@ -52,9 +54,9 @@ fn tick(app: &mut rusting_engine::App) {
 /// Two unordered systems draw into `DebugLines` without the fixed schedule's ambiguity check
 /// refusing them; after each tick the resource holds that tick's lines only (a ray, a cross of
 /// three and a path of two: six); the world-state hash is the same as without drawing, and the
-/// undeclared-state check passes. Fails if the drawing systems share a `ResMut` (setup refuses
-/// the unordered pair) or if the lines are not cleared each tick (the count grows with the
-/// ticks).
+/// undeclared-state check passes. Fails if drawing writes `DebugLines` through a `ResMut` (setup
+/// refuses the unordered pair) or if the lines are not cleared each tick (the count grows with
+/// the ticks).
 #[test]
 fn systems_draw_the_last_ticks_lines_outside_the_simulation() {
     let mut drawn = app(true);
@@ -62,13 +64,9 @@ fn systems_draw_the_last_ticks_lines_outside_the_simulation() {
     for k in 1..=5u64 {
         tick(&mut drawn);
         tick(&mut plain);
-        let lines = drawn.world().resource::<DebugLines>();
-        assert_eq!(lines.lines.len(), 6, "tick {k}: {:?}", lines.lines);
-        let ray = lines
-            .lines
-            .iter()
-            .find(|line| line.color == colors::RED)
-            .unwrap();
+        let lines = drawn.world().resource::<DebugLines>().lines();
+        assert_eq!(lines.len(), 6, "tick {k}: {lines:?}");
+        let ray = lines.iter().find(|line| line.color == colors::RED).unwrap();
         // Drawn during tick k, which started with `fixed_tick` k - 1.
         assert_eq!(ray.to, Vec3::X * k as f32);
         assert_eq!(
@@ -93,8 +91,8 @@ fn lines_past_the_bound_are_counted_not_kept() {
     app.setup().unwrap();
     tick(&mut app);
     let lines = app.world().resource::<DebugLines>();
-    assert_eq!(lines.lines.len(), MAX_DEBUG_LINES);
-    assert_eq!(lines.dropped, 10);
+    assert_eq!(lines.lines().len(), MAX_DEBUG_LINES);
+    assert_eq!(lines.dropped(), 10);
 }
 
 /// Moves the ball sideways after the chain, writing `Transform` where the engine's debug view
@@ -135,13 +133,13 @@ fn the_velocity_view_draws_moving_bodies() {
         .id();
     tick(&mut app);
     // Resting on the ground: no line.
-    assert!(app.world().resource::<DebugLines>().lines.is_empty());
+    assert!(app.world().resource::<DebugLines>().lines().is_empty());
     app.world_mut()
         .get_mut::<RigidBody>(ball)
         .unwrap()
         .linear_velocity = Vec3::new(0.0, 0.0, -4.0);
     tick(&mut app);
-    let lines = &app.world().resource::<DebugLines>().lines;
+    let lines = app.world().resource::<DebugLines>().lines();
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert_eq!(lines[0].color, colors::MAGENTA);
     let length = (lines[0].to - lines[0].from).length();

@@ -1,21 +1,24 @@
 //! [`DebugLines`]: lines a game draws to see what its fixed systems do (a ray cast, a path, a
 //! contact normal), shown in the window and never part of the simulation.
 //!
-//! A system takes the [`DebugDraw`] parameter and calls `line`, `ray`, `path` or `cross`. Each
-//! system writes into a buffer of its own, which the engine moves into [`DebugLines`] at the
-//! schedule's next sync point, so any number of systems draw without ordering among themselves
-//! (the fixed schedule treats an unordered conflict as an error, and a shared `ResMut` would be
-//! one). The lines a tick drew replace those of the tick before when the next tick starts
-//! (`clear_debug_lines`, first in `SimSet::Input`), so the window shows the last tick's lines; a
-//! re-simulated tick draws its lines again. Headless, nothing reads them, and drawing costs a push.
+//! A system takes the [`DebugDraw`] parameter and calls `line`, `ray`, `path` or `cross`. Drawing
+//! goes through a lock inside the resource, so `DebugDraw` reads `DebugLines` and never writes it
+//! through bevy: any number of systems draw without ordering among themselves (the fixed schedule
+//! treats an unordered conflict as an error, and a shared `ResMut` would be one), and a drawing
+//! system adds no deferred work, so no sync point that could apply the game's commands earlier
+//! than without it. The lines a tick drew replace those of the tick before when the next tick
+//! starts (`clear_debug_lines`, in `FixedFirst`, before any game system), so the window shows the
+//! last tick's lines; a re-simulated tick draws its lines again. Headless, nothing reads them, and
+//! drawing costs a push.
 //!
 //! The lines are presentation: snapshots ignore them and the hash never sees them, and a game
 //! must never read them back into the simulation. At most [`MAX_DEBUG_LINES`] are kept a tick;
-//! the rest are counted in [`DebugLines::dropped`]. This module must never change simulation
+//! the rest are counted ([`DebugLines::dropped`]). This module must never change simulation
 //! state.
 
-use bevy::ecs::system::{Deferred, SystemBuffer, SystemMeta, SystemParam};
-use bevy::ecs::world::DeferredWorld;
+use std::sync::Mutex;
+
+use bevy::ecs::system::SystemParam;
 use bevy::math::Vec3;
 use bevy::prelude::{Query, Res, ResMut, Resource, Transform};
 
@@ -54,52 +57,69 @@ pub struct DebugLine {
 }
 
 /// The lines the last tick drew (presentation; see the module docs).
-#[derive(Resource, Clone, Debug, Default, PartialEq)]
+#[derive(Resource, Debug, Default)]
 pub struct DebugLines {
-    /// The lines, in the order the systems' buffers reached the resource.
-    pub lines: Vec<DebugLine>,
-    /// Lines past [`MAX_DEBUG_LINES`] this tick, not kept.
-    pub dropped: usize,
+    /// The lines and the count of those past the bound.
+    drawn: Mutex<Drawn>,
+}
+
+/// What [`DebugLines`] holds behind its lock.
+#[derive(Debug, Default)]
+struct Drawn {
+    lines: Vec<DebugLine>,
+    dropped: usize,
 }
 
 impl DebugLines {
-    /// Keeps `lines`, up to the bound.
-    fn extend(&mut self, lines: &mut Vec<DebugLine>) {
-        let room = MAX_DEBUG_LINES.saturating_sub(self.lines.len());
-        let kept = lines.len().min(room);
-        self.dropped += lines.len() - kept;
-        self.lines.extend(lines.drain(..kept));
-        lines.clear();
+    /// The lock, also after a panic while it was held (the lines are presentation: what a
+    /// panicking system drew is still worth showing).
+    fn drawn(&self) -> std::sync::MutexGuard<'_, Drawn> {
+        self.drawn
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
-}
 
-/// One system's lines until the next sync point.
-#[derive(Default)]
-pub struct DebugBuffer(Vec<DebugLine>);
-
-impl SystemBuffer for DebugBuffer {
-    fn queue(&mut self, _meta: &SystemMeta, mut world: DeferredWorld) {
-        if self.0.is_empty() {
-            return;
-        }
-        if let Some(mut lines) = world.get_resource_mut::<DebugLines>() {
-            lines.extend(&mut self.0);
+    /// Keeps `line`, or counts it past the bound.
+    fn push(&self, line: DebugLine) {
+        let mut drawn = self.drawn();
+        if drawn.lines.len() < MAX_DEBUG_LINES {
+            drawn.lines.push(line);
         } else {
-            self.0.clear();
+            drawn.dropped += 1;
         }
+    }
+
+    /// The lines, in the order they were drawn.
+    pub fn lines(&self) -> Vec<DebugLine> {
+        self.drawn().lines.clone()
+    }
+
+    /// How many lines, kept or not, past [`MAX_DEBUG_LINES`].
+    pub fn dropped(&self) -> usize {
+        self.drawn().dropped
+    }
+
+    /// Forgets every line.
+    pub fn clear(&mut self) {
+        let drawn = self
+            .drawn
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        drawn.lines.clear();
+        drawn.dropped = 0;
     }
 }
 
 /// Draws debug lines from a system (a system parameter; see the module docs).
 #[derive(SystemParam)]
-pub struct DebugDraw<'s> {
-    buffer: Deferred<'s, DebugBuffer>,
+pub struct DebugDraw<'w> {
+    lines: Res<'w, DebugLines>,
 }
 
 impl DebugDraw<'_> {
     /// A segment from `from` to `to`.
     pub fn line(&mut self, from: Vec3, to: Vec3, color: DebugColor) {
-        self.buffer.0.push(DebugLine { from, to, color });
+        self.lines.push(DebugLine { from, to, color });
     }
 
     /// A ray: from `origin` along `direction` for `length` (a direction of any length is scaled
@@ -176,10 +196,8 @@ pub fn draw_debug_view(
     }
 }
 
-/// Forgets the last tick's lines as a new tick starts (runs first in `SimSet::Input`).
+/// Forgets the last tick's lines as a new tick starts (runs in `FixedFirst`, before every game
+/// system). It marks `DebugLines` changed every tick, which is how the window knows to redraw.
 pub fn clear_debug_lines(mut lines: ResMut<DebugLines>) {
-    if !lines.lines.is_empty() || lines.dropped != 0 {
-        lines.lines.clear();
-        lines.dropped = 0;
-    }
+    lines.clear();
 }

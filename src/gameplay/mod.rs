@@ -14,7 +14,7 @@ pub mod seating;
 pub mod sound;
 pub mod tween;
 
-use bevy::app::{App, FixedUpdate, Plugin, PostStartup, Update};
+use bevy::app::{App, FixedFirst, FixedUpdate, Plugin, PostStartup, Update};
 use bevy::prelude::IntoScheduleConfigs;
 
 pub use burst::{
@@ -69,10 +69,10 @@ impl Plugin for GameplayPlugin {
             .ignore_in_snapshots::<DebugLines>()
             // After the game's own startup systems, so a game that seats its players keeps them.
             .add_systems(PostStartup, seat_players)
+            .add_systems(FixedFirst, clear_debug_lines)
             .add_systems(
                 FixedUpdate,
                 (
-                    clear_debug_lines.in_set(SimSet::Input),
                     (player_look, player_move).chain().in_set(SimSet::Player),
                     (platformer_jump, platformer_move)
                         .chain()

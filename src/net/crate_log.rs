@@ -1,7 +1,9 @@
 //! [`CrateLog`]: what the rollback crate reports about itself, logged in the engine's words.
 //!
 //! fortress-rollback checks its own invariants as it runs and reports a broken one as a
-//! violation. Its built-in observer logs each with the source location as the compiler saw it,
+//! violation, to the observer of the session it was made in (from the session's own calls:
+//! adding input, advancing, polling; a report outside those goes to the crate's built-in logger).
+//! That built-in observer logs each with the source location as the compiler saw it,
 //! which for a crate from the registry is a path into the machine's cargo cache
 //! (`/root/.cargo/registry/src/index.crates.io-.../src/sessions/p2p_session.rs:1229`): noise to a
 //! player and a different line on every machine. This observer logs the same report as one line,

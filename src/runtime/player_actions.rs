@@ -1,16 +1,16 @@
 //! [`PlayerActions`]: each player's actions and axes by player handle, read the same way offline,
-//! in a multiplayer session, in a session replay and in a synctest.
+//! in a multiplayer session, in a session replay and in a session's synctest.
 //!
 //! A game system that moves what a player drives asks `actions.of(handle)` for that player's
 //! [`PlayerAction`] view and reads `pressed("jump")`, `just_pressed("fire")` or `axis("move_x")`
 //! by the names of `rusting.json`'s `input` section. Where the input comes from is the engine's
 //! business:
 //!
-//! - **offline** (no session: `PlayerInputs` empty or absent) player 0 is the local player, read
-//!   from the tick's keys (`TickInput`) and the frame's analog axes through the bindings; other
-//!   handles read nothing pressed;
-//! - **in a session**, a session replay or a synctest, every player reads its entry of
-//!   [`PlayerInputs`], written by the session before each tick it simulates.
+//! - **offline** (no session: `PlayerInputs` empty or absent; a replay and `rusting run
+//!   --synctest` too) player 0 is the local player, read from the tick's keys (`TickInput`) and the
+//!   frame's analog axes through the bindings; other handles read nothing pressed;
+//! - **in a session**, a session replay or a session's synctest (`NetSession::synctest`), every
+//!   player reads its entry of [`PlayerInputs`], written before each tick it simulates.
 //!
 //! Both go through the session's fixed form, [`PlayerTickInput`]: offline the local input is
 //! captured into that form, so an analog axis reads the same quantized value offline as the other
@@ -42,7 +42,8 @@ impl PlayerActions<'_> {
         self.session.as_deref().filter(|inputs| inputs.in_session())
     }
 
-    /// Whether a session (or a session replay, or a synctest) supplies the players' input.
+    /// Whether a session (or a session replay, or a session's synctest) supplies the players'
+    /// input.
     pub fn in_session(&self) -> bool {
         self.session().is_some()
     }

@@ -5,8 +5,9 @@
 //! not a network packet or a rollback buffer that keeps one entry per player per tick. This form
 //! is 32 bytes with a fixed little-endian layout: the bound actions as bits (up to 32), the bound
 //! axes quantized (up to ten), and the tick's look movement. Bindings with more than that are
-//! refused when a session starts ([`PlayerTickInput::check_fits`]), naming what does not fit, so
-//! no axis is ever dropped in silence. It is made from the project's `InputBindings`
+//! refused when a session starts and reported by `rusting validate`
+//! ([`PlayerTickInput::check_fits`]), naming what does not fit; `PlayerActions` reads the names
+//! past the limit as never pressed, offline too. It is made from the project's `InputBindings`
 //! (so both ends must share them) and turns back into the `RuntimeInput` that gives the same
 //! actions, axes and look. In a multiplayer session the session writes every player's input for
 //! the tick into [`PlayerInputs`] (simulation state: hashed and in snapshots), and gameplay reads

@@ -15,7 +15,7 @@ use bevy::prelude::{
     Commands, Component, DetectChanges, Query, Res, ResMut, Resource, Transform, Visibility, With,
 };
 
-use crate::gameplay::DebugLines;
+use crate::gameplay::{DebugLine, DebugLines};
 
 /// The entity that draws the lines.
 #[derive(Component, Clone, Copy, Debug)]
@@ -31,11 +31,11 @@ pub(super) fn add_debug_lines(app: &mut BevyApp) {
         .add_systems(Update, draw_debug_lines);
 }
 
-/// A line-list mesh of `lines`' segments, coloured per vertex.
-fn line_mesh(lines: &DebugLines) -> Mesh {
-    let mut positions = Vec::with_capacity(lines.lines.len() * 2);
-    let mut colors = Vec::with_capacity(lines.lines.len() * 2);
-    for line in &lines.lines {
+/// A line-list mesh of `lines`, coloured per vertex.
+fn line_mesh(lines: &[DebugLine]) -> Mesh {
+    let mut positions = Vec::with_capacity(lines.len() * 2);
+    let mut colors = Vec::with_capacity(lines.len() * 2);
+    for line in lines {
         let [r, g, b] = line.color;
         positions.push(line.from.to_array());
         positions.push(line.to.to_array());
@@ -53,7 +53,7 @@ fn spawn_line_visual(
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
 ) {
-    let mesh = meshes.add(line_mesh(&DebugLines::default()));
+    let mesh = meshes.add(line_mesh(&[]));
     line_mesh_handle.0 = mesh.clone();
     commands.spawn((
         DebugLinesVisual,
@@ -64,6 +64,8 @@ fn spawn_line_visual(
             unlit: true,
             ..Default::default()
         })),
+        // A line casts no shadow worth seeing, and the shadow pass would draw it again.
+        bevy::light::NotShadowCaster,
         Transform::default(),
         Visibility::Hidden,
     ));
@@ -82,9 +84,10 @@ fn draw_debug_lines(
     if !lines.is_changed() {
         return;
     }
-    let shown = !lines.lines.is_empty();
+    let drawn = lines.lines();
+    let shown = !drawn.is_empty();
     if shown && let Some(mut target) = meshes.get_mut(&mesh.0) {
-        *target = line_mesh(&lines);
+        *target = line_mesh(&drawn);
     }
     for mut visibility in &mut visuals {
         let wanted = if shown {

@@ -209,7 +209,8 @@ fn peer_scripts(request: &Request) -> Result<Vec<(usize, PathBuf)>, Failure> {
         Peers::One { .. } => {
             return Err(Failure::bad_input(
                 "NET_INVALID",
-                "--peer-script gives a script to a peer on this machine (with --net); a peer of                  --net-peers plays --script",
+                "--peer-script gives a script to a peer on this machine (with --net); a peer of \
+                 --net-peers plays --script",
             ));
         }
     };
@@ -222,7 +223,8 @@ fn peer_scripts(request: &Request) -> Result<Vec<(usize, PathBuf)>, Failure> {
             return Err(Failure::bad_input(
                 "NET_INVALID",
                 format!(
-                    "--peer-script {argument}: expected HANDLE=FILE, a player handle and an input                      script (`--peer-script 1=input/player2.json`)"
+                    "--peer-script {argument}: expected HANDLE=FILE, a player handle and an input \
+                     script (`--peer-script 1=input/player2.json`)"
                 ),
             ));
         };

@@ -91,6 +91,7 @@ fn run_checks(project: &Project) -> Vec<Finding> {
     scenes::unsupported_parts(project, &scenes, &mut findings);
     device::check(project.manifest.determinism, &scenes, &mut findings);
     gpu_bodies::check(&scenes, &mut findings);
+    controls::check_bindings_fit(&project.manifest.input, &mut findings);
     controls::check(&project.manifest.input, &scenes, &mut findings);
     shaders::check(&project.root, project.manifest.determinism, &mut findings);
     source_lint(&project.root, &mut findings);

@@ -336,8 +336,10 @@ fn bodies_overlapping_at_the_start_are_reported_with_both_entities() {
 
 /// A platformer hero in a project that binds none of the names the engine's controllers read is
 /// a warning at the hero, naming what is missing; binding `jump` leaves the axes named; binding
-/// all three clears it. Fails if validate skips the check (no finding) or if the check ignores
-/// the bindings (the finding stays once they are bound).
+/// all three clears it, but a `jump` bound to no key is reported again. Bindings of 13 axes are
+/// reported at rusting.json, naming the first axis a player's input cannot carry. Fails if
+/// validate skips the checks (no finding) or if the check ignores the bindings (the finding
+/// stays once they are bound).
 #[test]
 fn a_controller_without_bound_input_is_reported() {
     let fixture = Fixture::new("controls", "Local");
@@ -397,6 +399,40 @@ fn a_controller_without_bound_input_is_reported() {
     let (_, value) = fixture.validate();
     assert!(
         with_code(&value, "CONTROLLER_INPUT_UNBOUND").is_empty(),
+        "{value}"
+    );
+
+    // A `jump` bound to no key can never be pressed: still reported.
+    fixture.write(
+        "rusting.json",
+        &manifest(r#"{"actions": {"jump": []}, "axes": {"move_x": {}, "move_y": {}}}"#),
+    );
+    let (_, value) = fixture.validate();
+    assert_eq!(
+        with_code(&value, "CONTROLLER_INPUT_UNBOUND").len(),
+        1,
+        "{value}"
+    );
+
+    // Eleven more axes: the tenth and later in name order never reach a player's input.
+    let axes: Vec<String> = (0..11).map(|k| format!(r#""axis_{k:02}": {{}}"#)).collect();
+    fixture.write(
+        "rusting.json",
+        &manifest(&format!(
+            r#"{{"actions": {{"jump": ["Space"]}}, "axes": {{{}, "move_x": {{}}, "move_y": {{}}}}}}"#,
+            axes.join(", ")
+        )),
+    );
+    let (code, value) = fixture.validate();
+    assert_eq!(code, 0, "{value}");
+    let found = with_code(&value, "INPUT_BINDINGS_TOO_MANY");
+    assert_eq!(found.len(), 1, "{value}");
+    assert_eq!(found[0]["file"], "rusting.json");
+    assert!(
+        found[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("declare 13 axes and a session carries 10: `axis_10`"),
         "{value}"
     );
 }

@@ -5,14 +5,33 @@
 //! `move_y`. A scene entity with one of them in a project whose `rusting.json` binds none of a
 //! name it reads would stand still when that input is pressed, so each such entity is a warning
 //! (`CONTROLLER_INPUT_UNBOUND`) naming what is missing. An axis may be driven by an analog source
-//! without keys, so an axis declared with no keys counts as bound. This module must never run the
-//! game.
+//! without keys, so an axis declared with no keys counts as bound; an action with no key does
+//! not. Bindings with more actions or axes than a player's input carries are a warning too
+//! (`INPUT_BINDINGS_TOO_MANY`). This module must never run the game.
 
 use rusting_engine::gameplay::{JUMP_ACTION, MOVE_X_AXIS, MOVE_Y_AXIS};
-use rusting_engine::runtime::InputBindings;
+use rusting_engine::runtime::{InputBindings, PlayerTickInput};
 use rusting_engine::scene::LocatedScene;
 
 use super::finding::{Finding, Place};
+
+/// Warns when `bindings` hold more actions or axes than a player's input carries
+/// (`INPUT_BINDINGS_TOO_MANY`): `PlayerActions` offline and every session read a player's input
+/// through its fixed form, so the names past the limit would read as never pressed.
+pub fn check_bindings_fit(bindings: &InputBindings, findings: &mut Vec<Finding>) {
+    if let Err(error) = PlayerTickInput::check_fits(bindings) {
+        findings.push(Finding::warning(
+            "INPUT_BINDINGS_TOO_MANY",
+            Place::File {
+                file: "rusting.json".to_owned(),
+            },
+            format!(
+                "{error} (`PlayerActions` reads them as never pressed offline too, and \
+                 `rusting run --net` refuses to start)"
+            ),
+        ));
+    }
+}
 
 /// Warns for every controller in `scenes` that reads an action or axis `bindings` lacks.
 pub fn check(bindings: &InputBindings, scenes: &[LocatedScene], findings: &mut Vec<Finding>) {
@@ -34,7 +53,13 @@ pub fn check(bindings: &InputBindings, scenes: &[LocatedScene], findings: &mut V
             let missing_actions: Vec<&str> = actions
                 .iter()
                 .copied()
-                .filter(|name| !bindings.actions.contains_key(*name))
+                // An action bound to no key can never be pressed.
+                .filter(|name| {
+                    bindings
+                        .actions
+                        .get(*name)
+                        .is_none_or(|keys| keys.is_empty())
+                })
                 .collect();
             let missing_axes: Vec<&str> = axes
                 .iter()
