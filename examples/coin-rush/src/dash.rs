@@ -44,20 +44,20 @@ pub struct Dash {
 // ANCHOR_END: component
 
 // ANCHOR: system
+/// What the dash reads and changes of a hero: where it is, its shape, its dash and controller, and
+/// the player who drives it (none: player 0).
+type Dasher = (
+    &'static SimId,
+    &'static Transform,
+    &'static Collider,
+    &'static mut Dash,
+    &'static mut PlatformerController,
+    Option<&'static PlayerSlot>,
+);
+
 /// Starts a dash on the tick the `dash` action goes down, if the player stands on something, and
 /// ends it `ticks` later.
-pub fn dash(
-    actions: PlayerActions,
-    world: SpatialQuery,
-    mut players: Query<(
-        &SimId,
-        &Transform,
-        &Collider,
-        &mut Dash,
-        &mut PlatformerController,
-        Option<&PlayerSlot>,
-    )>,
-) {
+pub fn dash(actions: PlayerActions, world: SpatialQuery, mut players: Query<Dasher>) {
     for (id, at, collider, mut dash, mut controller, slot) in &mut players {
         // The player who drives this hero: its slot's, or player 0 (the local player offline).
         let pressed = actions
