@@ -322,3 +322,84 @@ fn a_large_worlds_hash_is_the_same_on_every_thread_count() {
         );
     }
 }
+
+/// Another game component, which only entities spawned after the first hash hold.
+#[derive(Component, Clone, SimState)]
+struct Fuel {
+    litres: f32,
+}
+
+/// A third, registered straight in the registry, so that the world first sees the type when an
+/// entity holding it is spawned.
+#[derive(Component, Clone, SimState)]
+struct Heat {
+    kelvin: f32,
+}
+
+/// The hash keeps what it works out of a world's shape (component ids, which archetypes hold
+/// simulation entities) between ticks. A world hashed once, then changed so that new archetypes
+/// and a component type the world had not seen come into play, hashes the same as a fresh world
+/// built in its final shape and hashed once. Fails if the kept plans are not extended with
+/// archetypes made after the first hash (the moved and the new bodies go unhashed), or are kept
+/// after the world registers a new component type (`Heat`, which had no id at the first hash, is
+/// left out).
+#[test]
+fn the_hash_follows_a_world_whose_shape_changes() {
+    use rusting_engine::state::world_state_hash;
+    let build = |warm: bool| {
+        let mut app = rusting_engine::App::default();
+        app.register_sim_component::<Charge>()
+            .register_sim_component::<Fuel>();
+        let world = app.world_mut();
+        world
+            .resource_mut::<rusting_engine::state::SimRegistry>()
+            .register::<Heat>(rusting_engine::state::SimKind::Component);
+        assert!(
+            world
+                .components()
+                .get_id(std::any::TypeId::of::<Heat>())
+                .is_none()
+        );
+        let first = world
+            .spawn((Transform::from_xyz(1.0, 2.0, 0.0), RigidBody::dynamic(2.0)))
+            .id();
+        world.spawn((Transform::from_xyz(4.0, 1.0, 0.0), Collider::sphere(0.5)));
+        let charged_from_the_start = !warm;
+        if charged_from_the_start {
+            world.entity_mut(first).insert(Charge { value: 3.5 });
+        }
+        if warm {
+            world_state_hash(world);
+            world.entity_mut(first).insert(Charge { value: 3.5 });
+        }
+        world.spawn((
+            Transform::from_xyz(7.0, 3.0, 0.0),
+            RigidBody::dynamic(1.0),
+            Fuel { litres: 40.0 },
+        ));
+        world.spawn((
+            Transform::from_xyz(2.0, 6.0, 0.0),
+            RigidBody::dynamic(1.0),
+            Heat { kelvin: 300.0 },
+        ));
+        let gpu = world
+            .spawn((
+                Transform::from_xyz(9.0, 1.0, 9.0),
+                Collider::sphere(0.5),
+                PhysicsBody {
+                    class: BodyClass::Gpu,
+                },
+            ))
+            .id();
+        if warm {
+            world_state_hash(world);
+        }
+        world.get_mut::<Transform>(gpu).unwrap().translation.y += 0.5;
+        world_state_hash(world)
+    };
+    assert_eq!(
+        build(true),
+        build(false),
+        "a world hashed while it grew differs from the same world hashed once"
+    );
+}

@@ -8,6 +8,8 @@
 //! - `host` holds [`SimulationHost`], what rollback, seeking and replay playback drive: an `App`,
 //!   or a windowed game's world with its stepper ([`SteppedWorld`]);
 //! - `plugins` holds [`RustingPlugins`];
+//! - `task_pools` holds [`TaskPoolsPlugin`]: bevy's task pools, ticked on the main thread only
+//!   while something is queued;
 //! - `threads` starts the worker pools with `RUSTING_THREADS` threads;
 //! - `logging` stamps log lines with the tick.
 //!
@@ -20,9 +22,11 @@ pub mod frame_step;
 pub mod host;
 pub mod logging;
 mod plugins;
+pub mod task_pools;
 pub mod threads;
 
 pub use app::{App, AppError, engine_determinism_support};
 pub use frame_step::{FrameRecorder, FrameReport, FrameStepper, TickHook};
 pub use host::{SimulationHost, SteppedWorld};
 pub use plugins::RustingPlugins;
+pub use task_pools::TaskPoolsPlugin;

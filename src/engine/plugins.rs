@@ -3,10 +3,11 @@
 //! This module must never add a plugin that reads a clock: the engine runs every fixed tick
 //! itself.
 
-use bevy::app::{PluginGroup, PluginGroupBuilder, TaskPoolPlugin};
+use bevy::app::{PluginGroup, PluginGroupBuilder};
 use bevy::transform::TransformPlugin;
 
-/// The engine's plugins: bevy's task pools and transform propagation, the state layer, the
+/// The engine's plugins: bevy's task pools (through [`TaskPoolsPlugin`](super::TaskPoolsPlugin),
+/// which ticks the main thread's tasks only while some are ready) and transform propagation, the state layer, the
 /// runtime, jobs, physics, gameplay and scenes.
 ///
 /// `TimePlugin` is left out on purpose: the engine runs fixed ticks itself, from the deltas passed
@@ -22,7 +23,7 @@ pub struct RustingPlugins {
 impl PluginGroup for RustingPlugins {
     fn build(self) -> PluginGroupBuilder {
         PluginGroupBuilder::start::<Self>()
-            .add(TaskPoolPlugin::default())
+            .add(super::TaskPoolsPlugin::default())
             .add(TransformPlugin)
             .add(crate::runtime::RuntimePlugin {
                 settings: self.settings,

@@ -18,15 +18,15 @@ use std::collections::VecDeque;
 
 use bevy::ecs::archetype::{Archetype, ArchetypeEntity};
 use bevy::ecs::component::{ComponentId, StorageType};
-use bevy::ecs::resource::IsResource;
 use bevy::ecs::storage::{Column, ComponentSparseSet, Table};
 use bevy::prelude::{Entity, Resource, Transform, World};
 use bevy::ptr::Ptr;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
+use super::hash_plan::WorldPlan;
 use super::hasher::StateHasher;
-use super::registry::{SimEntry, SimKind, TransformIsCopy, sim_registry};
+use super::registry::{SimEntry, TransformIsCopy, sim_registry};
 use super::sim_id::SimId;
 use super::sim_state::SimState;
 
@@ -128,35 +128,19 @@ struct Plan<'w> {
 /// The name and tag `Transform` is hashed under.
 const TRANSFORM: &str = "Transform";
 
-/// What the hash needs of a world: the registry and its components' ids.
+/// What the hash needs of a world: the registry's ids in it and its archetypes' plans, kept by
+/// the registry between ticks (see `hash_plan`).
 struct Hashing<'w> {
     world: &'w World,
-    components: Vec<(SimEntry, ComponentId)>,
-    copy_rules: Vec<(ComponentId, TransformIsCopy)>,
-    sim_id: Option<ComponentId>,
-    is_resource: Option<ComponentId>,
-    transform: Option<ComponentId>,
+    plan: WorldPlan,
     transform_tag: u32,
 }
 
 impl<'w> Hashing<'w> {
     fn of(world: &'w World) -> Hashing<'w> {
-        let registry = sim_registry(world);
-        let components = registry.resolved(world, &[SimKind::Component]);
-        let copy_rules = registry
-            .transform_copy_rules()
-            .iter()
-            .filter_map(|(type_id, rule)| {
-                Some((world.components().get_id(*type_id)?, rule.clone()))
-            })
-            .collect();
         Hashing {
             world,
-            components,
-            copy_rules,
-            sim_id: world.component_id::<SimId>(),
-            is_resource: world.component_id::<IsResource>(),
-            transform: world.component_id::<Transform>(),
+            plan: sim_registry(world).hash_plan(world),
             transform_tag: super::hasher::name_tag(TRANSFORM),
         }
     }
@@ -169,31 +153,27 @@ impl<'w> Hashing<'w> {
         }
     }
 
-    /// The plan for `archetype`, or `None` when its entities are not simulation entities.
+    /// The plan for `archetype`, or `None` when it holds no simulation entity.
     fn plan(&self, archetype: &Archetype) -> Option<Plan<'w>> {
-        let has = |id: Option<ComponentId>| id.is_some_and(|id| archetype.contains(id));
-        if archetype.is_empty() || !has(self.sim_id) || has(self.is_resource) {
+        if archetype.is_empty() {
             return None;
         }
+        let ids = self.plan.archetype(archetype)?;
         let table = self.world.storages().tables.get(archetype.table_id())?;
-        let components: Vec<(SimEntry, Place)> = self
-            .components
-            .iter()
-            .filter(|(_, id)| archetype.contains(*id))
-            .filter_map(|(entry, id)| Some((*entry, self.place(table, *id)?)))
-            .collect();
-        let transform = self
-            .transform
-            .filter(|&id| !components.is_empty() && archetype.contains(id))
-            .and_then(|id| self.place(table, id));
-        let copy_rules = self
+        let mut components = Vec::with_capacity(ids.components.len());
+        components.extend(
+            ids.components
+                .iter()
+                .filter_map(|(entry, id)| Some((*entry, self.place(table, *id)?))),
+        );
+        let transform = ids.transform.and_then(|id| self.place(table, id));
+        let copy_rules = ids
             .copy_rules
             .iter()
-            .filter(|(id, _)| transform.is_some() && archetype.contains(*id))
             .filter_map(|(id, rule)| Some((self.place(table, *id)?, rule.clone())))
             .collect();
         Some(Plan {
-            sim_id: self.place(table, self.sim_id?)?,
+            sim_id: self.place(table, ids.sim_id)?,
             transform,
             copy_rules,
             components,
@@ -378,11 +358,13 @@ impl Pieces<'_, '_> {
 /// small so that putting them in order (rarely needed: spawn order is `SimId` order) moves little.
 fn entity_hashes(world: &World) -> EntityHashes {
     let hashing = Hashing::of(world);
-    let plans: Vec<(Plan, &[ArchetypeEntity])> = world
-        .archetypes()
-        .iter()
-        .filter_map(|archetype| Some((hashing.plan(archetype)?, archetype.entities())))
-        .collect();
+    let mut plans: Vec<(Plan, &[ArchetypeEntity])> = Vec::with_capacity(world.archetypes().len());
+    plans.extend(
+        world
+            .archetypes()
+            .iter()
+            .filter_map(|archetype| Some((hashing.plan(archetype)?, archetype.entities()))),
+    );
     let rows: usize = plans.iter().map(|(_, rows)| rows.len()).sum();
     let Piece {
         mut hashes,
@@ -459,19 +441,11 @@ pub fn entity_states(world: &mut World) -> Vec<EntityState> {
 
 /// The hash of the simulation resources, and the first non-finite value among them.
 pub fn resources_hash(world: &World) -> ResourcesHash {
-    let registry = sim_registry(world);
+    let plan = sim_registry(world).hash_plan(world);
     let mut h = StateHasher::new();
-    for entry in registry
-        .entries()
-        .iter()
-        .filter(|e| e.kind == SimKind::Resource)
-    {
+    for (entry, id) in &plan.resolved.resources {
         h.begin_tagged(entry.name, entry.tag);
-        let value = world
-            .components()
-            .get_id(entry.type_id)
-            .and_then(|id| world.get_resource_by_id(id));
-        match value {
+        match id.and_then(|id| world.get_resource_by_id(id)) {
             // SAFETY: the id is the component id of the entry's type in this world.
             Some(ptr) => unsafe { entry.hash(ptr, &mut h) },
             None => h.u32(u32::MAX),

@@ -9,7 +9,7 @@
 //!   [`Simulated`] marker; `registration` the `App` extensions that declare types from
 //!   `Plugin::build` ([`SimStateAppExt`], [`SnapshotAppExt`]);
 //! - `hash` holds [`world_state_hash`], [`StateHashes`], per-entity states and the non-finite
-//!   check;
+//!   check; `hash_plan` what the hash works out once per archetype (component ids) and keeps;
 //! - `snapshot` holds [`WorldSnapshot`] (simulation entities by `SimId`, registered resources) and
 //!   the [`SnapshotRegistry`] of what it copies; `snapshot_external` the hooks that hold state
 //!   outside the ECS (GPU bodies); `snapshot_error` their [`SnapshotError`];
@@ -23,6 +23,7 @@
 
 mod change_ticks;
 pub mod hash;
+mod hash_plan;
 pub mod hasher;
 pub mod layout;
 mod plugin;

@@ -29,6 +29,7 @@ use bevy::ecs::component::{Component, ComponentId};
 use bevy::prelude::{Resource, World};
 use bevy::ptr::Ptr;
 
+use super::hash_plan::{HashPlans, WorldPlan};
 use super::hasher::{StateHasher, name_tag};
 use super::layout::{FieldLayout, LayoutFingerprint, TypeLayout};
 use super::sim_state::SimState;
@@ -137,6 +138,8 @@ pub struct SimRegistry {
     transform_copies: Arc<Vec<(TypeId, TransformIsCopy)>>,
     /// The layout of what is registered, built on first use after the last registration.
     layout: Arc<std::sync::OnceLock<Arc<LayoutFingerprint>>>,
+    /// What the hash worked out of the world's shape with these registrations (scratch).
+    hash_plans: Arc<HashPlans>,
 }
 
 /// Whether `T` is one of the engine's own types, by its path (the engine's library crate is
@@ -177,6 +180,7 @@ impl SimRegistry {
 
     fn insert(&mut self, entry: SimEntry) {
         self.layout = Arc::default();
+        self.hash_plans = Arc::default();
         let entries = Arc::make_mut(&mut self.entries);
         if let Some(same) = entries.iter_mut().find(|e| e.type_id == entry.type_id) {
             *same = entry;
@@ -211,6 +215,13 @@ impl SimRegistry {
             rule(unsafe { ptr.deref::<T>() })
         });
         Arc::make_mut(&mut self.transform_copies).push((TypeId::of::<T>(), rule));
+        self.hash_plans = Arc::default();
+    }
+
+    /// What the hash reads of `world` by these registrations: worked out once per archetype and
+    /// kept (see `hash_plan`).
+    pub(crate) fn hash_plan(&self, world: &World) -> WorldPlan {
+        self.hash_plans.plan(self, world)
     }
 
     /// The rules of [`SimRegistry::transform_is_copy_when`], by the component they read.
