@@ -24,7 +24,7 @@ use bevy::ptr::Ptr;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
-use super::hash_plan::WorldPlan;
+use super::hash_plan::{WorldPlan, world_plan};
 use super::hasher::StateHasher;
 use super::registry::{SimEntry, TransformIsCopy, sim_registry};
 use super::sim_id::SimId;
@@ -140,7 +140,7 @@ impl<'w> Hashing<'w> {
     fn of(world: &'w World) -> Hashing<'w> {
         Hashing {
             world,
-            plan: sim_registry(world).hash_plan(world),
+            plan: world_plan(&sim_registry(world), world),
             transform_tag: super::hasher::name_tag(TRANSFORM),
         }
     }
@@ -441,7 +441,7 @@ pub fn entity_states(world: &mut World) -> Vec<EntityState> {
 
 /// The hash of the simulation resources, and the first non-finite value among them.
 pub fn resources_hash(world: &World) -> ResourcesHash {
-    let plan = sim_registry(world).hash_plan(world);
+    let plan = world_plan(&sim_registry(world), world);
     let mut h = StateHasher::new();
     for (entry, id) in &plan.resolved.resources {
         h.begin_tagged(entry.name, entry.tag);

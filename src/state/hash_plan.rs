@@ -1,21 +1,20 @@
-//! [`HashPlans`]: what the world-state hash works out from the shape of a world and keeps between
+//! [`WorldPlan`] and [`world_plan`]: what the world-state hash works out from the shape of a world and keeps between
 //! ticks, so that a tick's hash reads values and nothing else.
 //!
 //! The hash needs, for every archetype, whether it holds simulation entities and which registered
 //! types it holds, and, for every registered type, its `ComponentId` in this world. None of that
 //! changes from tick to tick: a world's component ids only grow, an archetype's set of components
 //! never changes, and archetypes are never removed. So it is worked out once per archetype and
-//! again only when the world registers a new component type or the registry changes (which makes
-//! a fresh [`SimRegistry`], and with it an empty cache). For a world of twenty entities, such as
-//! the starter game, looking these up on every tick cost a third of the hash.
+//! again only when the world registers a new component type or the registry changes (a
+//! registration empties the registry's slot for what is derived from it, where the plans are
+//! kept). For a world of twenty entities, such as the starter game, looking these up on every
+//! tick cost a third of the hash.
 //!
-//! Scratch, never state: a cache is never hashed, snapshotted or compared, and a hash computed
-//! with an empty cache or a full one reads the same bytes in the same order. This module must
+//! Scratch, never state: a kept plan is never hashed, snapshotted or compared, and a hash computed
+//! with no kept plan or with one reads the same bytes in the same order. This module must
 //! never read a component's value.
-//!
-//! [`SimRegistry`]: super::registry::SimRegistry
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use bevy::ecs::archetype::Archetype;
 use bevy::ecs::component::ComponentId;
@@ -132,52 +131,39 @@ impl WorldPlan {
     }
 }
 
-/// The cache a [`SimRegistry`] keeps for the hash (shared by its clones; a registration makes a
-/// fresh one).
-#[derive(Default)]
-pub(crate) struct HashPlans {
-    current: Mutex<Option<WorldPlan>>,
-}
-
-impl std::fmt::Debug for HashPlans {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("HashPlans")
-    }
-}
-
-impl HashPlans {
-    /// The plan of `world` by `registry`: the cached one, brought up to date with any archetype
-    /// made since, or a new one when the world or its component types changed.
-    pub fn plan(&self, registry: &SimRegistry, world: &World) -> WorldPlan {
-        // A poisoned lock only means a panic elsewhere while it was held; the cache is rebuilt
-        // from the world whatever it holds.
-        let mut current = self
-            .current
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let stale = current
-            .as_ref()
-            .is_none_or(|plan| plan.resolved.key != key_of(world));
-        if stale {
-            *current = Some(WorldPlan {
+/// What the hash reads of `world` by `registry`'s registrations: the plan kept in the registry's
+/// [`DerivedSlot`](super::registry::DerivedSlot), brought up to date with any archetype made since,
+/// or a new one when the world, its component types or the registrations changed.
+pub(crate) fn world_plan(registry: &SimRegistry, world: &World) -> WorldPlan {
+    let mut slot = registry.derived().lock();
+    let kept = slot
+        .as_mut()
+        .and_then(|kept| kept.downcast_mut::<WorldPlan>())
+        .filter(|plan| plan.resolved.key == key_of(world));
+    let plan = match kept {
+        Some(plan) => plan,
+        None => {
+            let fresh = WorldPlan {
                 resolved: Arc::new(Resolved::of(registry, world)),
                 archetypes: Arc::default(),
-            });
+            };
+            slot.insert(Box::new(fresh))
+                .downcast_mut::<WorldPlan>()
+                .expect("just stored")
         }
-        let plan = current.as_mut().expect("set above");
-        let known = plan.archetypes.len();
-        let archetypes = world.archetypes();
-        if known < archetypes.len() {
-            let resolved = Arc::clone(&plan.resolved);
-            let planned = Arc::make_mut(&mut plan.archetypes);
-            for archetype in archetypes.iter().skip(known) {
-                // Archetypes are listed by index, so each lands at its own.
-                debug_assert_eq!(archetype.id().index(), planned.len());
-                planned.push(resolved.archetype(archetype));
-            }
+    };
+    let known = plan.archetypes.len();
+    let archetypes = world.archetypes();
+    if known < archetypes.len() {
+        let resolved = Arc::clone(&plan.resolved);
+        let planned = Arc::make_mut(&mut plan.archetypes);
+        for archetype in archetypes.iter().skip(known) {
+            // Archetypes are listed by index, so each lands at its own.
+            debug_assert_eq!(archetype.id().index(), planned.len());
+            planned.push(resolved.archetype(archetype));
         }
-        plan.clone()
     }
+    plan.clone()
 }
 
 /// The key a resolution is valid for.

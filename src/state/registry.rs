@@ -22,14 +22,13 @@
 //! This module must never hash or copy anything itself: it holds the declarations and the
 //! functions the other modules call.
 
-use std::any::TypeId;
-use std::sync::Arc;
+use std::any::{Any, TypeId};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use bevy::ecs::component::{Component, ComponentId};
 use bevy::prelude::{Resource, World};
 use bevy::ptr::Ptr;
 
-use super::hash_plan::{HashPlans, WorldPlan};
 use super::hasher::{StateHasher, name_tag};
 use super::layout::{FieldLayout, LayoutFingerprint, TypeLayout};
 use super::sim_state::SimState;
@@ -139,7 +138,23 @@ pub struct SimRegistry {
     /// The layout of what is registered, built on first use after the last registration.
     layout: Arc<std::sync::OnceLock<Arc<LayoutFingerprint>>>,
     /// What the hash worked out of the world's shape with these registrations (scratch).
-    hash_plans: Arc<HashPlans>,
+    derived: Arc<DerivedSlot>,
+}
+
+/// Where a module that reads the registry keeps what it works out from these registrations (the
+/// hash keeps its plans here, see `hash_plan`). Every registration empties it, by giving the
+/// registry a fresh slot. What it holds is the keeping module's type, so this module names none.
+#[derive(Default)]
+pub(crate) struct DerivedSlot(Mutex<Option<Box<dyn Any + Send>>>);
+
+impl DerivedSlot {
+    /// The slot's content, locked. A lock poisoned by a panic elsewhere is taken as it is: what it
+    /// holds is worked out again by whoever finds it unusable.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Option<Box<dyn Any + Send>>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
 }
 
 /// Whether `T` is one of the engine's own types, by its path (the engine's library crate is
@@ -180,7 +195,7 @@ impl SimRegistry {
 
     fn insert(&mut self, entry: SimEntry) {
         self.layout = Arc::default();
-        self.hash_plans = Arc::default();
+        self.derived = Arc::default();
         let entries = Arc::make_mut(&mut self.entries);
         if let Some(same) = entries.iter_mut().find(|e| e.type_id == entry.type_id) {
             *same = entry;
@@ -215,13 +230,12 @@ impl SimRegistry {
             rule(unsafe { ptr.deref::<T>() })
         });
         Arc::make_mut(&mut self.transform_copies).push((TypeId::of::<T>(), rule));
-        self.hash_plans = Arc::default();
+        self.derived = Arc::default();
     }
 
-    /// What the hash reads of `world` by these registrations: worked out once per archetype and
-    /// kept (see `hash_plan`).
-    pub(crate) fn hash_plan(&self, world: &World) -> WorldPlan {
-        self.hash_plans.plan(self, world)
+    /// What other modules keep of these registrations (see [`DerivedSlot`]).
+    pub(crate) fn derived(&self) -> &DerivedSlot {
+        &self.derived
     }
 
     /// The rules of [`SimRegistry::transform_is_copy_when`], by the component they read.

@@ -81,41 +81,76 @@ impl<'a> Evaluated<'a> {
 
 /// Which ids are among this tick's bodies. Ids are handed out in order, so a tick's bodies
 /// usually cover a range not much wider than their count: then one bit per id in that range
-/// answers each question in one step. Otherwise the sorted ids are searched.
-enum Roster {
+/// answers each question in one step. Otherwise the sorted ids are searched. Its buffers are kept
+/// between ticks ([`EventBuffers`]).
+#[derive(Debug, Default)]
+struct Roster {
+    /// Whether `bits` answers (else `sorted`).
+    dense: bool,
+    /// The id of bit 0 of `bits`.
+    first: u64,
     /// One bit per id from `first`, set for the bodies here.
-    Bits { first: u64, bits: Vec<u64> },
+    bits: Vec<u64>,
     /// The ids, sorted, when they are too spread for bits.
-    Sorted(Vec<SimId>),
+    sorted: Vec<SimId>,
 }
 
 impl Roster {
-    fn new(bodies: &[SolverBody]) -> Roster {
+    /// Sets the roster to this tick's `bodies` (sorted by `sim_id`).
+    fn fill(&mut self, bodies: &[SolverBody]) {
+        self.bits.clear();
+        self.sorted.clear();
+        self.dense = false;
         let (Some(first), Some(last)) = (bodies.first(), bodies.last()) else {
-            return Roster::Sorted(Vec::new());
+            return;
         };
         let (first, span) = (first.sim_id.0, last.sim_id.0 - first.sim_id.0);
         if span / 8 > bodies.len() as u64 {
-            return Roster::Sorted(bodies.iter().map(|body| body.sim_id).collect());
+            self.sorted.extend(bodies.iter().map(|body| body.sim_id));
+            return;
         }
-        let mut bits = vec![0u64; (span / 64 + 1) as usize];
+        self.dense = true;
+        self.first = first;
+        self.bits.resize((span / 64 + 1) as usize, 0);
         for body in bodies {
             let offset = body.sim_id.0 - first;
-            bits[(offset / 64) as usize] |= 1 << (offset % 64);
+            self.bits[(offset / 64) as usize] |= 1 << (offset % 64);
         }
-        Roster::Bits { first, bits }
     }
 
     /// Whether body `id` is here.
     fn has(&self, id: SimId) -> bool {
-        match self {
-            Roster::Sorted(ids) => ids.binary_search(&id).is_ok(),
-            Roster::Bits { first, bits } => id.0.checked_sub(*first).is_some_and(|offset| {
-                bits.get((offset / 64) as usize)
-                    .is_some_and(|word| word & (1 << (offset % 64)) != 0)
-            }),
+        if !self.dense {
+            return self.sorted.binary_search(&id).is_ok();
         }
+        id.0.checked_sub(self.first).is_some_and(|offset| {
+            self.bits
+                .get((offset / 64) as usize)
+                .is_some_and(|word| word & (1 << (offset % 64)) != 0)
+        })
     }
+}
+
+/// The lists [`update`] builds each tick, kept between ticks so that a tick allocates nothing once
+/// they have grown to the scene's size. Scratch: each list is cleared before use, and the stored
+/// pairs and warm starts are swapped in and out of `PhysicsWorld`, never read from here.
+#[derive(Debug, Default)]
+pub struct EventBuffers {
+    roster: Roster,
+    /// This tick's touching pairs, in body order.
+    touching: Vec<Touching>,
+    /// Stored touching pairs of pairs the narrow phase skipped.
+    kept: Vec<Touching>,
+    /// Pairs that started or stopped touching.
+    changes: Vec<(SimId, SimId, CollisionEventKind)>,
+    /// This tick's impulses.
+    next: Vec<WarmStart>,
+    /// Stored impulses of pairs the narrow phase skipped.
+    carried: Vec<WarmStart>,
+    /// The touching pairs stored before this tick (swapped out of the world).
+    spare_touching: Vec<Touching>,
+    /// The warm starts stored before this tick (swapped out of the world).
+    spare_warm_starts: Vec<WarmStart>,
 }
 
 /// The entity of body `id` this tick, or `Entity::PLACEHOLDER` when it is gone.
@@ -126,7 +161,8 @@ fn entity_of(bodies: &[SolverBody], id: SimId) -> Entity {
 }
 
 /// Updates `world.touching`, `world.warm_starts` and `world.next_event_id`; writes this tick's
-/// events into `events` and its touching pairs into `reports`.
+/// events into `events` and its touching pairs into `reports`, building its lists in `buffers`.
+#[allow(clippy::too_many_arguments)]
 pub fn update(
     params: &StepParams,
     bodies: &[SolverBody],
@@ -135,19 +171,31 @@ pub fn update(
     world: &mut PhysicsWorld,
     events: &mut Vec<CollisionEvent>,
     reports: &mut Vec<ContactReport>,
+    buffers: &mut EventBuffers,
 ) {
     reports.clear();
     events.clear();
+    let EventBuffers {
+        roster,
+        touching,
+        kept,
+        changes,
+        next,
+        carried,
+        spare_touching,
+        spare_warm_starts,
+    } = buffers;
     // Nothing looked at this tick (every body at rest): what was stored stays exactly as it is
     // while every stored pair's bodies are still here.
-    let roster = Roster::new(bodies);
-    if !manifolds.iter().any(|m| m.evaluated) && all_kept(&roster, world) {
+    roster.fill(bodies);
+    let roster = &*roster;
+    if !manifolds.iter().any(|m| m.evaluated) && all_kept(roster, world) {
         return;
     }
     // A pair touches when a point is within `linear_slop`, or when the solver had to push it this
     // tick (a speculative contact that closed during the tick).
     let slop = params.settings.linear_slop;
-    let mut touching = Vec::new();
+    touching.clear();
     let mut cursor = 0;
     for m in manifolds {
         let results = &points[cursor..cursor + m.len as usize];
@@ -170,26 +218,28 @@ pub fn update(
             });
         }
     }
-    let mut changes: Vec<(SimId, SimId, CollisionEventKind)> = Vec::new();
-    let mut evaluated = Evaluated::new(bodies, manifolds, &roster);
-    let kept_from_before = world
-        .touching
-        .iter()
-        .filter(|t| evaluated.kept(t.a, t.b))
-        .copied()
-        .collect::<Vec<_>>();
+    changes.clear();
+    let mut evaluated = Evaluated::new(bodies, manifolds, roster);
+    kept.clear();
+    kept.extend(
+        world
+            .touching
+            .iter()
+            .filter(|t| evaluated.kept(t.a, t.b))
+            .copied(),
+    );
     for t in &world.touching {
         let still = touching
             .binary_search_by_key(&(t.a, t.b), |n| (n.a, n.b))
             .is_ok()
-            || kept_from_before
+            || kept
                 .binary_search_by_key(&(t.a, t.b), |n| (n.a, n.b))
                 .is_ok();
         if !still {
             changes.push((t.a, t.b, CollisionEventKind::Ended));
         }
     }
-    for t in &touching {
+    for t in touching.iter() {
         if world
             .touching
             .binary_search_by_key(&(t.a, t.b), |n| (n.a, n.b))
@@ -198,10 +248,11 @@ pub fn update(
             changes.push((t.a, t.b, CollisionEventKind::Started));
         }
     }
-    world.touching = merge_by_key(touching, kept_from_before, |t| (t.a, t.b));
+    merge_by_key(touching, kept, spare_touching, |t| (t.a, t.b));
+    std::mem::swap(&mut world.touching, spare_touching);
 
     changes.sort_unstable();
-    for (a, b, kind) in changes {
+    for &(a, b, kind) in changes.iter() {
         events.push(CollisionEvent {
             tick: params.tick,
             a,
@@ -214,7 +265,14 @@ pub fn update(
         world.next_event_id += 1;
     }
 
-    store_warm_starts(bodies, manifolds, points, &roster, world);
+    store_warm_starts(
+        bodies,
+        manifolds,
+        points,
+        roster,
+        world,
+        (next, carried, spare_warm_starts),
+    );
 }
 
 /// Whether every stored touching pair and warm start is kept as it is, on a tick whose narrow
@@ -234,42 +292,47 @@ fn all_kept(roster: &Roster, world: &PhysicsWorld) -> bool {
         })
 }
 
-/// Keeps this tick's impulses, plus the stored ones of pairs the narrow phase skipped.
+/// Keeps this tick's impulses, plus the stored ones of pairs the narrow phase skipped, built in
+/// `lists` (this tick's, the carried ones, and the spare that takes the stored ones' place).
 fn store_warm_starts(
     bodies: &[SolverBody],
     manifolds: &[Manifold],
     points: &[PointResult],
     roster: &Roster,
     world: &mut PhysicsWorld,
+    (next, carried, spare): (
+        &mut Vec<WarmStart>,
+        &mut Vec<WarmStart>,
+        &mut Vec<WarmStart>,
+    ),
 ) {
-    let next: Vec<WarmStart> = points
-        .iter()
-        .map(|c| WarmStart {
-            a: bodies[c.a as usize].sim_id,
-            b: bodies[c.b as usize].sim_id,
-            feature: c.feature,
-            normal: c.normal_impulse,
-            tangent: c.tangent_impulse,
-        })
-        .collect();
+    next.clear();
+    next.extend(points.iter().map(|c| WarmStart {
+        a: bodies[c.a as usize].sim_id,
+        b: bodies[c.b as usize].sim_id,
+        feature: c.feature,
+        normal: c.normal_impulse,
+        tangent: c.tangent_impulse,
+    }));
     let mut evaluated = Evaluated::new(bodies, manifolds, roster);
-    let carried: Vec<WarmStart> = world
-        .warm_starts
-        .iter()
-        .filter(|w| evaluated.kept(w.a, w.b))
-        .copied()
-        .collect();
-    world.warm_starts = merge_by_key(next, carried, |w| (w.a, w.b, w.feature));
+    carried.clear();
+    carried.extend(
+        world
+            .warm_starts
+            .iter()
+            .filter(|w| evaluated.kept(w.a, w.b))
+            .copied(),
+    );
+    merge_by_key(next, carried, spare, |w| (w.a, w.b, w.feature));
+    std::mem::swap(&mut world.warm_starts, spare);
 }
 
-/// `a` and `b` together, sorted by `key`, in one merging pass. Both must come sorted (this tick's
-/// pairs in body order, and the kept ones in the stored order).
-fn merge_by_key<T: Copy, K: Ord>(a: Vec<T>, b: Vec<T>, key: impl Fn(&T) -> K) -> Vec<T> {
+/// `a` and `b` together into `out` (cleared first), sorted by `key`, in one merging pass. Both
+/// must come sorted (this tick's pairs in body order, and the kept ones in the stored order).
+fn merge_by_key<T: Copy, K: Ord>(a: &[T], b: &[T], out: &mut Vec<T>, key: impl Fn(&T) -> K) {
     debug_assert!(a.is_sorted_by_key(&key) && b.is_sorted_by_key(&key));
-    if b.is_empty() {
-        return a;
-    }
-    let mut out = Vec::with_capacity(a.len() + b.len());
+    out.clear();
+    out.reserve(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         if key(&b[j]) < key(&a[i]) {
@@ -282,5 +345,4 @@ fn merge_by_key<T: Copy, K: Ord>(a: Vec<T>, b: Vec<T>, key: impl Fn(&T) -> K) ->
     }
     out.extend_from_slice(&a[i..]);
     out.extend_from_slice(&b[j..]);
-    out
 }

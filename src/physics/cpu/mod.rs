@@ -178,6 +178,8 @@ pub struct StepScratch {
     pub events: Vec<CollisionEvent>,
     /// The pairs touching this tick, in body order.
     pub contacts: Vec<ContactReport>,
+    /// The lists the events' update builds each tick.
+    pub event_buffers: events::EventBuffers,
     /// The tick's joints: their bodies, constraints and breaks.
     pub joints: joints::JointScratch,
 }
@@ -324,6 +326,7 @@ fn count_rest_and_events(
         world,
         &mut scratch.events,
         &mut scratch.contacts,
+        &mut scratch.event_buffers,
     );
 }
 
