@@ -336,13 +336,20 @@ struct Heat {
     kelvin: f32,
 }
 
+/// A fourth, which the world holds from the start and the registry learns of only at the end.
+#[derive(Component, Clone, SimState)]
+struct Wear {
+    level: f32,
+}
+
 /// The hash keeps what it works out of a world's shape (component ids, which archetypes hold
 /// simulation entities) between ticks. A world hashed once, then changed so that new archetypes
 /// and a component type the world had not seen come into play, hashes the same as a fresh world
 /// built in its final shape and hashed once. Fails if the kept plans are not extended with
 /// archetypes made after a hash (the body that gains `Fuel` last, an archetype of types the world
-/// already knew, goes unhashed), or are kept after the world registers a new component type
-/// (`Heat`, which had no id at the first hash, is left out).
+/// already knew, goes unhashed), are kept after the world registers a new component type
+/// (`Heat`, which had no id at the first hash, is left out), or are kept after a registration
+/// (`Wear`, registered last, is left out).
 #[test]
 fn the_hash_follows_a_world_whose_shape_changes() {
     use rusting_engine::state::world_state_hash;
@@ -364,6 +371,11 @@ fn the_hash_follows_a_world_whose_shape_changes() {
             .spawn((Transform::from_xyz(1.0, 2.0, 0.0), RigidBody::dynamic(2.0)))
             .id();
         world.spawn((Transform::from_xyz(4.0, 1.0, 0.0), Collider::sphere(0.5)));
+        world.spawn((
+            Transform::from_xyz(5.0, 5.0, 0.0),
+            RigidBody::dynamic(1.0),
+            Wear { level: 0.25 },
+        ));
         let charged_from_the_start = !warm;
         if charged_from_the_start {
             world.entity_mut(first).insert(Charge { value: 3.5 });
@@ -398,6 +410,10 @@ fn the_hash_follows_a_world_whose_shape_changes() {
         // A new archetype of types the world already knows: only the kept plans' extension
         // covers it.
         world.entity_mut(first).insert(Fuel { litres: 2.5 });
+        // A registration of a type the world already holds: only a fresh registry slot covers it.
+        world
+            .resource_mut::<rusting_engine::state::SimRegistry>()
+            .register::<Wear>(rusting_engine::state::SimKind::Component);
         world_state_hash(world)
     };
     assert_eq!(

@@ -7,8 +7,8 @@ use bevy::app::{PluginGroup, PluginGroupBuilder};
 use bevy::transform::TransformPlugin;
 
 /// The engine's plugins: bevy's task pools (through [`TaskPoolsPlugin`](super::TaskPoolsPlugin),
-/// which ticks the main thread's tasks only while some are ready) and transform propagation, the state layer, the
-/// runtime, jobs, physics, gameplay and scenes.
+/// which ticks the main thread's tasks only while some are ready) and transform propagation, the
+/// state layer, the runtime, jobs, physics, gameplay and scenes.
 ///
 /// `TimePlugin` is left out on purpose: the engine runs fixed ticks itself, from the deltas passed
 /// to [`App::update`](super::App::update). The task pools start with one thread per CPU unless

@@ -6,8 +6,10 @@
 //! queued. A headless game builds bevy without its `multi_threaded` feature, where every pool's
 //! work runs on that executor, and a frame of the starter game is about 25 microseconds: those
 //! empty ticks were an eighth of it. This plugin ticks the same executor until it has nothing left
-//! to run, at most as many times as bevy's, so a queued task advances exactly as it did and an
-//! idle frame pays one empty tick.
+//! to run, at most as many times as bevy's, so the tasks ready when the frame ends run as they did
+//! and an idle frame pays one empty tick. One difference: a main-thread task that another thread
+//! wakes after the executor was found empty runs in the next frame, where bevy's remaining empty
+//! ticks might have caught it in this one.
 //!
 //! Tasks never touch simulation state (no fixed system may wait on one), so how often they are
 //! ticked cannot change a hash. This module must never run a task from a fixed schedule.

@@ -1,14 +1,14 @@
-//! [`WorldPlan`] and [`world_plan`]: what the world-state hash works out from the shape of a world and keeps between
-//! ticks, so that a tick's hash reads values and nothing else.
+//! [`WorldPlan`] and [`world_plan`]: what the world-state hash works out from the shape of a
+//! world and keeps between ticks, so that a tick's hash reads values and nothing else.
 //!
 //! The hash needs, for every archetype, whether it holds simulation entities and which registered
 //! types it holds, and, for every registered type, its `ComponentId` in this world. None of that
 //! changes from tick to tick: a world's component ids only grow, an archetype's set of components
 //! never changes, and archetypes are never removed. So it is worked out once per archetype and
-//! again only when the world registers a new component type or the registry changes (a
+//! again only when the world registers a new component type, the registry changes (a
 //! registration empties the registry's slot for what is derived from it, where the plans are
-//! kept). For a world of twenty entities, such as the starter game, looking these up on every
-//! tick cost a third of the hash.
+//! kept), or the same registry is asked about another world. For a world of twenty entities, such
+//! as the starter game, looking these up on every tick cost a third of the hash.
 //!
 //! Scratch, never state: a kept plan is never hashed, snapshotted or compared, and a hash computed
 //! with no kept plan or with one reads the same bytes in the same order. This module must
@@ -27,8 +27,9 @@ use super::sim_id::SimId;
 
 /// The registry resolved against one world: its types' component ids.
 pub(crate) struct Resolved {
-    /// The world, and how many component types it had registered: a key that changes whenever an
-    /// id could have been added.
+    /// The world, and how many component types it had registered: a key that changes whenever a
+    /// type is registered. (bevy also counts types queued for registration, and applying a queued
+    /// one can leave the count where it was; neither the engine nor bevy's plugins queue them.)
     key: (WorldId, usize),
     /// The registered simulation components this world knows, in name order, with their ids.
     pub components: Vec<(SimEntry, ComponentId)>,

@@ -19,6 +19,9 @@
 //! [`SimStateAppExt::register_sim_resource`]: super::SimStateAppExt::register_sim_resource
 //! [`SimStateAppExt::register_presentation_component`]: super::SimStateAppExt::register_presentation_component
 //!
+//! The registry also holds a [`DerivedSlot`], where a module that reads the registrations keeps
+//! what it works out from them (the hash's per-archetype plans); every registration empties it.
+//!
 //! This module must never hash or copy anything itself: it holds the declarations and the
 //! functions the other modules call.
 
@@ -148,8 +151,9 @@ pub struct SimRegistry {
 pub(crate) struct DerivedSlot(Mutex<Option<Box<dyn Any + Send>>>);
 
 impl DerivedSlot {
-    /// The slot's content, locked. A lock poisoned by a panic elsewhere is taken as it is: what it
-    /// holds is worked out again by whoever finds it unusable.
+    /// The slot's content, locked. A lock poisoned by a panic elsewhere is taken as it is: its
+    /// keepers only ever store a whole value or extend one entry at a time, so what it holds is
+    /// still consistent.
     pub(crate) fn lock(&self) -> MutexGuard<'_, Option<Box<dyn Any + Send>>> {
         self.0
             .lock()

@@ -5,7 +5,8 @@
 //! bodies still exist. Events are ordered by the pair's `SimId`s and numbered from
 //! `PhysicsWorld::next_event_id`, so their order never depends on iteration order or on which
 //! `Entity` a body happens to have. An event's entities are handles resolved from this tick's
-//! bodies (`Entity::PLACEHOLDER` for a body that is gone).
+//! bodies (`Entity::PLACEHOLDER` for a body that is gone). The lists a tick builds are kept
+//! between ticks in [`EventBuffers`] (scratch: nothing there is read before it is rebuilt).
 //!
 //! This module must never change bodies.
 
