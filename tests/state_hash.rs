@@ -208,6 +208,19 @@ fn the_tick_hash_and_the_report_states_agree() {
     );
 }
 
+/// A GPU-class ball at (9, 1, 9), whose `Transform` is a read-back copy of device state.
+fn spawn_gpu_body(world: &mut World) -> Entity {
+    world
+        .spawn((
+            Transform::from_xyz(9.0, 1.0, 9.0),
+            Collider::sphere(0.5),
+            PhysicsBody {
+                class: BodyClass::Gpu,
+            },
+        ))
+        .id()
+}
+
 /// A GPU-class body's `Transform` is a read-back copy of state kept on the device, so moving it
 /// changes no hash, while moving a CPU body does; checked on the world without starting the app,
 /// so no Vulkan device is needed. Fails if the registered `transform_is_copy_when` rule for
@@ -217,15 +230,7 @@ fn a_gpu_bodys_read_back_transform_is_not_hashed() {
     use rusting_engine::state::world_state_hash;
     let mut app = rusting_engine::App::default();
     let world = app.world_mut();
-    let gpu_body = world
-        .spawn((
-            Transform::from_xyz(9.0, 1.0, 9.0),
-            Collider::sphere(0.5),
-            PhysicsBody {
-                class: BodyClass::Gpu,
-            },
-        ))
-        .id();
+    let gpu_body = spawn_gpu_body(world);
     let cpu_body = world
         .spawn((Transform::from_xyz(2.0, 1.0, 0.0), Collider::sphere(0.5)))
         .id();
@@ -394,15 +399,7 @@ fn the_hash_follows_a_world_whose_shape_changes() {
             RigidBody::dynamic(1.0),
             Heat { kelvin: 300.0 },
         ));
-        let gpu = world
-            .spawn((
-                Transform::from_xyz(9.0, 1.0, 9.0),
-                Collider::sphere(0.5),
-                PhysicsBody {
-                    class: BodyClass::Gpu,
-                },
-            ))
-            .id();
+        let gpu = spawn_gpu_body(world);
         if warm {
             world_state_hash(world);
         }

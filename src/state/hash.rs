@@ -356,8 +356,8 @@ impl Pieces<'_, '_> {
 /// several threads, joined in archetype and row order whatever thread hashed them, so the thread
 /// count never changes a hash; a smaller one in one pass on the calling thread. The pairs are
 /// small so that putting them in order (rarely needed: spawn order is `SimId` order) moves little.
-fn entity_hashes(world: &World) -> EntityHashes {
-    let hashing = Hashing::of(world);
+fn entity_hashes(hashing: &Hashing) -> EntityHashes {
+    let world = hashing.world;
     let mut plans: Vec<(Plan, &[ArchetypeEntity])> = Vec::with_capacity(world.archetypes().len());
     plans.extend(
         world
@@ -371,7 +371,7 @@ fn entity_hashes(world: &World) -> EntityHashes {
         non_finite,
     } = if rows >= PARALLEL_FROM && rayon::current_num_threads() > 1 {
         Pieces {
-            hashing: &hashing,
+            hashing,
             runs: plans
                 .iter()
                 .flat_map(|(plan, rows)| rows.chunks(ROWS_PER_PIECE).map(move |run| (plan, run)))
@@ -379,7 +379,7 @@ fn entity_hashes(world: &World) -> EntityHashes {
         }
         .hash(rows)
     } else {
-        Piece::of(&hashing, plans.iter().map(|(plan, run)| (plan, *run)), rows)
+        Piece::of(hashing, plans.iter().map(|(plan, run)| (plan, *run)), rows)
     };
     if !hashes.is_sorted_by_key(|(sim_id, _)| *sim_id) {
         hashes.sort_unstable_by_key(|(sim_id, _)| *sim_id);
@@ -441,7 +441,11 @@ pub fn entity_states(world: &mut World) -> Vec<EntityState> {
 
 /// The hash of the simulation resources, and the first non-finite value among them.
 pub fn resources_hash(world: &World) -> ResourcesHash {
-    let plan = world_plan(&sim_registry(world), world);
+    resources_hash_by(&world_plan(&sim_registry(world), world), world)
+}
+
+/// [`resources_hash`] with the world's plan already in hand.
+fn resources_hash_by(plan: &WorldPlan, world: &World) -> ResourcesHash {
     let mut h = StateHasher::new();
     for (entry, id) in &plan.resolved.resources {
         h.begin_tagged(entry.name, entry.tag);
@@ -471,10 +475,12 @@ pub fn world_state_hash_of(world: &World) -> u64 {
 /// when the world is large enough for its entities to be hashed in parallel (a resource can be
 /// as large as a column: the physics id registry holds an entry per body).
 fn entities_and_resources(world: &World) -> (EntityHashes, ResourcesHash) {
+    let hashing = Hashing::of(world);
+    let resources = || resources_hash_by(&hashing.plan, world);
     if rayon::current_num_threads() > 1 && world.entities().len() as usize >= PARALLEL_FROM {
-        rayon::join(|| entity_hashes(world), || resources_hash(world))
+        rayon::join(|| entity_hashes(&hashing), resources)
     } else {
-        (entity_hashes(world), resources_hash(world))
+        (entity_hashes(&hashing), resources())
     }
 }
 

@@ -32,17 +32,17 @@ pub(crate) struct Resolved {
     /// one can leave the count where it was; neither the engine nor bevy's plugins queue them.)
     key: (WorldId, usize),
     /// The registered simulation components this world knows, in name order, with their ids.
-    pub components: Vec<(SimEntry, ComponentId)>,
+    components: Vec<(SimEntry, ComponentId)>,
     /// The rules that can mark a `Transform` a copy, by the id of the component each reads.
-    pub copy_rules: Vec<(ComponentId, TransformIsCopy)>,
+    copy_rules: Vec<(ComponentId, TransformIsCopy)>,
     /// Every registered simulation resource in name order, with its id where the world has one.
     pub resources: Vec<(SimEntry, Option<ComponentId>)>,
     /// `SimId`'s id.
-    pub sim_id: Option<ComponentId>,
+    sim_id: Option<ComponentId>,
     /// The marker of resource entities.
-    pub is_resource: Option<ComponentId>,
+    is_resource: Option<ComponentId>,
     /// `Transform`'s id.
-    pub transform: Option<ComponentId>,
+    transform: Option<ComponentId>,
 }
 
 impl Resolved {
