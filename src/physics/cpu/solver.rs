@@ -61,6 +61,10 @@ pub struct SolveState {
     pub batches: Batches,
     /// Per manifold, its stored warm starts in `PhysicsWorld::warm_starts`.
     pub warm_starts: Vec<Range<usize>>,
+    /// The colours that hold a manifold or a joint this tick, in ascending order: the passes
+    /// visit only these (an empty colour changes nothing, so skipping it keeps every bit, and a
+    /// small scene does not pay for the colours it leaves empty).
+    pub colours: Vec<usize>,
 }
 
 /// Colours the joints (`joints`: each one's two velocity slots) and the manifolds, and builds the
@@ -148,26 +152,30 @@ pub fn solve(
     state
         .displacements
         .resize(bodies.len() + 1, Displacement::default());
+    state.colours.clear();
+    state.colours.extend(
+        (0..=COLOURS).filter(|&c| state.batches.has_colour(c) || joints.has_colour(c)),
+    );
     let (velocities, displacements) = (&mut state.velocities, &mut state.displacements);
-    let batches = &mut state.batches;
+    let (batches, colours) = (&mut state.batches, &state.colours);
     for _ in 0..SOLVER_SUBSTEPS {
         integrate::gravity(params, h, bodies, velocities);
-        for colour in 0..=COLOURS {
+        for &colour in colours {
             joints.warm_start(colour, velocities, displacements);
             batches.warm_start(colour, velocities);
         }
-        for colour in 0..=COLOURS {
+        for &colour in colours {
             joints.solve(colour, velocities, displacements, &biased);
             let pass = Pass::Biased { soft, fixed };
             batches.solve(colour, velocities, displacements, pass_params, pass);
         }
         integrate::positions(h, bodies, velocities, displacements);
-        for colour in 0..=COLOURS {
+        for &colour in colours {
             joints.solve(colour, velocities, displacements, &relaxing);
             batches.solve(colour, velocities, displacements, pass_params, Pass::Relax);
         }
     }
-    for colour in 0..=COLOURS {
+    for &colour in colours {
         batches.restitution(colour, velocities, -params.settings.restitution_threshold);
     }
     batches.results(manifolds, results);

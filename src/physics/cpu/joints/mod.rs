@@ -521,6 +521,11 @@ impl JointScratch {
         });
     }
 
+    /// Whether `colour` holds any joint this tick.
+    pub fn has_colour(&self, colour: usize) -> bool {
+        self.spans.get(colour).is_some_and(|span| !span.is_empty())
+    }
+
     /// One velocity pass over every joint of `colour`.
     pub fn solve(
         &mut self,
