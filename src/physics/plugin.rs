@@ -143,14 +143,20 @@ pub fn cpu_physics_step(
     );
     buffers.joints.sort_unstable_by_key(|j| j.sim_id);
     // Slots go to every collider body, GPU ones included (their slot is their place in the GPU
-    // buffers), in `SimId` order.
-    buffers.all_bodies.clear();
-    buffers.all_bodies.extend(query.iter().map(|row| *row.1));
-    buffers.all_bodies.sort();
+    // buffers), in `SimId` order. The CPU bodies are a sorted subset of that list, so one walk
+    // along both finds each one's slot.
     let ids = registry.sync(&buffers.all_bodies);
-    for (body, sim_id) in buffers.bodies.iter_mut().zip(&buffers.sim_ids) {
-        if let Ok(index) = buffers.all_bodies.binary_search(sim_id) {
-            body.id = ids[index];
+    let mut slot = 0;
+    for body in buffers.bodies.iter_mut() {
+        while buffers
+            .all_bodies
+            .get(slot)
+            .is_some_and(|id| *id < body.sim_id)
+        {
+            slot += 1;
+        }
+        if buffers.all_bodies.get(slot) == Some(&body.sim_id) {
+            body.id = ids[slot];
         }
     }
     let params = StepParams {
@@ -181,12 +187,17 @@ pub fn cpu_physics_step(
     }
 }
 
+/// Reads every collider body: its `SimId` into `all_bodies`, and a CPU body's solver record into
+/// `bodies` (with its slot id and sleep marker beside it), both sorted by `SimId`.
 fn gather(query: &BodyQuery, buffers: &mut CpuStepBuffers) {
     let gathered = &mut buffers.gathered;
     gathered.clear();
+    buffers.all_bodies.clear();
+    let all_bodies = &mut buffers.all_bodies;
     gathered.extend(
         query
             .iter()
+            .inspect(|row| all_bodies.push(*row.1))
             .filter(|row| row.5.is_none_or(|b| b.class == BodyClass::Cpu))
             .map(
                 |(entity, &sim_id, transform, collider, rigid, _, layers, id, sleeping, locks)| {
@@ -218,6 +229,7 @@ fn gather(query: &BodyQuery, buffers: &mut CpuStepBuffers) {
     // few runs already in `SimId` order: the stable sort merges runs (ids are unique, so the
     // order is the same as any sort's).
     gathered.sort_by_key(|(body, _, _)| body.sim_id);
+    buffers.all_bodies.sort();
     buffers.bodies.clear();
     buffers.sim_ids.clear();
     buffers.had_id.clear();

@@ -100,6 +100,16 @@ impl PhysicsIdRegistry {
     /// the slots of bodies no longer present, then gives each new body the lowest free slot.
     /// Returns each present body's slot, in the same order.
     pub fn sync(&mut self, present: &[SimId]) -> Vec<PhysicsId> {
+        // The same bodies as last tick (the usual case): every slot stays.
+        if self.assigned.len() == present.len()
+            && self
+                .assigned
+                .iter()
+                .zip(present)
+                .all(|((id, _), p)| id == p)
+        {
+            return self.assigned.iter().map(|(_, slot)| *slot).collect();
+        }
         let mut kept = Vec::with_capacity(present.len());
         let mut old = self.assigned.iter().peekable();
         let mut fresh = Vec::new();

@@ -302,7 +302,9 @@ impl Batches {
 
     /// Whether `colour` holds any manifold this tick.
     pub fn has_colour(&self, colour: usize) -> bool {
-        self.by_colour.get(colour).is_some_and(|spans| !spans.is_empty())
+        self.by_colour
+            .get(colour)
+            .is_some_and(|spans| !spans.is_empty())
     }
 
     /// Runs `kernel` on every batch of `colour`, the batches of a large colour on several

@@ -168,8 +168,8 @@ pub struct StepScratch {
     pub points: Vec<solver::PointResult>,
     /// Velocities and displacements during the solve, one per body.
     pub solve: solver::SolveState,
-    /// Union-find parents for islands.
-    pub islands: Vec<u32>,
+    /// Union-find parents for islands, and the sleep counters' lists.
+    pub islands: sleep::IslandBuffers,
     /// Where the bodies started the tick, for the continuous sweep.
     pub sweeps: continuous::Sweeps,
     /// Bodies woken this tick.
@@ -222,7 +222,7 @@ pub fn step(
         &scratch.broad.pairs,
         &scratch.joints.links,
         world,
-        &mut scratch.islands,
+        &mut scratch.islands.parent,
         &mut scratch.woken,
     );
     compute_motion(bodies, &mut scratch.motion);

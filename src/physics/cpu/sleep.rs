@@ -106,6 +106,20 @@ fn set_counter(world: &mut PhysicsWorld, body: SimId, value: u32) {
     }
 }
 
+/// The lists [`update`] and [`wake_touched`] build each tick, kept between ticks so that a tick
+/// allocates nothing once they have grown (scratch: nothing here is read before it is rebuilt).
+#[derive(Default)]
+pub struct IslandBuffers {
+    /// Union-find parents, one per body.
+    pub parent: Vec<u32>,
+    /// The counters being built, swapped with `PhysicsWorld::sleep_counters` when done.
+    counters: Vec<(SimId, u32)>,
+    /// This tick's counter of each body, by body index.
+    counts: Vec<u32>,
+    /// The smallest counter of each island, at its root.
+    island_min: Vec<u32>,
+}
+
 /// Counts resting ticks and puts islands to sleep. Rebuilds `world.sleep_counters` for the dynamic
 /// bodies present, in `SimId` order.
 pub fn update(
@@ -114,14 +128,21 @@ pub fn update(
     manifolds: &[Manifold],
     links: &[(u32, u32)],
     world: &mut PhysicsWorld,
-    parent: &mut Vec<u32>,
+    buffers: &mut IslandBuffers,
 ) {
     let settings = &params.settings;
     let linear_limit = settings.sleep_linear_speed * settings.sleep_linear_speed;
     let angular_limit = settings.sleep_angular_speed * settings.sleep_angular_speed;
-    let mut counters = Vec::with_capacity(bodies.len());
+    let IslandBuffers {
+        parent,
+        counters,
+        counts,
+        island_min,
+    } = buffers;
+    counters.clear();
     let mut stored = world.sleep_counters.iter().peekable();
-    let mut counts = vec![0u32; bodies.len()];
+    counts.clear();
+    counts.resize(bodies.len(), 0);
     for (index, body) in bodies.iter().enumerate() {
         while stored.peek().is_some_and(|(id, _)| *id < body.sim_id) {
             stored.next();
@@ -145,7 +166,7 @@ pub fn update(
         counts[index] = count;
         counters.push((body.sim_id, count));
     }
-    world.sleep_counters = counters;
+    std::mem::swap(&mut world.sleep_counters, counters);
     if !settings.sleep_enabled {
         return;
     }
@@ -159,7 +180,8 @@ pub fn update(
         }
     }
     // The smallest counter of each island, at its root.
-    let mut island_min = vec![u32::MAX; bodies.len()];
+    island_min.clear();
+    island_min.resize(bodies.len(), u32::MAX);
     for (i, body) in bodies.iter().enumerate() {
         if body.is_awake_dynamic() {
             let root = find(parent, i as u32) as usize;

@@ -153,9 +153,9 @@ pub fn solve(
         .displacements
         .resize(bodies.len() + 1, Displacement::default());
     state.colours.clear();
-    state.colours.extend(
-        (0..=COLOURS).filter(|&c| state.batches.has_colour(c) || joints.has_colour(c)),
-    );
+    state
+        .colours
+        .extend((0..=COLOURS).filter(|&c| state.batches.has_colour(c) || joints.has_colour(c)));
     let (velocities, displacements) = (&mut state.velocities, &mut state.displacements);
     let (batches, colours) = (&mut state.batches, &state.colours);
     for _ in 0..SOLVER_SUBSTEPS {
