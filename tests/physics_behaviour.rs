@@ -222,7 +222,10 @@ fn a_slab_holds_more_boxes_than_there_are_colours() {
     );
     for (i, b) in boxes.iter().enumerate() {
         let y = position(&app, *b).y;
-        assert!((y - 0.7).abs() < 0.01, "box {i} is at height {y}, not on the slab");
+        assert!(
+            (y - 0.7).abs() < 0.01,
+            "box {i} is at height {y}, not on the slab"
+        );
     }
 }
 

@@ -11,9 +11,12 @@
 //! physics itself, and never touch GPU-class bodies.
 
 use bevy::app::{App, FixedUpdate, Plugin};
+use bevy::ecs::change_detection::DetectChanges;
 use bevy::ecs::query::Has;
 use bevy::math::Vec3;
-use bevy::prelude::{Commands, Entity, IntoScheduleConfigs, Local, Query, Res, ResMut, Transform};
+use bevy::prelude::{
+    Commands, Entity, IntoScheduleConfigs, Local, Query, Ref, Res, ResMut, Transform,
+};
 
 use super::components::{
     BodyClass, BodyKind, Collider, CollisionLayers, LockedAxes, PhysicsBody, PhysicsId, RigidBody,
@@ -26,7 +29,7 @@ use super::level::LevelMeshes;
 use super::resources::{CollisionEvents, JointEvents, PhysicsIdRegistry, PhysicsSettings};
 use super::world::PhysicsWorld;
 use crate::runtime::{DeterminismMode, DeterminismSupport, FrameTime, SimSet};
-use crate::state::{SimId, SimRegistry, SimStateAppExt, SnapshotAppExt};
+use crate::state::{SimId, SimRegistry, SimStateAppExt, SnapshotAppExt, SnapshotRegistry};
 
 /// The name the CPU solver declares its determinism under.
 pub const CPU_SOLVER_PART: &str = "physics.cpu";
@@ -89,6 +92,47 @@ pub struct CpuStepBuffers {
     entered_asleep: Vec<bool>,
     joints: Vec<SolverJoint>,
     scratch: StepScratch,
+    /// Where the world stands in coming to rest (see [`Rest`]).
+    rest: Rest,
+}
+
+/// A world at rest: every body asleep, fixed, or kinematic without a velocity, and no joint
+/// holding. Such a tick (`cpu::step`'s tick at rest) finds no pair and solves nothing, and once
+/// it has run on a world it leaves that world as it found it; running it again on the same world
+/// with the same settings changes nothing. So once a tick at rest is seen to change nothing, the
+/// following ticks are left out, for as long as nothing it reads has changed since: no
+/// component of a body or joint written, added or removed by anyone else, no body or joint come
+/// or gone, no physics resource written, no restore, and the ticks following one another at the
+/// same step. A sleeping world then costs a look at each body's change ticks, where a tick at rest
+/// costs reading every body into the solver and back.
+#[derive(Default)]
+enum Rest {
+    /// The last tick was not a tick at rest that changed nothing in the world's bodies.
+    #[default]
+    Moving,
+    /// The last tick was a tick at rest that wrote nothing to the bodies and sent no event; the
+    /// next one, if it is one too, is compared whole with what it was given.
+    Settling,
+    /// The last tick was a tick at rest that changed nothing at all, given what `Census` counts.
+    Still(Census),
+}
+
+/// What a tick left out at rest must find unchanged besides the change ticks: the tick expected,
+/// the step, the restores begun, and how many bodies and joints there are and which of the
+/// bodies carry each optional component (a component removed shows only in these counts).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Census {
+    next_tick: u64,
+    dt_bits: u32,
+    restores: u64,
+    bodies: usize,
+    rigid: usize,
+    classed: usize,
+    layered: usize,
+    with_ids: usize,
+    sleeping: usize,
+    locked: usize,
+    joints: usize,
 }
 
 /// The bodies the CPU solver reads and writes.
@@ -97,20 +141,26 @@ type BodyQuery<'w, 's> = Query<
     's,
     (
         Entity,
-        &'static SimId,
+        Ref<'static, SimId>,
         &'static mut Transform,
-        &'static Collider,
+        Ref<'static, Collider>,
         Option<&'static mut RigidBody>,
-        Option<&'static PhysicsBody>,
-        Option<&'static CollisionLayers>,
-        Option<&'static PhysicsId>,
+        Option<Ref<'static, PhysicsBody>>,
+        Option<Ref<'static, CollisionLayers>>,
+        Option<Ref<'static, PhysicsId>>,
         Has<Sleeping>,
-        Option<&'static LockedAxes>,
+        Option<Ref<'static, LockedAxes>>,
     ),
 >;
 
 /// The joints the CPU solver reads, and marks when they break.
-type JointQuery<'w, 's> = Query<'w, 's, (Entity, &'static SimId, &'static mut Joint)>;
+type JointQuery<'w, 's> = Query<'w, 's, (Entity, Ref<'static, SimId>, &'static mut Joint)>;
+
+/// The resources the step reads or writes besides its bodies, for the check that nothing changed.
+type Watched<'w> = (
+    Option<Res<'w, SnapshotRegistry>>,
+    Option<Res<'w, LevelMeshes>>,
+);
 
 /// The events the step writes.
 type EventsOut<'w> = (ResMut<'w, CollisionEvents>, Option<ResMut<'w, JointEvents>>);
@@ -123,20 +173,49 @@ pub fn cpu_physics_step(
     settings: Res<PhysicsSettings>,
     mut registry: ResMut<PhysicsIdRegistry>,
     mut physics: ResMut<PhysicsWorld>,
-    (mut events, joint_events): EventsOut,
+    (mut events, mut joint_events): EventsOut,
     mut query: BodyQuery,
     mut joint_query: JointQuery,
     mut buffers: Local<CpuStepBuffers>,
-    meshes: Option<Res<LevelMeshes>>,
+    (snapshots, meshes): Watched,
 ) {
     let buffers = &mut *buffers;
+    // Anything that changed the step's inputs since the last tick: a tick at rest left out only
+    // while none did (see `Rest`).
+    let touched = settings.is_changed()
+        || registry.is_changed()
+        || physics.is_changed()
+        || events.is_changed()
+        || joint_events.as_ref().is_some_and(|e| e.is_changed())
+        || meshes.as_ref().is_some_and(|m| m.is_changed());
+    let census = (!touched)
+        .then(|| unchanged_census(&time, snapshots.as_deref(), &mut query, &mut joint_query))
+        .flatten();
+    if let (Rest::Still(still), Some(census)) = (&buffers.rest, census)
+        && *still == census
+    {
+        buffers.rest = Rest::Still(Census {
+            next_tick: census.next_tick + 1,
+            ..census
+        });
+        return;
+    }
+    // A tick that may come to rest is compared whole with what it was given.
+    let before = matches!(buffers.rest, Rest::Settling).then(|| {
+        (
+            physics.clone(),
+            registry.clone(),
+            events.clone(),
+            joint_events.as_deref().cloned(),
+        )
+    });
     gather(&query, buffers);
     buffers.joints.clear();
     buffers.joints.extend(
         joint_query
             .iter()
-            .map(|(entity, &sim_id, joint)| SolverJoint {
-                sim_id,
+            .map(|(entity, sim_id, joint)| SolverJoint {
+                sim_id: *sim_id,
                 entity,
                 joint: *joint,
             }),
@@ -172,7 +251,7 @@ pub fn cpu_physics_step(
         &mut physics,
         &mut buffers.scratch,
     );
-    write_back(&mut commands, &mut query, buffers);
+    let wrote = write_back(&mut commands, &mut query, buffers);
     for broke in &buffers.scratch.joints.events {
         if let Ok((.., mut joint)) = joint_query.get_mut(broke.entity) {
             joint.broken = true;
@@ -180,11 +259,81 @@ pub fn cpu_physics_step(
     }
     events.events.clone_from(&buffers.scratch.events);
     events.contacts.clone_from(&buffers.scratch.contacts);
-    if let Some(mut joint_events) = joint_events {
+    if let Some(joint_events) = joint_events.as_mut() {
         joint_events
             .broke
             .clone_from(&buffers.scratch.joints.events);
     }
+    let quiet = buffers.scratch.at_rest
+        && !wrote
+        && buffers.scratch.events.is_empty()
+        && buffers.scratch.joints.events.is_empty();
+    buffers.rest = match (quiet, before, census) {
+        (false, ..) => Rest::Moving,
+        (true, Some(before), Some(census))
+            if before
+                == (
+                    physics.clone(),
+                    registry.clone(),
+                    events.clone(),
+                    joint_events.as_deref().cloned(),
+                ) =>
+        {
+            Rest::Still(Census {
+                next_tick: census.next_tick + 1,
+                ..census
+            })
+        }
+        (true, ..) => Rest::Settling,
+    };
+}
+
+/// What the step's bodies and joints look like now, or `None` when one of their components was
+/// written or added since the step last ran (by anyone but the step itself), or the world has no
+/// snapshot registry to count its restores.
+fn unchanged_census(
+    time: &FrameTime,
+    snapshots: Option<&SnapshotRegistry>,
+    query: &mut BodyQuery,
+    joint_query: &mut JointQuery,
+) -> Option<Census> {
+    let mut census = Census {
+        next_tick: time.fixed_tick,
+        dt_bits: time.fixed_delta.to_bits(),
+        restores: snapshots?.restores(),
+        ..Census::default()
+    };
+    let changed = |present: &mut usize, ticks: Option<bool>| match ticks {
+        Some(changed) => {
+            *present += 1;
+            changed
+        }
+        None => false,
+    };
+    for (_, sim_id, transform, collider, rigid, class, layers, id, sleeping, locks) in
+        query.iter_mut()
+    {
+        census.bodies += 1;
+        census.sleeping += usize::from(sleeping);
+        if sim_id.is_changed()
+            || transform.is_changed()
+            || collider.is_changed()
+            || changed(&mut census.rigid, rigid.map(|r| r.is_changed()))
+            || changed(&mut census.classed, class.map(|c| c.is_changed()))
+            || changed(&mut census.layered, layers.map(|l| l.is_changed()))
+            || changed(&mut census.with_ids, id.map(|i| i.is_changed()))
+            || changed(&mut census.locked, locks.map(|l| l.is_changed()))
+        {
+            return None;
+        }
+    }
+    for (_, sim_id, joint) in joint_query.iter_mut() {
+        census.joints += 1;
+        if sim_id.is_changed() || joint.is_changed() {
+            return None;
+        }
+    }
+    Some(census)
 }
 
 /// Reads every collider body: its `SimId` into `all_bodies`, and a CPU body's solver record into
@@ -198,9 +347,10 @@ fn gather(query: &BodyQuery, buffers: &mut CpuStepBuffers) {
         query
             .iter()
             .inspect(|row| all_bodies.push(*row.1))
-            .filter(|row| row.5.is_none_or(|b| b.class == BodyClass::Cpu))
+            .filter(|row| row.5.as_ref().is_none_or(|b| b.class == BodyClass::Cpu))
             .map(
-                |(entity, &sim_id, transform, collider, rigid, _, layers, id, sleeping, locks)| {
+                |(entity, sim_id, transform, collider, rigid, _, layers, id, sleeping, locks)| {
+                    let sim_id = *sim_id;
                     let rigid = rigid.copied().unwrap_or_else(RigidBody::fixed);
                     let at_rest =
                         rigid.linear_velocity == Vec3::ZERO && rigid.angular_velocity == Vec3::ZERO;
@@ -216,12 +366,12 @@ fn gather(query: &BodyQuery, buffers: &mut CpuStepBuffers) {
                         mass: rigid.mass,
                         gravity_scale: rigid.gravity_scale,
                         collider: *collider,
-                        layers: layers.copied().unwrap_or_default(),
+                        layers: layers.as_deref().copied().unwrap_or_default(),
                         // Giving a sleeping body a velocity wakes it.
                         sleeping: sleeping && at_rest && rigid.kind == BodyKind::Dynamic,
-                        locks: locks.copied().unwrap_or_default(),
+                        locks: locks.as_deref().copied().unwrap_or_default(),
                     };
-                    (body, id.copied(), sleeping)
+                    (body, id.as_deref().copied(), sleeping)
                 },
             ),
     );
@@ -244,12 +394,16 @@ fn gather(query: &BodyQuery, buffers: &mut CpuStepBuffers) {
     }
 }
 
-fn write_back(commands: &mut Commands, query: &mut BodyQuery, buffers: &CpuStepBuffers) {
+/// Writes the step's bodies back; returns whether it changed a value or queued a command.
+fn write_back(commands: &mut Commands, query: &mut BodyQuery, buffers: &CpuStepBuffers) -> bool {
+    let mut wrote = false;
     for (k, body) in buffers.bodies.iter().enumerate() {
         if buffers.had_id[k] != Some(body.id) {
             commands.entity(body.entity).insert(body.id);
+            wrote = true;
         }
         if buffers.was_sleeping[k] != body.sleeping {
+            wrote = true;
             if body.sleeping {
                 commands.entity(body.entity).insert(Sleeping);
             } else {
@@ -267,10 +421,14 @@ fn write_back(commands: &mut Commands, query: &mut BodyQuery, buffers: &CpuStepB
         if transform.translation != body.position || transform.rotation != body.rotation {
             transform.translation = body.position;
             transform.rotation = body.rotation;
+            wrote = true;
         }
         if let Some(mut rigid) = rigid {
+            wrote |= rigid.linear_velocity != body.linear_velocity
+                || rigid.angular_velocity != body.angular_velocity;
             rigid.linear_velocity = body.linear_velocity;
             rigid.angular_velocity = body.angular_velocity;
         }
     }
+    wrote
 }

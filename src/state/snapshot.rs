@@ -34,6 +34,7 @@
 use std::any::TypeId;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use bevy::ecs::archetype::ArchetypeId;
 use bevy::ecs::component::{Component, ComponentId, Mutable};
@@ -84,6 +85,8 @@ pub struct SnapshotRegistry {
     ignored_names: Arc<Vec<String>>,
     /// Simulation state that lives outside the ECS, with the hooks that copy it out and back.
     external: Arc<Vec<ExternalState>>,
+    /// How many restores the world has begun (see [`SnapshotRegistry::restores`]).
+    restores: Arc<AtomicU64>,
 }
 
 impl Default for SnapshotRegistry {
@@ -92,6 +95,7 @@ impl Default for SnapshotRegistry {
             rules: Arc::new(BTreeMap::new()),
             ignored_names: Arc::new(Vec::new()),
             external: Arc::new(Vec::new()),
+            restores: Arc::new(AtomicU64::new(0)),
         };
         // The registry itself, bevy's marker of resource entities, and the key of every record.
         registry.ignore::<SnapshotRegistry>();
@@ -102,6 +106,14 @@ impl Default for SnapshotRegistry {
 }
 
 impl SnapshotRegistry {
+    /// How many times [`WorldSnapshot::restore`] has begun on the world holding this registry.
+    /// A restore gives values back with the change ticks they had (systems see them as they did
+    /// the first time), so a system that keeps something derived from the world between ticks
+    /// reads this to learn that the world may have been replaced under it.
+    pub fn restores(&self) -> u64 {
+        self.restores.load(Ordering::Relaxed)
+    }
+
     /// Snapshots copy `T` with `Clone` (on simulation entities, or as a resource) and write it
     /// back in place.
     pub fn register<T: Component<Mutability = Mutable> + Clone>(&mut self) {
@@ -406,6 +418,7 @@ impl WorldSnapshot {
     /// ECS restored and returns [`SnapshotError::External`].
     pub fn restore(&self, world: &mut World) -> Result<(), SnapshotError> {
         let registry = registry_of(world);
+        registry.restores.fetch_add(1, Ordering::Relaxed);
         let layout = sim_registry(world).layout();
         if !Arc::ptr_eq(&layout, &self.layout)
             && let Some(difference) = layout.first_difference(&self.layout, "the snapshot")

@@ -182,6 +182,9 @@ pub struct StepScratch {
     pub event_buffers: events::EventBuffers,
     /// The tick's joints: their bodies, constraints and breaks.
     pub joints: joints::JointScratch,
+    /// Whether the last step was a tick at rest (nothing moving, no joint holding: see
+    /// `at_rest`), which finds no pair and solves nothing.
+    pub at_rest: bool,
 }
 
 /// Advances `bodies` (sorted by `sim_id`), held by `joints` (sorted by `sim_id`), by one tick.
@@ -204,7 +207,8 @@ pub fn step(
         }
     }
     joints::resolve(bodies, joints, &mut scratch.joints);
-    if !scratch.joints.any_active() && !bodies.iter().any(SolverBody::moves) {
+    scratch.at_rest = !scratch.joints.any_active() && !bodies.iter().any(SolverBody::moves);
+    if scratch.at_rest {
         at_rest(params, bodies, world, scratch);
         return;
     }
