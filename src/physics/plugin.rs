@@ -188,7 +188,8 @@ pub fn cpu_physics_step(
         || events.is_changed()
         || joint_events.as_ref().is_some_and(|e| e.is_changed())
         || meshes.as_ref().is_some_and(|m| m.is_changed());
-    let census = (!touched)
+    // Only a world coming to rest or at rest needs its census; a moving one skips the look.
+    let census = (!touched && !matches!(buffers.rest, Rest::Moving))
         .then(|| unchanged_census(&time, snapshots.as_deref(), &mut query, &mut joint_query))
         .flatten();
     if let (Rest::Still(still), Some(census)) = (&buffers.rest, census)
@@ -270,14 +271,11 @@ pub fn cpu_physics_step(
         && buffers.scratch.joints.events.is_empty();
     buffers.rest = match (quiet, before, census) {
         (false, ..) => Rest::Moving,
-        (true, Some(before), Some(census))
-            if before
-                == (
-                    physics.clone(),
-                    registry.clone(),
-                    events.clone(),
-                    joint_events.as_deref().cloned(),
-                ) =>
+        (true, Some((world_was, registry_was, events_were, joint_events_were)), Some(census))
+            if world_was == *physics
+                && registry_was == *registry
+                && events_were == *events
+                && joint_events_were.as_ref() == joint_events.as_deref() =>
         {
             Rest::Still(Census {
                 next_tick: census.next_tick + 1,
