@@ -5,7 +5,11 @@
 
 use bevy::math::Vec3;
 use bevy::prelude::*;
-use rusting_engine::physics::{PhysicsSettings, Sleeping};
+use std::sync::{Arc, Mutex};
+
+use rusting_engine::physics::{
+    CollisionEvents, PhysicsIdRegistry, PhysicsSettings, PhysicsWorld, Sleeping,
+};
 use rusting_engine::prelude::*;
 use rusting_engine::state::{WorldSnapshot, world_state_hash};
 
@@ -75,9 +79,11 @@ fn always_step(mut settings: ResMut<PhysicsSettings>) {
 
 /// A sleeping world hashes the same, tick by tick, whether the step leaves its ticks out or runs
 /// every one, through a fixed post despawned, a box despawned from the stack, a box dropped onto
-/// it, and the ticks at rest between. Fails when the step's census counts neither the bodies nor
-/// those holding a slot id: the despawned post, which carries nothing else the census counts or
-/// watches, then keeps its slot in the registry.
+/// it, a `Sleeping` marker moved from a box to the kinematic platform, and the ticks at rest
+/// between. Fails when the step's census counts neither the bodies nor those holding a slot id
+/// (the despawned post, which carries nothing else the census counts or watches, then keeps its
+/// slot in the registry), and when it reads the marker's presence only (the moved marker keeps
+/// the count, and the woken box stays put).
 #[test]
 fn leaving_rest_out_changes_no_bit() {
     let run = |always: bool| {
@@ -85,7 +91,7 @@ fn leaving_rest_out_changes_no_bit() {
         if always {
             app.add_systems(FixedUpdate, always_step.before(SimSet::Physics));
         }
-        let (_, boxes) = scene(&mut app, Vec3::ZERO);
+        let (platform, boxes) = scene(&mut app, Vec3::ZERO);
         let post = app
             .world_mut()
             .spawn((
@@ -107,6 +113,12 @@ fn leaving_rest_out_changes_no_bit() {
                     RigidBody::dynamic(1.0),
                     Collider::cuboid(Vec3::splat(0.3)),
                 ));
+            }
+            if t == 500 {
+                // The marker moved from a sleeping box to the kinematic platform: as many bodies
+                // carry it, but the box is awake now.
+                app.world_mut().entity_mut(boxes[0]).remove::<Sleeping>();
+                app.world_mut().entity_mut(platform).insert(Sleeping);
             }
             tick(&mut app);
             hashes.push(world_state_hash(app.world_mut()));
@@ -172,4 +184,50 @@ fn a_restore_into_a_world_at_rest_is_simulated() {
         world_state_hash(resting.world_mut()),
         world_state_hash(moving.world_mut())
     );
+}
+
+/// A tick left out marks changed what the tick at rest it stands for marks: the physics
+/// resources and the kinematic platform's `RigidBody` (its velocities written back), tick by tick
+/// the same as in a world stepped every tick. So a game's `Changed` filters read the same in a
+/// straight run as in one that ran those ticks after a restore. Fails when the skipped tick
+/// marks nothing.
+#[test]
+fn a_tick_left_out_marks_what_a_tick_at_rest_marks() {
+    type Marks = Arc<Mutex<Vec<(usize, bool, bool, bool)>>>;
+    let run = |always: bool| {
+        let mut app = app();
+        if always {
+            app.add_systems(FixedUpdate, always_step.before(SimSet::Physics));
+        }
+        let marks = Marks::default();
+        let log = marks.clone();
+        app.add_systems(
+            FixedUpdate,
+            (move |moved: Query<(), Changed<RigidBody>>,
+                   events: Res<CollisionEvents>,
+                   world: Res<PhysicsWorld>,
+                   ids: Res<PhysicsIdRegistry>| {
+                log.lock().unwrap().push((
+                    moved.iter().count(),
+                    events.is_changed(),
+                    world.is_changed(),
+                    ids.is_changed(),
+                ));
+            })
+            .after(SimSet::Physics)
+            // Reads only; the scene has no player for the controllers that write `RigidBody`.
+            .ambiguous_with_all(),
+        );
+        let (_, boxes) = scene(&mut app, Vec3::ZERO);
+        settle(&mut app, &boxes, 60);
+        marks.lock().unwrap().clone()
+    };
+    let (left_out, stepped) = (run(false), run(true));
+    assert_eq!(left_out.len(), stepped.len());
+    for (t, (a, b)) in left_out.iter().zip(&stepped).enumerate() {
+        assert_eq!(
+            a, b,
+            "tick {t}: (changed bodies, events, world, slots) marked differently"
+        );
+    }
 }

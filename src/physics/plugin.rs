@@ -7,12 +7,12 @@
 //! `FrameTime::fixed_delta`, and writes positions, rotations and velocities back, with the
 //! `broken` flag of joints that broke and their `JointEvents`; `Sleeping` and `PhysicsId` changes go through
 //! commands, applied before the next set of the chain runs. It is an ordinary system, so game
-//! systems that touch none of its data need no order against it. This module must never do
-//! physics itself, and never touch GPU-class bodies.
+//! systems that touch none of its data need no order against it. In a world at rest it leaves
+//! the tick out while nothing it reads changes, marking changed what the tick would have marked
+//! (see [`Rest`]). This module must never do physics itself, and never touch GPU-class bodies.
 
 use bevy::app::{App, FixedUpdate, Plugin};
-use bevy::ecs::change_detection::DetectChanges;
-use bevy::ecs::query::Has;
+use bevy::ecs::change_detection::{DetectChanges, DetectChangesMut};
 use bevy::math::Vec3;
 use bevy::prelude::{
     Commands, Entity, IntoScheduleConfigs, Local, Query, Ref, Res, ResMut, Transform,
@@ -94,6 +94,8 @@ pub struct CpuStepBuffers {
     scratch: StepScratch,
     /// Where the world stands in coming to rest (see [`Rest`]).
     rest: Rest,
+    /// The CPU kinematic bodies the census saw: a tick at rest writes their velocities back.
+    kinematic: Vec<Entity>,
 }
 
 /// A world at rest: every body asleep, fixed, or kinematic without a velocity, and no joint
@@ -104,7 +106,10 @@ pub struct CpuStepBuffers {
 /// component of a body or joint written, added or removed by anyone else, no body or joint come
 /// or gone, no physics resource written, no restore, and the ticks following one another at the
 /// same step. A sleeping world then costs a look at each body's change ticks, where a tick at rest
-/// costs reading every body into the solver and back.
+/// costs reading every body into the solver and back. A tick left out marks changed what the tick
+/// at rest marks (the physics resources, and the `RigidBody` of kinematic bodies, whose
+/// velocities it writes back), so a game's change detection reads the same whether a tick was
+/// left out or, after a restore, run.
 #[derive(Default)]
 enum Rest {
     /// The last tick was not a tick at rest that changed nothing in the world's bodies.
@@ -148,7 +153,7 @@ type BodyQuery<'w, 's> = Query<
         Option<Ref<'static, PhysicsBody>>,
         Option<Ref<'static, CollisionLayers>>,
         Option<Ref<'static, PhysicsId>>,
-        Has<Sleeping>,
+        Option<Ref<'static, Sleeping>>,
         Option<Ref<'static, LockedAxes>>,
     ),
 >;
@@ -190,7 +195,16 @@ pub fn cpu_physics_step(
         || meshes.as_ref().is_some_and(|m| m.is_changed());
     // Only a world coming to rest or at rest needs its census; a moving one skips the look.
     let census = (!touched && !matches!(buffers.rest, Rest::Moving))
-        .then(|| unchanged_census(&time, snapshots.as_deref(), &mut query, &mut joint_query))
+        .then(|| {
+            let kinematic = &mut buffers.kinematic;
+            unchanged_census(
+                &time,
+                snapshots.as_deref(),
+                &mut query,
+                &mut joint_query,
+                kinematic,
+            )
+        })
         .flatten();
     if let (Rest::Still(still), Some(census)) = (&buffers.rest, census)
         && *still == census
@@ -199,6 +213,20 @@ pub fn cpu_physics_step(
             next_tick: census.next_tick + 1,
             ..census
         });
+        // What the tick at rest would have marked changed, marked the same: its resources, and
+        // the velocities it writes back to kinematic bodies. A game's `Changed` filters then see
+        // the same whether a tick was left out or (after a restore) run.
+        physics.set_changed();
+        registry.set_changed();
+        events.set_changed();
+        if let Some(joint_events) = joint_events.as_mut() {
+            joint_events.set_changed();
+        }
+        for &entity in &buffers.kinematic {
+            if let Ok((.., Some(mut rigid), _, _, _, _, _)) = query.get_mut(entity) {
+                rigid.set_changed();
+            }
+        }
         return;
     }
     // A tick that may come to rest is compared whole with what it was given.
@@ -288,13 +316,15 @@ pub fn cpu_physics_step(
 
 /// What the step's bodies and joints look like now, or `None` when one of their components was
 /// written or added since the step last ran (by anyone but the step itself), or the world has no
-/// snapshot registry to count its restores.
+/// snapshot registry to count its restores. Lists the CPU kinematic bodies in `kinematic`.
 fn unchanged_census(
     time: &FrameTime,
     snapshots: Option<&SnapshotRegistry>,
     query: &mut BodyQuery,
     joint_query: &mut JointQuery,
+    kinematic: &mut Vec<Entity>,
 ) -> Option<Census> {
+    kinematic.clear();
     let mut census = Census {
         next_tick: time.fixed_tick,
         dt_bits: time.fixed_delta.to_bits(),
@@ -308,11 +338,18 @@ fn unchanged_census(
         }
         None => false,
     };
-    for (_, sim_id, transform, collider, rigid, class, layers, id, sleeping, locks) in
+    for (entity, sim_id, transform, collider, rigid, class, layers, id, sleeping, locks) in
         query.iter_mut()
     {
         census.bodies += 1;
-        census.sleeping += usize::from(sleeping);
+        let cpu = class.as_ref().is_none_or(|c| c.class == BodyClass::Cpu);
+        if cpu
+            && rigid
+                .as_ref()
+                .is_some_and(|r| r.kind == BodyKind::Kinematic)
+        {
+            kinematic.push(entity);
+        }
         if sim_id.is_changed()
             || transform.is_changed()
             || collider.is_changed()
@@ -321,6 +358,7 @@ fn unchanged_census(
             || changed(&mut census.layered, layers.map(|l| l.is_changed()))
             || changed(&mut census.with_ids, id.map(|i| i.is_changed()))
             || changed(&mut census.locked, locks.map(|l| l.is_changed()))
+            || changed(&mut census.sleeping, sleeping.map(|s| s.is_changed()))
         {
             return None;
         }
@@ -348,7 +386,7 @@ fn gather(query: &BodyQuery, buffers: &mut CpuStepBuffers) {
             .filter(|row| row.5.as_ref().is_none_or(|b| b.class == BodyClass::Cpu))
             .map(
                 |(entity, sim_id, transform, collider, rigid, _, layers, id, sleeping, locks)| {
-                    let sim_id = *sim_id;
+                    let (sim_id, sleeping) = (*sim_id, sleeping.is_some());
                     let rigid = rigid.copied().unwrap_or_else(RigidBody::fixed);
                     let at_rest =
                         rigid.linear_velocity == Vec3::ZERO && rigid.angular_velocity == Vec3::ZERO;
