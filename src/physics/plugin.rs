@@ -84,7 +84,6 @@ pub struct CpuStepBuffers {
     /// The bodies as the query gave them, with their slot ids and sleep markers.
     gathered: Vec<(SolverBody, Option<PhysicsId>, bool)>,
     bodies: Vec<SolverBody>,
-    sim_ids: Vec<SimId>,
     all_bodies: Vec<SimId>,
     had_id: Vec<Option<PhysicsId>>,
     was_sleeping: Vec<bool>,
@@ -417,13 +416,11 @@ fn gather(query: &BodyQuery, buffers: &mut CpuStepBuffers) {
     gathered.sort_by_key(|(body, _, _)| body.sim_id);
     buffers.all_bodies.sort();
     buffers.bodies.clear();
-    buffers.sim_ids.clear();
     buffers.had_id.clear();
     buffers.was_sleeping.clear();
     buffers.entered_asleep.clear();
     for &(body, id, sleeping) in gathered.iter() {
         buffers.entered_asleep.push(body.sleeping);
-        buffers.sim_ids.push(body.sim_id);
         buffers.bodies.push(body);
         buffers.had_id.push(id);
         buffers.was_sleeping.push(sleeping);
