@@ -322,6 +322,28 @@ fn a_resting_stack_sleeps_and_wakes_when_hit() {
     );
 }
 
+/// A stack set down at rest is asleep half a second later (Box2D v3's time to sleep), so a scene
+/// that settles stops paying for full solves of bodies that barely move; fails if bodies wait a
+/// second again (`SLEEP_STEPS` back at 60: seen asleep at tick 61; it is asleep at tick 31).
+#[test]
+fn a_settled_stack_sleeps_half_a_second_after_it_rests() {
+    let mut app = app();
+    let boxes = stack_of_four(&mut app);
+    let mut slept = None;
+    for t in 1..=120 {
+        tick(&mut app);
+        if count_asleep(&app, &boxes) == boxes.len() {
+            slept = Some(t);
+            break;
+        }
+    }
+    let slept = slept.expect("the stack did not fall asleep within two seconds");
+    assert!(
+        slept <= 45,
+        "the stack fell asleep at tick {slept}, not within 45 ticks (0.75 s)"
+    );
+}
+
 /// A sleeping stack hit at its top wakes all at once: on the tick the first box wakes, every box
 /// wakes. Sleeping bodies far from anything moving are left out of the broad phase, so waking
 /// needs the pairs among the sleeping bodies found again; fails if the step keeps the pairs near
