@@ -344,6 +344,59 @@ fn a_settled_stack_sleeps_half_a_second_after_it_rests() {
     );
 }
 
+/// A stack asleep is still reported touching: the contacts of every pair at rest stay in
+/// `CollisionEvents::contacts` with the normals they had, so a character asleep on the ground
+/// still stands on it; fails if the contacts list only the pairs the narrow phase looked at
+/// (seen: no contact at all once the stack slept, and only the ball's once it landed).
+#[test]
+fn a_sleeping_stack_still_reports_its_contacts() {
+    let mut app = app();
+    let boxes = stack_of_four(&mut app);
+    let contacts = |app: &rusting_engine::App| {
+        let events = app.world().resource::<CollisionEvents>();
+        let mut pairs: Vec<_> = events
+            .contacts
+            .iter()
+            .map(|c| (c.a, c.b, c.normal.y > 0.99))
+            .collect();
+        pairs.sort();
+        pairs
+    };
+    tick(&mut app);
+    let awake = contacts(&app);
+    assert_eq!(awake.len(), boxes.len(), "each box rests on the one below");
+    assert!(awake.iter().all(|&(.., up)| up), "{awake:?}");
+    for _ in 0..SLEEP_STEPS + 30 {
+        tick(&mut app);
+    }
+    assert_eq!(
+        count_asleep(&app, &boxes),
+        boxes.len(),
+        "the stack is asleep"
+    );
+    assert_eq!(contacts(&app), awake, "the sleeping stack's contacts");
+    // With a ball landing far away, the narrow phase runs again, and still skips the stack.
+    app.world_mut().spawn((
+        Transform::from_xyz(20.0, 0.6, 0.0),
+        RigidBody::dynamic(1.0),
+        Collider::sphere(0.5),
+    ));
+    for _ in 0..20 {
+        tick(&mut app);
+    }
+    assert_eq!(
+        count_asleep(&app, &boxes),
+        boxes.len(),
+        "the stack slept on"
+    );
+    let with_ball = contacts(&app);
+    assert_eq!(with_ball.len(), boxes.len() + 1, "{with_ball:?}");
+    assert!(
+        awake.iter().all(|pair| with_ball.contains(pair)),
+        "{with_ball:?}"
+    );
+}
+
 /// A sleeping stack hit at its top wakes all at once: on the tick the first box wakes, every box
 /// wakes. Sleeping bodies far from anything moving are left out of the broad phase, so waking
 /// needs the pairs among the sleeping bodies found again; fails if the step keeps the pairs near

@@ -272,6 +272,8 @@ pub fn cpu_physics_step(
         settings: settings.clone(),
         meshes: meshes.as_deref().cloned().unwrap_or_default(),
     };
+    // Last tick's contact reports give the pairs the narrow phase skips their normal.
+    buffers.scratch.contacts.clone_from(&events.contacts);
     cpu::step(
         &params,
         &mut buffers.bodies,

@@ -263,8 +263,9 @@ impl MapEntities for CollisionEvent {
 pub struct CollisionEvents {
     /// This tick's events.
     pub events: Vec<CollisionEvent>,
-    /// Every pair touching this tick (that the narrow phase looked at), in body order, with the
-    /// contact normal from `a` to `b`: what character controllers stand on.
+    /// Every pair touching this tick, in body order, with the contact normal from `a` to `b`:
+    /// what character controllers stand on. A pair the narrow phase skipped (both bodies asleep
+    /// or unmovable) keeps the report of the tick that last looked at it.
     pub contacts: Vec<ContactReport>,
 }
 

@@ -158,11 +158,14 @@ fn face_contact(
     let (u, v) = ((j + 1) % 3, (j + 2) % 3);
     let eu = incident.axes[u] * h_inc[u];
     let ev = incident.axes[v] * h_inc[v];
-    let mut polygon: [ClipVertex; 8] = [(Vec3::ZERO, 0, 0); 8];
-    polygon[0] = (centre + eu + ev, 0, 0);
-    polygon[1] = (centre - eu + ev, 1, 1);
-    polygon[2] = (centre - eu - ev, 2, 2);
-    polygon[3] = (centre + eu - ev, 3, 3);
+    // The polygon is clipped from one buffer into the other, plane by plane.
+    let mut first: [ClipVertex; 8] = [(Vec3::ZERO, 0, 0); 8];
+    let mut second = first;
+    first[0] = (centre + eu + ev, 0, 0);
+    first[1] = (centre - eu + ev, 1, 1);
+    first[2] = (centre - eu - ev, 2, 2);
+    first[3] = (centre + eu - ev, 3, 3);
+    let (mut polygon, mut spare) = (&mut first, &mut second);
     let mut len = 4;
 
     // The reference face's side planes: dot(axis, p) <= offset.
@@ -187,7 +190,8 @@ fn face_contact(
         ),
     ];
     for (m, &(normal, offset)) in planes.iter().enumerate() {
-        len = clip(&mut polygon, len, normal, offset, m as u32);
+        len = clip(&polygon[..len], spare, normal, offset, m as u32);
+        std::mem::swap(&mut polygon, &mut spare);
         if len == 0 {
             return;
         }
@@ -216,9 +220,16 @@ fn face_contact(
     reduce(&candidates[..count], n, out);
 }
 
-/// Clips `polygon[..len]` to `dot(normal, p) <= offset` (plane number `plane`), in place.
-fn clip(polygon: &mut [ClipVertex; 8], len: usize, normal: Vec3, offset: f32, plane: u32) -> usize {
-    let input = *polygon;
+/// Clips `input` to `dot(normal, p) <= offset` (plane number `plane`) into `polygon`; returns
+/// how many vertices it holds.
+fn clip(
+    input: &[ClipVertex],
+    polygon: &mut [ClipVertex; 8],
+    normal: Vec3,
+    offset: f32,
+    plane: u32,
+) -> usize {
+    let len = input.len();
     let mut count = 0;
     let mut push = |vertex: ClipVertex, polygon: &mut [ClipVertex; 8]| {
         if count < 8 {

@@ -2,7 +2,8 @@
 //!
 //! A pair touches when one of its points is within `linear_slop` of contact. Pairs the narrow
 //! phase skipped this tick (both bodies asleep or unmovable) keep what they had, as long as both
-//! bodies still exist. Events are ordered by the pair's `SimId`s and numbered from
+//! bodies still exist: their touching state, warm starts and contact report (last tick's normal),
+//! so a body asleep on the ground is still reported standing on it. Events are ordered by the pair's `SimId`s and numbered from
 //! `PhysicsWorld::next_event_id`, so their order never depends on iteration order or on which
 //! `Entity` a body happens to have. An event's entities are handles resolved from this tick's
 //! bodies (`Entity::PLACEHOLDER` for a body that is gone). The lists a tick builds are kept
@@ -152,6 +153,12 @@ pub struct EventBuffers {
     spare_touching: Vec<Touching>,
     /// The warm starts stored before this tick (swapped out of the world).
     spare_warm_starts: Vec<WarmStart>,
+    /// Last tick's contact reports (swapped out of the reports given to [`update`]).
+    previous_reports: Vec<ContactReport>,
+    /// This tick's reports of the pairs the narrow phase looked at.
+    fresh_reports: Vec<ContactReport>,
+    /// Last tick's reports of the pairs kept as they were.
+    carried_reports: Vec<ContactReport>,
 }
 
 /// The entity of body `id` this tick, or `Entity::PLACEHOLDER` when it is gone.
@@ -163,6 +170,8 @@ fn entity_of(bodies: &[SolverBody], id: SimId) -> Entity {
 
 /// Updates `world.touching`, `world.warm_starts` and `world.next_event_id`; writes this tick's
 /// events into `events` and its touching pairs into `reports`, building its lists in `buffers`.
+/// `reports` comes in holding last tick's reports (`CollisionEvents::contacts`), which give the
+/// pairs the narrow phase skipped their normal.
 #[allow(clippy::too_many_arguments)]
 pub fn update(
     params: &StepParams,
@@ -174,7 +183,6 @@ pub fn update(
     reports: &mut Vec<ContactReport>,
     buffers: &mut EventBuffers,
 ) {
-    reports.clear();
     events.clear();
     let EventBuffers {
         roster,
@@ -185,18 +193,25 @@ pub fn update(
         carried,
         spare_touching,
         spare_warm_starts,
+        previous_reports,
+        fresh_reports,
+        carried_reports,
     } = buffers;
+    std::mem::swap(previous_reports, reports);
+    reports.clear();
     // Nothing looked at this tick (every body at rest): what was stored stays exactly as it is
     // while every stored pair's bodies are still here.
     roster.fill(bodies);
     let roster = &*roster;
     if !manifolds.iter().any(|m| m.evaluated) && all_kept(roster, world) {
+        carry_reports(bodies, &world.touching, previous_reports, reports);
         return;
     }
     // A pair touches when a point is within `linear_slop`, or when the solver had to push it this
     // tick (a speculative contact that closed during the tick).
     let slop = params.settings.linear_slop;
     touching.clear();
+    fresh_reports.clear();
     let mut cursor = 0;
     for m in manifolds {
         let results = &points[cursor..cursor + m.len as usize];
@@ -206,7 +221,7 @@ pub fn update(
             .any(|c| c.separation <= slop || c.max_normal_impulse > 0.0);
         if m.evaluated && touches {
             let (a, b) = (&bodies[m.a as usize], &bodies[m.b as usize]);
-            reports.push(ContactReport {
+            fresh_reports.push(ContactReport {
                 a: a.sim_id,
                 b: b.sim_id,
                 entity_a: a.entity,
@@ -229,27 +244,26 @@ pub fn update(
             .filter(|t| evaluated.kept(t.a, t.b))
             .copied(),
     );
+    carry_reports(bodies, kept, previous_reports, carried_reports);
+    merge_by_key(fresh_reports, carried_reports, reports, |r| (r.a, r.b));
+    // The pairs touching after this tick: this tick's and the kept ones. Every list here is in
+    // pair order, so one walk along each answers whether a pair is in the other.
+    merge_by_key(touching, kept, spare_touching, |t| (t.a, t.b));
+    let pair = |t: &Touching| (t.a, t.b);
+    let mut after = spare_touching.iter().map(pair).peekable();
     for t in &world.touching {
-        let still = touching
-            .binary_search_by_key(&(t.a, t.b), |n| (n.a, n.b))
-            .is_ok()
-            || kept
-                .binary_search_by_key(&(t.a, t.b), |n| (n.a, n.b))
-                .is_ok();
-        if !still {
+        while after.next_if(|&p| p < pair(t)).is_some() {}
+        if after.peek() != Some(&pair(t)) {
             changes.push((t.a, t.b, CollisionEventKind::Ended));
         }
     }
+    let mut before = world.touching.iter().map(pair).peekable();
     for t in touching.iter() {
-        if world
-            .touching
-            .binary_search_by_key(&(t.a, t.b), |n| (n.a, n.b))
-            .is_err()
-        {
+        while before.next_if(|&p| p < pair(t)).is_some() {}
+        if before.peek() != Some(&pair(t)) {
             changes.push((t.a, t.b, CollisionEventKind::Started));
         }
     }
-    merge_by_key(touching, kept, spare_touching, |t| (t.a, t.b));
     std::mem::swap(&mut world.touching, spare_touching);
 
     changes.sort_unstable();
@@ -274,6 +288,30 @@ pub fn update(
         world,
         (next, carried, spare_warm_starts),
     );
+}
+
+/// Last tick's reports (`previous`, in pair order) of the touching pairs `kept` (in pair order),
+/// with their entities resolved from this tick's bodies, into `out`. A kept pair has a report
+/// from the tick that last looked at it, carried every tick since; one without is left out. A
+/// pair listed twice (two manifolds) takes its reports in order.
+fn carry_reports(
+    bodies: &[SolverBody],
+    kept: &[Touching],
+    previous: &[ContactReport],
+    out: &mut Vec<ContactReport>,
+) {
+    out.clear();
+    let mut reports = previous.iter().peekable();
+    for t in kept {
+        while reports.next_if(|r| (r.a, r.b) < (t.a, t.b)).is_some() {}
+        if let Some(&report) = reports.next_if(|r| (r.a, r.b) == (t.a, t.b)) {
+            out.push(ContactReport {
+                entity_a: entity_of(bodies, report.a),
+                entity_b: entity_of(bodies, report.b),
+                ..report
+            });
+        }
+    }
 }
 
 /// Whether every stored touching pair and warm start is kept as it is, on a tick whose narrow
