@@ -162,6 +162,27 @@ fn grid(name: &'static str, count: u32, steps: usize, kind: fn(u32) -> Kind) -> 
     }
 }
 
+/// 10,000 boxes set down on the ground (a 100 x 100 grid, 1.2 m apart), which fall asleep within
+/// a second, and one ball falling far above them for the whole run (50 s): a world that never
+/// comes to rest, whose sleeping bodies should cost next to nothing.
+fn asleep_and_one_falling() -> Scene {
+    let mut bodies: Vec<(Vec3, Kind)> = (0..10_000)
+        .map(|i| {
+            let (x, z) = ((i % 100) as f32 * 1.2, (i / 100) as f32 * 1.2);
+            (Vec3::new(x, 0.41, z), Kind::Cube(Vec3::splat(0.4)))
+        })
+        .collect();
+    bodies.push((Vec3::new(60.0, 3000.0, 60.0), Kind::Ball(0.5)));
+    Scene {
+        name: "(s) 10,000 boxes asleep and one ball falling above them, 3000 steps",
+        steps: 3000,
+        sleep: true,
+        bodies,
+        watch: None,
+        ground: Ground::Plane,
+    }
+}
+
 fn mixed_kind(i: u32) -> Kind {
     match i % 3 {
         0 => Kind::Ball(0.45),
@@ -777,6 +798,7 @@ fn main() {
             ..balls()
         },
         grid("(e) 10,000 boxes, 300 steps", 10_000, 300, box_kind),
+        asleep_and_one_falling(),
     ];
     for scene in &scenes {
         if wanted(scene.name) {

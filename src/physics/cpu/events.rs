@@ -74,62 +74,66 @@ impl<'a> Evaluated<'a> {
         }
         let kept = match self.lookup(a, b) {
             Some(evaluated) => !evaluated,
-            None => self.roster.has(a) && self.roster.has(b),
+            None => self.roster.has(self.bodies, a) && self.roster.has(self.bodies, b),
         };
         self.last = Some(((a, b), kept));
         kept
     }
 }
 
-/// Which ids are among this tick's bodies. Ids are handed out in order, so a tick's bodies
-/// usually cover a range not much wider than their count: then one bit per id in that range
-/// answers each question in one step. Otherwise the sorted ids are searched. Its buffers are kept
-/// between ticks ([`EventBuffers`]).
+/// Which ids are among this tick's bodies, and where each one is. Ids are handed out in order, so
+/// a tick's bodies usually cover a range not much wider than their count: then a table with one
+/// slot per id in that range answers each question in one step. Otherwise the bodies (sorted by
+/// id) are searched. Its buffers are kept between ticks ([`EventBuffers`]).
 #[derive(Debug, Default)]
 struct Roster {
-    /// Whether `bits` answers (else `sorted`).
+    /// Whether `index` answers (else the bodies are searched).
     dense: bool,
-    /// The id of bit 0 of `bits`.
+    /// The id of slot 0 of `index`.
     first: u64,
-    /// One bit per id from `first`, set for the bodies here.
-    bits: Vec<u64>,
-    /// The ids, sorted, when they are too spread for bits.
-    sorted: Vec<SimId>,
+    /// One slot per id from `first`: the body's place in the tick's bodies, or `u32::MAX`.
+    index: Vec<u32>,
 }
 
 impl Roster {
     /// Sets the roster to this tick's `bodies` (sorted by `sim_id`).
     fn fill(&mut self, bodies: &[SolverBody]) {
-        self.bits.clear();
-        self.sorted.clear();
+        self.index.clear();
         self.dense = false;
         let (Some(first), Some(last)) = (bodies.first(), bodies.last()) else {
             return;
         };
         let (first, span) = (first.sim_id.0, last.sim_id.0 - first.sim_id.0);
         if span / 8 > bodies.len() as u64 {
-            self.sorted.extend(bodies.iter().map(|body| body.sim_id));
             return;
         }
         self.dense = true;
         self.first = first;
-        self.bits.resize((span / 64 + 1) as usize, 0);
-        for body in bodies {
-            let offset = body.sim_id.0 - first;
-            self.bits[(offset / 64) as usize] |= 1 << (offset % 64);
+        self.index.resize(span as usize + 1, u32::MAX);
+        for (i, body) in bodies.iter().enumerate() {
+            self.index[(body.sim_id.0 - first) as usize] = i as u32;
         }
     }
 
-    /// Whether body `id` is here.
-    fn has(&self, id: SimId) -> bool {
+    /// Where body `id` is in `bodies` (the tick's bodies the roster was filled from), if here.
+    fn find(&self, bodies: &[SolverBody], id: SimId) -> Option<usize> {
         if !self.dense {
-            return self.sorted.binary_search(&id).is_ok();
+            return bodies.binary_search_by_key(&id, |body| body.sim_id).ok();
         }
-        id.0.checked_sub(self.first).is_some_and(|offset| {
-            self.bits
-                .get((offset / 64) as usize)
-                .is_some_and(|word| word & (1 << (offset % 64)) != 0)
-        })
+        let slot = id.0.checked_sub(self.first)?;
+        let index = *self.index.get(usize::try_from(slot).ok()?)?;
+        (index != u32::MAX).then_some(index as usize)
+    }
+
+    /// Whether body `id` is here.
+    fn has(&self, bodies: &[SolverBody], id: SimId) -> bool {
+        self.find(bodies, id).is_some()
+    }
+
+    /// The entity of body `id` this tick, or `Entity::PLACEHOLDER` when it is gone.
+    fn entity(&self, bodies: &[SolverBody], id: SimId) -> Entity {
+        self.find(bodies, id)
+            .map_or(Entity::PLACEHOLDER, |i| bodies[i].entity)
     }
 }
 
@@ -159,13 +163,6 @@ pub struct EventBuffers {
     fresh_reports: Vec<ContactReport>,
     /// Last tick's reports of the pairs kept as they were.
     carried_reports: Vec<ContactReport>,
-}
-
-/// The entity of body `id` this tick, or `Entity::PLACEHOLDER` when it is gone.
-fn entity_of(bodies: &[SolverBody], id: SimId) -> Entity {
-    bodies
-        .binary_search_by_key(&id, |body| body.sim_id)
-        .map_or(Entity::PLACEHOLDER, |i| bodies[i].entity)
 }
 
 /// Updates `world.touching`, `world.warm_starts` and `world.next_event_id`; writes this tick's
@@ -203,8 +200,8 @@ pub fn update(
     // while every stored pair's bodies are still here.
     roster.fill(bodies);
     let roster = &*roster;
-    if !manifolds.iter().any(|m| m.evaluated) && all_kept(roster, world) {
-        carry_reports(bodies, &world.touching, previous_reports, reports);
+    if !manifolds.iter().any(|m| m.evaluated) && all_kept(bodies, roster, world) {
+        carry_reports(bodies, roster, &world.touching, previous_reports, reports);
         return;
     }
     // A pair touches when a point is within `linear_slop`, or when the solver had to push it this
@@ -244,7 +241,7 @@ pub fn update(
             .filter(|t| evaluated.kept(t.a, t.b))
             .copied(),
     );
-    carry_reports(bodies, kept, previous_reports, carried_reports);
+    carry_reports(bodies, roster, kept, previous_reports, carried_reports);
     merge_by_key(fresh_reports, carried_reports, reports, |r| (r.a, r.b));
     // The pairs touching after this tick: this tick's and the kept ones. Every list here is in
     // pair order, so one walk along each answers whether a pair is in the other.
@@ -272,8 +269,8 @@ pub fn update(
             tick: params.tick,
             a,
             b,
-            entity_a: entity_of(bodies, a),
-            entity_b: entity_of(bodies, b),
+            entity_a: roster.entity(bodies, a),
+            entity_b: roster.entity(bodies, b),
             kind,
             id: world.next_event_id,
         });
@@ -296,6 +293,7 @@ pub fn update(
 /// pair listed twice (two manifolds) takes its reports in order.
 fn carry_reports(
     bodies: &[SolverBody],
+    roster: &Roster,
     kept: &[Touching],
     previous: &[ContactReport],
     out: &mut Vec<ContactReport>,
@@ -306,8 +304,8 @@ fn carry_reports(
         while reports.next_if(|r| (r.a, r.b) < (t.a, t.b)).is_some() {}
         if let Some(&report) = reports.next_if(|r| (r.a, r.b) == (t.a, t.b)) {
             out.push(ContactReport {
-                entity_a: entity_of(bodies, report.a),
-                entity_b: entity_of(bodies, report.b),
+                entity_a: roster.entity(bodies, report.a),
+                entity_b: roster.entity(bodies, report.b),
                 ..report
             });
         }
@@ -317,7 +315,7 @@ fn carry_reports(
 /// Whether every stored touching pair and warm start is kept as it is, on a tick whose narrow
 /// phase evaluated nothing: then a pair is kept exactly when both its bodies are still here (a
 /// pair with a manifold has both), so this asks only that, once per pair.
-fn all_kept(roster: &Roster, world: &PhysicsWorld) -> bool {
+fn all_kept(bodies: &[SolverBody], roster: &Roster, world: &PhysicsWorld) -> bool {
     let pairs = world.touching.iter().map(|t| (t.a, t.b));
     let mut last = None;
     pairs
@@ -327,7 +325,7 @@ fn all_kept(roster: &Roster, world: &PhysicsWorld) -> bool {
                 return true;
             }
             last = Some(pair);
-            roster.has(pair.0) && roster.has(pair.1)
+            roster.has(bodies, pair.0) && roster.has(bodies, pair.1)
         })
 }
 
