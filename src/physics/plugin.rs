@@ -83,6 +83,9 @@ impl Plugin for PhysicsPlugin {
 pub struct CpuStepBuffers {
     /// The bodies as the query gave them, with their slot ids and sleep markers.
     gathered: Vec<(SolverBody, Option<PhysicsId>, bool)>,
+    /// Each gathered body's `SimId` and place in `gathered`, sorted: the order the bodies are
+    /// copied out in (sorting these small keys moves less than sorting the bodies).
+    order: Vec<(SimId, u32)>,
     bodies: Vec<SolverBody>,
     all_bodies: Vec<SimId>,
     had_id: Vec<Option<PhysicsId>>,
@@ -414,14 +417,24 @@ fn gather(query: &BodyQuery, buffers: &mut CpuStepBuffers) {
     );
     // The query yields each archetype's bodies in the order they were spawned, so the list is a
     // few runs already in `SimId` order: the stable sort merges runs (ids are unique, so the
-    // order is the same as any sort's).
-    gathered.sort_by_key(|(body, _, _)| body.sim_id);
+    // order is the same as any sort's). The keys are sorted, and the bodies copied once, in
+    // their order.
+    let order = &mut buffers.order;
+    order.clear();
+    order.extend(
+        gathered
+            .iter()
+            .enumerate()
+            .map(|(i, (body, ..))| (body.sim_id, i as u32)),
+    );
+    order.sort();
     buffers.all_bodies.sort();
     buffers.bodies.clear();
     buffers.had_id.clear();
     buffers.was_sleeping.clear();
     buffers.entered_asleep.clear();
-    for &(body, id, sleeping) in gathered.iter() {
+    for &(_, i) in order.iter() {
+        let (body, id, sleeping) = gathered[i as usize];
         buffers.entered_asleep.push(body.sleeping);
         buffers.bodies.push(body);
         buffers.had_id.push(id);
