@@ -15,9 +15,29 @@ use super::{SolverBody, StepParams, math};
 use crate::physics::components::BodyKind;
 use crate::runtime::sim_math;
 
-/// Adds `h` seconds of gravity to every awake dynamic body's velocity.
-pub fn gravity(params: &StepParams, h: f32, bodies: &[SolverBody], velocities: &mut [Velocity]) {
-    for (body, velocity) in bodies.iter().zip(velocities.iter_mut()) {
+/// The bodies that [`positions`] moves (awake dynamic and kinematic ones), by index, ascending, into
+/// `out`: the substeps visit these and leave the rest (asleep or fixed) alone.
+pub fn moving(bodies: &[SolverBody], out: &mut Vec<u32>) {
+    out.clear();
+    out.extend(
+        (0..bodies.len() as u32).filter(|&i| match bodies[i as usize].kind {
+            BodyKind::Dynamic => !bodies[i as usize].sleeping,
+            BodyKind::Kinematic => true,
+            BodyKind::Static => false,
+        }),
+    );
+}
+
+/// Adds `h` seconds of gravity to every awake dynamic body's velocity (among `moving`).
+pub fn gravity(
+    params: &StepParams,
+    h: f32,
+    bodies: &[SolverBody],
+    moving: &[u32],
+    velocities: &mut [Velocity],
+) {
+    for &i in moving {
+        let (body, velocity) = (&bodies[i as usize], &mut velocities[i as usize]);
         if body.is_awake_dynamic() {
             velocity.linear += params.settings.gravity * (body.gravity_scale * h);
             if body.locks.locks_translation() {
@@ -27,22 +47,17 @@ pub fn gravity(params: &StepParams, h: f32, bodies: &[SolverBody], velocities: &
     }
 }
 
-/// Moves awake dynamic and kinematic bodies by `h` seconds of their velocity.
+/// Moves the `moving` bodies (awake dynamic and kinematic ones) by `h` seconds of their velocity.
 pub fn positions(
     h: f32,
     bodies: &mut [SolverBody],
+    moving: &[u32],
     velocities: &[Velocity],
     displacements: &mut [Displacement],
 ) {
-    for ((body, velocity), moved) in bodies.iter_mut().zip(velocities).zip(displacements) {
-        let moves = match body.kind {
-            BodyKind::Dynamic => !body.sleeping,
-            BodyKind::Kinematic => true,
-            BodyKind::Static => false,
-        };
-        if !moves {
-            continue;
-        }
+    for &i in moving {
+        let (body, velocity) = (&mut bodies[i as usize], &velocities[i as usize]);
+        let moved = &mut displacements[i as usize];
         let step = velocity.linear * h;
         body.position += step;
         moved.position += step;
@@ -55,10 +70,11 @@ pub fn positions(
     }
 }
 
-/// Applies each body's rotation over the tick (the product of its substep turns) to its starting
-/// rotation.
-pub fn finish_rotations(bodies: &mut [SolverBody], displacements: &[Displacement]) {
-    for (body, moved) in bodies.iter_mut().zip(displacements) {
+/// Applies each moving body's rotation over the tick (the product of its substep turns) to its
+/// starting rotation (no other body turns).
+pub fn finish_rotations(bodies: &mut [SolverBody], moving: &[u32], displacements: &[Displacement]) {
+    for &i in moving {
+        let (body, moved) = (&mut bodies[i as usize], &displacements[i as usize]);
         if moved.rotation != Quat::IDENTITY {
             body.rotation = math::quat_unit(sim_math::quat_mul(moved.rotation, body.rotation));
         }

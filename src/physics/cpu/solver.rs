@@ -65,6 +65,9 @@ pub struct SolveState {
     /// visit only these (an empty colour changes nothing, so skipping it keeps every bit, and a
     /// small scene does not pay for the colours it leaves empty).
     pub colours: Vec<usize>,
+    /// The bodies the substeps move (awake dynamic and kinematic), by index: a sleeping or fixed
+    /// body is left alone, so a world of sleeping bodies does not loop over them every substep.
+    pub moving: Vec<u32>,
 }
 
 /// Colours the joints (`joints`: each one's two velocity slots) and the manifolds, and builds the
@@ -156,10 +159,11 @@ pub fn solve(
     state
         .colours
         .extend((0..=COLOURS).filter(|&c| state.batches.has_colour(c) || joints.has_colour(c)));
+    integrate::moving(bodies, &mut state.moving);
     let (velocities, displacements) = (&mut state.velocities, &mut state.displacements);
-    let (batches, colours) = (&mut state.batches, &state.colours);
+    let (batches, colours, moving) = (&mut state.batches, &state.colours, &state.moving);
     for _ in 0..SOLVER_SUBSTEPS {
-        integrate::gravity(params, h, bodies, velocities);
+        integrate::gravity(params, h, bodies, moving, velocities);
         for &colour in colours {
             joints.warm_start(colour, velocities, displacements);
             batches.warm_start(colour, velocities);
@@ -169,7 +173,7 @@ pub fn solve(
             let pass = Pass::Biased { soft, fixed };
             batches.solve(colour, velocities, displacements, pass_params, pass);
         }
-        integrate::positions(h, bodies, velocities, displacements);
+        integrate::positions(h, bodies, moving, velocities, displacements);
         for &colour in colours {
             joints.solve(colour, velocities, displacements, &relaxing);
             batches.solve(colour, velocities, displacements, pass_params, Pass::Relax);
@@ -179,8 +183,9 @@ pub fn solve(
         batches.restitution(colour, velocities, -params.settings.restitution_threshold);
     }
     batches.results(manifolds, results);
-    integrate::finish_rotations(bodies, displacements);
-    for (body, velocity) in bodies.iter_mut().zip(velocities.iter()) {
+    integrate::finish_rotations(bodies, moving, displacements);
+    for &i in moving {
+        let (body, velocity) = (&mut bodies[i as usize], &velocities[i as usize]);
         if body.is_awake_dynamic() {
             body.linear_velocity = velocity.linear;
             body.angular_velocity = velocity.angular;
