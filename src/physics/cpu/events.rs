@@ -3,11 +3,12 @@
 //! A pair touches when one of its points is within `linear_slop` of contact. Pairs the narrow
 //! phase skipped this tick (both bodies asleep or unmovable) keep what they had, as long as both
 //! bodies still exist: their touching state, warm starts and contact report (last tick's normal),
-//! so a body asleep on the ground is still reported standing on it. Events are ordered by the pair's `SimId`s and numbered from
-//! `PhysicsWorld::next_event_id`, so their order never depends on iteration order or on which
-//! `Entity` a body happens to have. An event's entities are handles resolved from this tick's
-//! bodies (`Entity::PLACEHOLDER` for a body that is gone). The lists a tick builds are kept
-//! between ticks in [`EventBuffers`] (scratch: nothing there is read before it is rebuilt).
+//! so a body asleep on the ground is still reported standing on it. Events are ordered by the
+//! pair's `SimId`s and numbered from `PhysicsWorld::next_event_id`, so their order never depends
+//! on iteration order or on which `Entity` a body happens to have. An event's entities are
+//! handles resolved from this tick's bodies (`Entity::PLACEHOLDER` for a body that is gone). The
+//! lists a tick builds are kept between ticks in [`EventBuffers`] (scratch: nothing there is read
+//! before it is rebuilt).
 //!
 //! This module must never change bodies.
 

@@ -15,8 +15,8 @@ use super::{SolverBody, StepParams, math};
 use crate::physics::components::BodyKind;
 use crate::runtime::sim_math;
 
-/// The bodies that [`positions`] moves (awake dynamic and kinematic ones), by index, ascending, into
-/// `out`: the substeps visit these and leave the rest (asleep or fixed) alone.
+/// The bodies that [`positions`] moves (awake dynamic and kinematic ones), by index, ascending,
+/// into `out`: the substeps visit these and leave the rest (asleep or fixed) alone.
 pub fn moving(bodies: &[SolverBody], out: &mut Vec<u32>) {
     out.clear();
     out.extend(
