@@ -275,8 +275,10 @@ pub fn cpu_physics_step(
         settings: settings.clone(),
         meshes: meshes.as_deref().cloned().unwrap_or_default(),
     };
-    // Last tick's contact reports give the pairs the narrow phase skips their normal.
-    buffers.scratch.contacts.clone_from(&events.contacts);
+    // Last tick's contact reports give the pairs the narrow phase skips their normal. They are
+    // lent to the step, not copied: it swaps them out before it writes this tick's, and this
+    // tick's come back the same way below.
+    std::mem::swap(&mut buffers.scratch.contacts, &mut events.contacts);
     cpu::step(
         &params,
         &mut buffers.bodies,
@@ -291,7 +293,7 @@ pub fn cpu_physics_step(
         }
     }
     events.events.clone_from(&buffers.scratch.events);
-    events.contacts.clone_from(&buffers.scratch.contacts);
+    std::mem::swap(&mut events.contacts, &mut buffers.scratch.contacts);
     if let Some(joint_events) = joint_events.as_mut() {
         joint_events
             .broke

@@ -176,7 +176,8 @@ pub struct StepScratch {
     pub woken: Vec<u32>,
     /// The events of this tick, ordered by `(a, b, id)`.
     pub events: Vec<CollisionEvent>,
-    /// The pairs touching this tick, in body order.
+    /// The pairs touching this tick, in body order. The caller puts last tick's here before the
+    /// step (`CollisionEvents::contacts`): they give the pairs the narrow phase skips.
     pub contacts: Vec<ContactReport>,
     /// The lists the events' update builds each tick.
     pub event_buffers: events::EventBuffers,
