@@ -12,6 +12,7 @@
 //! This module must never look at shapes beyond their bounds.
 
 use bevy::math::Vec3;
+use rayon::prelude::*;
 
 use super::{SolverBody, StepParams};
 use crate::physics::components::{BodyKind, Shape};
@@ -43,6 +44,18 @@ pub struct BroadPhase {
     pub axis: usize,
     /// Box-box overlap tests the last sweep made.
     pub tests: usize,
+    /// Where each group of strips starts (a strip index), and one past the last, when the sweep
+    /// runs on several threads.
+    group_starts: Vec<usize>,
+    /// Each group's pairs and tests, when the sweep runs on several threads.
+    group_pairs: Vec<GroupPairs>,
+}
+
+/// What one group of strips found, swept on its own thread.
+#[derive(Default)]
+struct GroupPairs {
+    pairs: Vec<(u32, u32)>,
+    tests: usize,
 }
 
 /// A box as the sweep sees it: its extent on the sweep axis and on the two others, kept together
@@ -162,19 +175,24 @@ pub fn find_pairs_in(
     // a NaN from bad input) could pair with anything, so then every body is swept.
     let mut scope = scope;
     let mut reach_of_movers = Aabb::EMPTY;
-    for body in bodies {
-        let bounds = shape_bounds(body, margin + reach(body, params.dt), &params.meshes);
-        if scope == Scope::NearMovers
-            && body.moves()
-            && !matches!(body.collider.shape, Shape::HalfSpace { .. })
-        {
-            if well_formed(&bounds) {
-                reach_of_movers = reach_of_movers.join(&bounds);
-            } else {
-                scope = Scope::All;
+    // Each body's bounds depend on that body alone, so which thread works one out changes no bit.
+    let bounds_of =
+        |body: &SolverBody| shape_bounds(body, margin + reach(body, params.dt), &params.meshes);
+    if rayon::current_num_threads() > 1 && bodies.len() >= PARALLEL_ENTRIES {
+        broad.bounds.par_extend(bodies.par_iter().map(bounds_of));
+    } else {
+        broad.bounds.extend(bodies.iter().map(bounds_of));
+    }
+    if scope == Scope::NearMovers {
+        for (body, bounds) in bodies.iter().zip(&broad.bounds) {
+            if body.moves() && !matches!(body.collider.shape, Shape::HalfSpace { .. }) {
+                if well_formed(bounds) {
+                    reach_of_movers = reach_of_movers.join(bounds);
+                } else {
+                    scope = Scope::All;
+                }
             }
         }
-        broad.bounds.push(bounds);
     }
     for (index, body) in bodies.iter().enumerate() {
         let bounds = &broad.bounds[index];
@@ -218,6 +236,11 @@ pub fn find_pairs_in(
 
 /// Most strips a sweep uses.
 const MAX_STRIPS: usize = 4096;
+/// Fewest sweep entries for which the strips are swept on several threads (below it, handing
+/// the groups to the pool costs more than it saves).
+const PARALLEL_ENTRIES: usize = 4096;
+/// Groups of strips per pool thread, so that a thread that finishes early takes another.
+const GROUPS_PER_THREAD: usize = 4;
 
 /// Sweep and prune over the finite boxes, in strips.
 ///
@@ -319,15 +342,119 @@ fn sweep(bodies: &[SolverBody], broad: &mut BroadPhase) {
             *next += 1;
         }
     }
-    for s in 0..strips {
-        let strip = &mut broad.order[starts[s]..starts[s + 1]];
+    let strip_of = &strip_of;
+    let parallel =
+        rayon::current_num_threads() > 1 && strips > 1 && broad.order.len() >= PARALLEL_ENTRIES;
+    if !parallel {
+        broad.tests = sweep_strips(
+            &mut broad.order,
+            0,
+            0..strips,
+            starts,
+            bodies,
+            strip_of,
+            &mut broad.pairs,
+        );
+        return;
+    }
+    // The strips are independent: groups of them, about equal in entries, are swept on the
+    // pool's threads, each into its own list. The lists are joined in group order and the pairs
+    // sorted afterwards (`find_pairs_in`), so how many groups there are changes no result.
+    let groups = (rayon::current_num_threads() * GROUPS_PER_THREAD).min(strips);
+    let total = broad.order.len();
+    let bounds = &mut broad.group_starts;
+    bounds.clear();
+    bounds.push(0);
+    for g in 1..groups {
+        let at = starts[..strips].partition_point(|&start| start < total * g / groups);
+        bounds.push(at.max(*bounds.last().unwrap_or(&0)));
+    }
+    bounds.push(strips);
+    broad.group_pairs.resize_with(groups, GroupPairs::default);
+    let outs = &mut broad.group_pairs[..groups];
+    sweep_groups(&mut broad.order, 0, bounds, outs, starts, bodies, strip_of);
+    broad.tests = outs.iter().map(|out| out.tests).sum();
+    for out in outs.iter() {
+        broad.pairs.extend_from_slice(&out.pairs);
+    }
+}
+
+/// Sweeps the strip groups `groups` (boundaries: group `g` is strips `groups[g]..groups[g + 1]`)
+/// into `outs`, one list a group, splitting the work in two halves run with `rayon::join`.
+/// `order` holds the entries of these strips, from entry `offset` of the whole list.
+fn sweep_groups(
+    order: &mut [SweepEntry],
+    offset: usize,
+    groups: &[usize],
+    outs: &mut [GroupPairs],
+    starts: &[usize],
+    bodies: &[SolverBody],
+    strip_of: &(impl Fn(f32) -> usize + Sync),
+) {
+    if let [out] = outs {
+        out.pairs.clear();
+        out.tests = sweep_strips(
+            order,
+            offset,
+            groups[0]..groups[1],
+            starts,
+            bodies,
+            strip_of,
+            &mut out.pairs,
+        );
+        return;
+    }
+    let half = outs.len() / 2;
+    let split = starts[groups[half]] - offset;
+    let (left, right) = order.split_at_mut(split);
+    let (outs_left, outs_right) = outs.split_at_mut(half);
+    rayon::join(
+        || {
+            sweep_groups(
+                left,
+                offset,
+                &groups[..=half],
+                outs_left,
+                starts,
+                bodies,
+                strip_of,
+            )
+        },
+        || {
+            sweep_groups(
+                right,
+                offset + split,
+                &groups[half..],
+                outs_right,
+                starts,
+                bodies,
+                strip_of,
+            )
+        },
+    );
+}
+
+/// Sorts and sweeps the strips `strips`, whose entries `order` holds from entry `offset` of the
+/// whole list, pushing the pairs found to `pairs`; returns how many box-box tests it made.
+fn sweep_strips(
+    order: &mut [SweepEntry],
+    offset: usize,
+    strips: std::ops::Range<usize>,
+    starts: &[usize],
+    bodies: &[SolverBody],
+    strip_of: &impl Fn(f32) -> usize,
+    pairs: &mut Vec<(u32, u32)>,
+) -> usize {
+    let mut tests = 0;
+    for s in strips {
+        let strip = &mut order[starts[s] - offset..starts[s + 1] - offset];
         strip.sort_unstable_by(|a, b| a.min.total_cmp(&b.min).then(a.index.cmp(&b.index)));
         for (k, current) in strip.iter().enumerate() {
             for next in &strip[k + 1..] {
                 if next.min > current.max {
                     break;
                 }
-                broad.tests += 1;
+                tests += 1;
                 let overlaps = current.other_min[0] <= next.other_max[0]
                     && next.other_min[0] <= current.other_max[0]
                     && current.other_min[1] <= next.other_max[1]
@@ -341,9 +468,10 @@ fn sweep(bodies: &[SolverBody], broad: &mut BroadPhase) {
                 }
                 let (i, j) = (current.index, next.index);
                 if wants_pair(&bodies[i as usize], &bodies[j as usize]) {
-                    broad.pairs.push((i.min(j), i.max(j)));
+                    pairs.push((i.min(j), i.max(j)));
                 }
             }
         }
     }
+    tests
 }

@@ -9,6 +9,7 @@
 //! must never look at contacts.
 
 use bevy::math::{Quat, Vec3};
+use rayon::prelude::*;
 
 use super::body_state::{Displacement, Velocity};
 use super::{SolverBody, StepParams, math};
@@ -19,14 +20,21 @@ use crate::runtime::sim_math;
 /// into `out`: the substeps visit these and leave the rest (asleep or fixed) alone.
 pub fn moving(bodies: &[SolverBody], out: &mut Vec<u32>) {
     out.clear();
-    out.extend(
-        (0..bodies.len() as u32).filter(|&i| match bodies[i as usize].kind {
-            BodyKind::Dynamic => !bodies[i as usize].sleeping,
-            BodyKind::Kinematic => true,
-            BodyKind::Static => false,
-        }),
-    );
+    out.extend((0..bodies.len() as u32).filter(|&i| is_moving(&bodies[i as usize])));
 }
+
+/// Whether the substeps move `body`: awake dynamic, or kinematic.
+fn is_moving(body: &SolverBody) -> bool {
+    match body.kind {
+        BodyKind::Dynamic => !body.sleeping,
+        BodyKind::Kinematic => true,
+        BodyKind::Static => false,
+    }
+}
+
+/// Fewest moving bodies for which [`positions`] runs on the pool's threads, and then only when
+/// they are at least half of all bodies (it visits every body to find them).
+const PARALLEL_BODIES: usize = 4096;
 
 /// Adds `h` seconds of gravity to every awake dynamic body's velocity (among `moving`).
 pub fn gravity(
@@ -55,9 +63,7 @@ pub fn positions(
     velocities: &[Velocity],
     displacements: &mut [Displacement],
 ) {
-    for &i in moving {
-        let (body, velocity) = (&mut bodies[i as usize], &velocities[i as usize]);
-        let moved = &mut displacements[i as usize];
+    let advance = |body: &mut SolverBody, velocity: &Velocity, moved: &mut Displacement| {
         let step = velocity.linear * h;
         body.position += step;
         moved.position += step;
@@ -67,6 +73,24 @@ pub fn positions(
             let m = sim_math::rotation_matrix(moved.rotation);
             moved.matrix = [m.x_axis, m.y_axis, m.z_axis];
         }
+    };
+    // Each body's step reads and writes only its own values, so which thread takes it changes
+    // no bit.
+    if rayon::current_num_threads() > 1
+        && moving.len() >= PARALLEL_BODIES
+        && moving.len() * 2 >= bodies.len()
+    {
+        bodies
+            .par_iter_mut()
+            .zip(velocities.par_iter())
+            .zip(displacements.par_iter_mut())
+            .filter(|((body, _), _)| is_moving(body))
+            .for_each(|((body, velocity), moved)| advance(body, velocity, moved));
+        return;
+    }
+    for &i in moving {
+        let (body, velocity) = (&mut bodies[i as usize], &velocities[i as usize]);
+        advance(body, velocity, &mut displacements[i as usize]);
     }
 }
 
