@@ -43,37 +43,26 @@ fn heap(count: u32) -> Vec<SolverBody> {
     bodies
 }
 
-fn run_in_pool(threads: usize, ticks: u64) -> Vec<Vec<u32>> {
+/// Steps a heap of `count` bodies for `ticks` ticks in a pool of `threads`: every tick's bits,
+/// the most batches a colour solved on several threads, and the last tick's scratch.
+fn run_in_pool(threads: usize, count: u32, ticks: u64) -> (Vec<Vec<u32>>, usize, StepScratch) {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .unwrap();
     pool.install(|| {
-        let mut bodies = heap(1000);
+        let mut bodies = heap(count);
         let mut world = PhysicsWorld::default();
         let mut scratch = StepScratch::default();
         let mut trace = Vec::new();
         let mut parallel = 0;
         for tick in 0..ticks {
-            let params = StepParams {
-                dt: 1.0 / 60.0,
-                tick,
-                settings: PhysicsSettings::default(),
-                meshes: Default::default(),
-            };
+            let params = StepParams { tick, ..params() };
             cpu::step(&params, &mut bodies, &mut [], &mut world, &mut scratch);
             parallel = parallel.max(scratch.solve.batches.parallel_batches());
             trace.push(bits(&bodies));
         }
-        assert!(
-            scratch.manifolds.len() > 300,
-            "too few pairs to spread over threads"
-        );
-        assert!(
-            parallel > 0,
-            "no colour was large enough to solve on several threads"
-        );
-        trace
+        (trace, parallel, scratch)
     })
 }
 
@@ -86,8 +75,16 @@ fn run_in_pool(threads: usize, ticks: u64) -> Vec<Vec<u32>> {
 /// span check stops the debug build first: "two lanes of colour span 0 share a moving body").
 #[test]
 fn cpu_solver_bits_do_not_depend_on_thread_count() {
-    let one = run_in_pool(1, 90);
-    let four = run_in_pool(4, 90);
+    let (one, ..) = run_in_pool(1, 1000, 90);
+    let (four, parallel, scratch) = run_in_pool(4, 1000, 90);
+    assert!(
+        scratch.manifolds.len() > 300,
+        "too few pairs to spread over threads"
+    );
+    assert!(
+        parallel > 0,
+        "no colour was large enough to solve on several threads"
+    );
     for (tick, (a, b)) in one.iter().zip(&four).enumerate() {
         assert!(a == b, "tick {tick} differs between one and four threads");
     }
@@ -101,25 +98,9 @@ fn cpu_solver_bits_do_not_depend_on_thread_count() {
 /// lists of pairs were joined in the order the threads finish without the sort that follows.
 #[test]
 fn a_large_heap_has_the_same_bits_on_two_threads_as_on_one() {
-    let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
-            let mut bodies = heap(4500);
-            let mut world = PhysicsWorld::default();
-            let mut scratch = StepScratch::default();
-            let mut trace = Vec::new();
-            for tick in 0..20 {
-                let params = StepParams { tick, ..params() };
-                cpu::step(&params, &mut bodies, &mut [], &mut world, &mut scratch);
-                trace.push(bits(&bodies));
-            }
-            (trace, scratch.broad.pairs.len())
-        })
-    };
-    let ((one, pairs), (two, _)) = (run(1), run(2));
+    let (one, _, scratch) = run_in_pool(1, 4500, 20);
+    let (two, ..) = run_in_pool(2, 4500, 20);
+    let pairs = scratch.broad.pairs.len();
     assert!(
         pairs > 1000,
         "{pairs} pairs: too few for the strips to matter"
