@@ -4,7 +4,7 @@
 //! moves this tick) are sorted by their minimum on the axis along which their centres spread
 //! most, then swept; each box is compared only with the boxes that start before it ends. The
 //! boxes are cut into strips across the second axis of spread first, and each strip is swept on
-//! its own. Half-spaces
+//! its own (in a large world, groups of strips on the pool's threads). Half-spaces
 //! have no finite box and are tested against every other box directly. Whatever axis is picked,
 //! the pairs come out as `(lower index, higher index)` sorted, which is body order: the axis changes
 //! the work, never the result.

@@ -5,8 +5,9 @@
 //! `sim_math`'s with the CPU's square root and division),
 //! accumulated over the substeps and applied to the body once at the end of the tick, renormalized
 //! so they never drift off unit length. Each body also records how far it
-//! has moved since the start of the tick, which the contact solver uses to track gaps. This module
-//! must never look at contacts.
+//! has moved since the start of the tick, which the contact solver uses to track gaps. A body's
+//! step reads only its own values, so a large world's bodies are moved on the pool's threads with
+//! the same bits. This module must never look at contacts.
 
 use bevy::math::{Quat, Vec3};
 use rayon::prelude::*;

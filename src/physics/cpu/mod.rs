@@ -5,7 +5,8 @@
 //! 1. [`joints::resolve`]: each joint's bodies found by `SimId`; then
 //!    [`broad_phase::find_pairs_in`]: sweep and prune on the axis of greatest spread over the
 //!    bodies near anything that moves (every body when a sleeping one is disturbed), pairs sorted
-//!    into body order, less the pairs a joint keeps from colliding.
+//!    into body order, less the pairs a joint keeps from colliding (in a large world, the bounds
+//!    and groups of the sweep's strips on the pool's threads).
 //! 2. [`sleep::wake_touched`]: sleeping bodies near a moving one wake, with everything resting on
 //!    them.
 //! 3. [`contacts::collide_pairs`]: the narrow phase, in parallel, one manifold per pair.
