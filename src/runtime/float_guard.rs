@@ -4,8 +4,10 @@
 //!
 //! - **Where it is checked.** The simulation thread before each tick (a change made between ticks:
 //!   in `Update`, rendering, a callback) and after it (a change made by the tick's systems). A
-//!   worker thread before each solver pass and deadline job it runs (a change made since its last
-//!   simulation work) and after each job (a change the job made): [`guard_worker`].
+//!   worker thread before each piece of a parallel physics pass it runs (the broad phase's bounds
+//!   and sweep, the narrow phase, the solver's passes, the substeps' moves) and each deadline job
+//!   (a change made since its last simulation work), and after each job (a change the job made):
+//!   [`guard_worker`].
 //! - **Naming the system.** In checked runs ([`FloatEnvPolicy::Error`]) every system of the fixed
 //!   schedules gets a run condition that reads the register just before the system runs
 //!   ([`install_probes`]), so a change made by a system is named by the system that ran before the

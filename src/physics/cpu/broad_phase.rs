@@ -18,7 +18,7 @@ use super::{SolverBody, StepParams};
 use crate::physics::components::{BodyKind, Shape};
 use crate::physics::geometry::bvh::turned_extent;
 use crate::physics::level::LevelMeshes;
-use crate::runtime::sim_math;
+use crate::runtime::{guard_worker, sim_math};
 
 /// An axis-aligned bounding box (the geometry layer's [`Bounds`]).
 pub use crate::physics::geometry::bvh::Bounds as Aabb;
@@ -179,7 +179,10 @@ pub fn find_pairs_in(
     let bounds_of =
         |body: &SolverBody| shape_bounds(body, margin + reach(body, params.dt), &params.meshes);
     if rayon::current_num_threads() > 1 && bodies.len() >= PARALLEL_ENTRIES {
-        broad.bounds.par_extend(bodies.par_iter().map(bounds_of));
+        let guard = || guard_worker(|| "before the broad phase's bounds".to_owned());
+        broad
+            .bounds
+            .par_extend(bodies.par_iter().map_init(guard, |_, body| bounds_of(body)));
     } else {
         broad.bounds.extend(bodies.iter().map(bounds_of));
     }
@@ -392,6 +395,7 @@ fn sweep_groups(
     strip_of: &(impl Fn(f32) -> usize + Sync),
 ) {
     if let [out] = outs {
+        guard_worker(|| "before the broad phase's sweep".to_owned());
         out.pairs.clear();
         out.tests = sweep_strips(
             order,

@@ -14,6 +14,8 @@
 use bevy::math::Vec3;
 use rayon::prelude::*;
 
+use crate::runtime::guard_worker;
+
 pub use super::manifold::{
     ContactPoint, MAX_POINTS, Manifold, Placed, closest_between_segments, closest_on_segment,
 };
@@ -39,35 +41,38 @@ pub fn collide_pairs(
     pairs
         .par_iter()
         .with_min_len(PAIRS_PER_TASK)
-        .map(|&(a, b)| {
-            let (body_a, body_b) = (&bodies[a as usize], &bodies[b as usize]);
-            let mut manifold = Manifold {
-                a,
-                b,
-                ..Manifold::default()
-            };
-            if !(body_a.is_awake_dynamic() || body_b.is_awake_dynamic()) {
-                return manifold;
-            }
-            manifold.evaluated = true;
-            let approach = math::length(body_a.linear_velocity - body_b.linear_velocity) * dt;
-            let margin = speculative + approach;
-            let placed = |body: &SolverBody, m: &Motion| Placed {
-                shape: body.collider.shape,
-                position: body.position,
-                axes: m.axes,
-            };
-            collide(
-                &placed(body_a, &motion[a as usize]),
-                &placed(body_b, &motion[b as usize]),
-                margin,
-                &params.meshes,
-                &mut manifold,
-            );
-            let len = manifold.len as usize;
-            manifold.points[..len].sort_unstable_by_key(|p| p.feature);
-            manifold
-        })
+        .map_init(
+            || guard_worker(|| "before the narrow phase".to_owned()),
+            |_, &(a, b)| {
+                let (body_a, body_b) = (&bodies[a as usize], &bodies[b as usize]);
+                let mut manifold = Manifold {
+                    a,
+                    b,
+                    ..Manifold::default()
+                };
+                if !(body_a.is_awake_dynamic() || body_b.is_awake_dynamic()) {
+                    return manifold;
+                }
+                manifold.evaluated = true;
+                let approach = math::length(body_a.linear_velocity - body_b.linear_velocity) * dt;
+                let margin = speculative + approach;
+                let placed = |body: &SolverBody, m: &Motion| Placed {
+                    shape: body.collider.shape,
+                    position: body.position,
+                    axes: m.axes,
+                };
+                collide(
+                    &placed(body_a, &motion[a as usize]),
+                    &placed(body_b, &motion[b as usize]),
+                    margin,
+                    &params.meshes,
+                    &mut manifold,
+                );
+                let len = manifold.len as usize;
+                manifold.points[..len].sort_unstable_by_key(|p| p.feature);
+                manifold
+            },
+        )
         .collect_into_vec(manifolds);
 }
 

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use super::body_state::{Displacement, Velocity};
 use super::{SolverBody, StepParams, math};
 use crate::physics::components::BodyKind;
-use crate::runtime::sim_math;
+use crate::runtime::{guard_worker, sim_math};
 
 /// The bodies that [`positions`] moves (awake dynamic and kinematic ones), by index, ascending,
 /// into `out`: the substeps visit these and leave the rest (asleep or fixed) alone.
@@ -86,7 +86,10 @@ pub fn positions(
             .zip(velocities.par_iter())
             .zip(displacements.par_iter_mut())
             .filter(|((body, _), _)| is_moving(body))
-            .for_each(|((body, velocity), moved)| advance(body, velocity, moved));
+            .for_each_init(
+                || guard_worker(|| "before the substep's moves".to_owned()),
+                |_, ((body, velocity), moved)| advance(body, velocity, moved),
+            );
         return;
     }
     for &i in moving {
