@@ -175,26 +175,36 @@ pub fn find_pairs_in(
     // a NaN from bad input) could pair with anything, so then every body is swept.
     let mut scope = scope;
     let mut reach_of_movers = Aabb::EMPTY;
-    // Each body's bounds depend on that body alone, so which thread works one out changes no bit.
+    let mut note_mover = |body: &SolverBody, bounds: &Aabb| {
+        if scope == Scope::NearMovers
+            && body.moves()
+            && !matches!(body.collider.shape, Shape::HalfSpace { .. })
+        {
+            if well_formed(bounds) {
+                reach_of_movers = reach_of_movers.join(bounds);
+            } else {
+                scope = Scope::All;
+            }
+        }
+    };
     let bounds_of =
         |body: &SolverBody| shape_bounds(body, margin + reach(body, params.dt), &params.meshes);
     if rayon::current_num_threads() > 1 && bodies.len() >= PARALLEL_ENTRIES {
+        // Each body's bounds depend on that body alone, so which thread works one out changes no
+        // bit; the movers' box is then joined in body order.
         let guard = || guard_worker(|| "before the broad phase's bounds".to_owned());
         broad
             .bounds
             .par_extend(bodies.par_iter().map_init(guard, |_, body| bounds_of(body)));
-    } else {
-        broad.bounds.extend(bodies.iter().map(bounds_of));
-    }
-    if scope == Scope::NearMovers {
         for (body, bounds) in bodies.iter().zip(&broad.bounds) {
-            if body.moves() && !matches!(body.collider.shape, Shape::HalfSpace { .. }) {
-                if well_formed(bounds) {
-                    reach_of_movers = reach_of_movers.join(bounds);
-                } else {
-                    scope = Scope::All;
-                }
-            }
+            note_mover(body, bounds);
+        }
+    } else {
+        // One walk over the bodies, as a small world (or one thread) does not gain from two.
+        for body in bodies {
+            let bounds = bounds_of(body);
+            note_mover(body, &bounds);
+            broad.bounds.push(bounds);
         }
     }
     for (index, body) in bodies.iter().enumerate() {
