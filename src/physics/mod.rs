@@ -15,6 +15,7 @@
 //! - [`geometry`]: convex shapes, GJK shape casts and overlap tests, shared by the queries and
 //!   the solver's continuous collision.
 
+pub mod body_copy;
 pub mod components;
 pub mod cpu;
 pub mod geometry;

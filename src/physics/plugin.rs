@@ -2,28 +2,28 @@
 //! back.
 //!
 //! [`cpu_physics_step`] is the first system of the engine's fixed chain (`SimSet::Physics`). It
-//! gathers every CPU body (an entity with a `Transform` and a `Collider`, whose `PhysicsBody` class
-//! is not `Gpu`) and every `Joint`, each sorted by `SimId`, runs [`cpu::step`] with
-//! `FrameTime::fixed_delta`, and writes positions, rotations and velocities back, with the
-//! `broken` flag of joints that broke and their `JointEvents`; `Sleeping` and `PhysicsId` changes go through
-//! commands, applied before the next set of the chain runs. It is an ordinary system, so game
-//! systems that touch none of its data need no order against it. In a world at rest it leaves
-//! the tick out while nothing it reads changes, marking changed what the tick would have marked
-//! (see [`Rest`]). This module must never do physics itself, and never touch GPU-class bodies.
+//! reads every CPU body (an entity with a `Transform` and a `Collider`, whose `PhysicsBody` class
+//! is not `Gpu`) into the solver's list, sorted by `SimId` (`physics::body_copy`, which keeps the
+//! list between ticks and reads again only what changed), and every `Joint`, runs [`cpu::step`]
+//! with `FrameTime::fixed_delta`, and writes positions, rotations and velocities back, with the
+//! `broken` flag of joints that broke and their `JointEvents`; `Sleeping` and `PhysicsId` changes
+//! go through commands, applied before the next set of the chain runs. It is an ordinary system,
+//! so game systems that touch none of its data need no order against it. In a world at rest it
+//! leaves the tick out while nothing it reads changes, marking changed what the tick would have
+//! marked (see [`Rest`]). This module must never do physics itself, and never touch GPU-class
+//! bodies.
 
 use bevy::app::{App, FixedUpdate, Plugin};
 use bevy::ecs::change_detection::{DetectChanges, DetectChangesMut};
-use bevy::math::Vec3;
-use bevy::prelude::{
-    Commands, Entity, IntoScheduleConfigs, Local, Query, Ref, Res, ResMut, Transform,
-};
+use bevy::prelude::{Commands, Entity, IntoScheduleConfigs, Local, Query, Ref, Res, ResMut};
 
+use super::body_copy::{BodyCopy, BodyQuery};
 use super::components::{
     BodyClass, BodyKind, Collider, CollisionLayers, LockedAxes, PhysicsBody, PhysicsId, RigidBody,
     Sleeping,
 };
 use super::cpu::joints::SolverJoint;
-use super::cpu::{self, SolverBody, StepParams, StepScratch};
+use super::cpu::{self, StepParams, StepScratch};
 use super::joint::Joint;
 use super::level::LevelMeshes;
 use super::resources::{CollisionEvents, JointEvents, PhysicsIdRegistry, PhysicsSettings};
@@ -81,17 +81,8 @@ impl Plugin for PhysicsPlugin {
 /// Buffers the system keeps between ticks (not simulation state).
 #[derive(Default)]
 pub struct CpuStepBuffers {
-    /// The bodies as the query gave them, with their slot ids and sleep markers.
-    gathered: Vec<(SolverBody, Option<PhysicsId>, bool)>,
-    /// Each gathered body's `SimId` and place in `gathered`, sorted: the order the bodies are
-    /// copied out in (sorting these small keys moves less than sorting the bodies).
-    order: Vec<(SimId, u32)>,
-    bodies: Vec<SolverBody>,
-    all_bodies: Vec<SimId>,
-    had_id: Vec<Option<PhysicsId>>,
-    was_sleeping: Vec<bool>,
-    /// Whether each body entered the step asleep (marked, at rest and dynamic).
-    entered_asleep: Vec<bool>,
+    /// The CPU bodies, kept between ticks (see [`BodyCopy`]).
+    copy: BodyCopy,
     joints: Vec<SolverJoint>,
     scratch: StepScratch,
     /// Where the world stands in coming to rest (see [`Rest`]).
@@ -141,24 +132,6 @@ struct Census {
     locked: usize,
     joints: usize,
 }
-
-/// The bodies the CPU solver reads and writes.
-type BodyQuery<'w, 's> = Query<
-    'w,
-    's,
-    (
-        Entity,
-        Ref<'static, SimId>,
-        &'static mut Transform,
-        Ref<'static, Collider>,
-        Option<&'static mut RigidBody>,
-        Option<Ref<'static, PhysicsBody>>,
-        Option<Ref<'static, CollisionLayers>>,
-        Option<Ref<'static, PhysicsId>>,
-        Option<Ref<'static, Sleeping>>,
-        Option<Ref<'static, LockedAxes>>,
-    ),
->;
 
 /// The joints the CPU solver reads, and marks when they break.
 type JointQuery<'w, 's> = Query<'w, 's, (Entity, Ref<'static, SimId>, &'static mut Joint)>;
@@ -240,7 +213,8 @@ pub fn cpu_physics_step(
             joint_events.as_deref().cloned(),
         )
     });
-    gather(&query, buffers);
+    let restores = snapshots.as_deref().map(SnapshotRegistry::restores);
+    buffers.copy.read(&mut query, restores);
     buffers.joints.clear();
     buffers.joints.extend(
         joint_query
@@ -255,17 +229,18 @@ pub fn cpu_physics_step(
     // Slots go to every collider body, GPU ones included (their slot is their place in the GPU
     // buffers), in `SimId` order. The CPU bodies are a sorted subset of that list, so one walk
     // along both finds each one's slot.
-    let ids = registry.sync(&buffers.all_bodies);
+    let ids = registry.sync(&buffers.copy.all_bodies);
     let mut slot = 0;
-    for body in buffers.bodies.iter_mut() {
+    for body in buffers.copy.bodies.iter_mut() {
         while buffers
+            .copy
             .all_bodies
             .get(slot)
             .is_some_and(|id| *id < body.sim_id)
         {
             slot += 1;
         }
-        if buffers.all_bodies.get(slot) == Some(&body.sim_id) {
+        if buffers.copy.all_bodies.get(slot) == Some(&body.sim_id) {
             body.id = ids[slot];
         }
     }
@@ -281,12 +256,20 @@ pub fn cpu_physics_step(
     std::mem::swap(&mut buffers.scratch.contacts, &mut events.contacts);
     cpu::step(
         &params,
-        &mut buffers.bodies,
+        &mut buffers.copy.bodies,
         &mut buffers.joints,
         &mut physics,
         &mut buffers.scratch,
     );
-    let wrote = write_back(&mut commands, &mut query, buffers);
+    // The bodies the solve moved (a tick at rest solves nothing, and moves no dynamic body).
+    let moved: &[u32] = if buffers.scratch.at_rest {
+        &[]
+    } else {
+        &buffers.scratch.solve.moving
+    };
+    let wrote = buffers
+        .copy
+        .write_back(&mut commands, &mut query, restores, moved);
     for broke in &buffers.scratch.joints.events {
         if let Ok((.., mut joint)) = joint_query.get_mut(broke.entity) {
             joint.broken = true;
@@ -376,109 +359,4 @@ fn unchanged_census(
         }
     }
     Some(census)
-}
-
-/// Reads every collider body: its `SimId` into `all_bodies`, and a CPU body's solver record into
-/// `bodies` (with its slot id and sleep marker beside it), both sorted by `SimId`.
-fn gather(query: &BodyQuery, buffers: &mut CpuStepBuffers) {
-    let gathered = &mut buffers.gathered;
-    gathered.clear();
-    buffers.all_bodies.clear();
-    let all_bodies = &mut buffers.all_bodies;
-    gathered.extend(
-        query
-            .iter()
-            .inspect(|row| all_bodies.push(*row.1))
-            .filter(|row| row.5.as_ref().is_none_or(|b| b.class == BodyClass::Cpu))
-            .map(
-                |(entity, sim_id, transform, collider, rigid, _, layers, id, sleeping, locks)| {
-                    let (sim_id, sleeping) = (*sim_id, sleeping.is_some());
-                    let rigid = rigid.copied().unwrap_or_else(RigidBody::fixed);
-                    let at_rest =
-                        rigid.linear_velocity == Vec3::ZERO && rigid.angular_velocity == Vec3::ZERO;
-                    let body = SolverBody {
-                        sim_id,
-                        entity,
-                        id: PhysicsId(0),
-                        kind: rigid.kind,
-                        position: transform.translation,
-                        rotation: transform.rotation,
-                        linear_velocity: rigid.linear_velocity,
-                        angular_velocity: rigid.angular_velocity,
-                        mass: rigid.mass,
-                        gravity_scale: rigid.gravity_scale,
-                        collider: *collider,
-                        layers: layers.as_deref().copied().unwrap_or_default(),
-                        // Giving a sleeping body a velocity wakes it.
-                        sleeping: sleeping && at_rest && rigid.kind == BodyKind::Dynamic,
-                        locks: locks.as_deref().copied().unwrap_or_default(),
-                    };
-                    (body, id.as_deref().copied(), sleeping)
-                },
-            ),
-    );
-    // The query yields each archetype's bodies in the order they were spawned, so the list is a
-    // few runs already in `SimId` order: the stable sort merges runs (ids are unique, so the
-    // order is the same as any sort's). The keys are sorted, and the bodies copied once, in
-    // their order.
-    let order = &mut buffers.order;
-    order.clear();
-    order.extend(
-        gathered
-            .iter()
-            .enumerate()
-            .map(|(i, (body, ..))| (body.sim_id, i as u32)),
-    );
-    order.sort();
-    buffers.all_bodies.sort();
-    buffers.bodies.clear();
-    buffers.had_id.clear();
-    buffers.was_sleeping.clear();
-    buffers.entered_asleep.clear();
-    for &(_, i) in order.iter() {
-        let (body, id, sleeping) = gathered[i as usize];
-        buffers.entered_asleep.push(body.sleeping);
-        buffers.bodies.push(body);
-        buffers.had_id.push(id);
-        buffers.was_sleeping.push(sleeping);
-    }
-}
-
-/// Writes the step's bodies back; returns whether it changed a value or queued a command.
-fn write_back(commands: &mut Commands, query: &mut BodyQuery, buffers: &CpuStepBuffers) -> bool {
-    let mut wrote = false;
-    for (k, body) in buffers.bodies.iter().enumerate() {
-        if buffers.had_id[k] != Some(body.id) {
-            commands.entity(body.entity).insert(body.id);
-            wrote = true;
-        }
-        if buffers.was_sleeping[k] != body.sleeping {
-            wrote = true;
-            if body.sleeping {
-                commands.entity(body.entity).insert(Sleeping);
-            } else {
-                commands.entity(body.entity).remove::<Sleeping>();
-            }
-        }
-        // A body asleep before and after the step did not move, and its velocities are zero in
-        // the world already: nothing to write (and no change for `Changed` to report).
-        if body.kind == BodyKind::Static || (buffers.entered_asleep[k] && body.sleeping) {
-            continue;
-        }
-        let Ok((_, _, mut transform, _, rigid, ..)) = query.get_mut(body.entity) else {
-            continue;
-        };
-        if transform.translation != body.position || transform.rotation != body.rotation {
-            transform.translation = body.position;
-            transform.rotation = body.rotation;
-            wrote = true;
-        }
-        if let Some(mut rigid) = rigid {
-            wrote |= rigid.linear_velocity != body.linear_velocity
-                || rigid.angular_velocity != body.angular_velocity;
-            rigid.linear_velocity = body.linear_velocity;
-            rigid.angular_velocity = body.angular_velocity;
-        }
-    }
-    wrote
 }

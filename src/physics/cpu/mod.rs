@@ -27,10 +27,11 @@
 //! [`overlap::overlaps_at_start`] runs the broad and narrow phases once, without stepping, to find
 //! bodies that a scene places inside each other.
 //!
-//! The ECS only copies bodies in and out (see `physics::plugin`). Threads may run the narrow phase
-//! and constraint preparation, whose results are collected in pair order, and the batches of one
-//! colour, which share no moving body; the colours run in a fixed order and everything else that
-//! accumulates runs sequentially in body order, so the bits never depend on the thread count. No
+//! The ECS only copies bodies in and out (see `physics::plugin` and `physics::body_copy`). Threads
+//! may run the narrow phase and constraint preparation, whose results are collected in pair order,
+//! and the batches of one colour, which share no moving body; the colours run in a fixed order and
+//! everything else that accumulates runs sequentially in body order, so the bits never depend on
+//! the thread count. No
 //! stage reads a clock, a global generator or `HashMap` order, and the math is IEEE `+ - * /`,
 //! `sqrt` and `sim_math` in a fixed order, four lanes at a time in the contact solve (`lanes`),
 //! never fused.
@@ -122,6 +123,22 @@ impl SolverBody {
     pub fn moves(&self) -> bool {
         self.is_awake_dynamic() || self.is_moving_kinematic()
     }
+
+    /// What the step first makes of a body as it was read: a dynamic body without a positive
+    /// finite mass counts as static, only a dynamic body sleeps, and a locked axis carries no
+    /// velocity. Doing it twice changes nothing, so a record the step has already seen may be
+    /// given to it again.
+    pub fn settle_inputs(&mut self) {
+        if self.kind == BodyKind::Dynamic && !(self.mass.is_finite() && self.mass > 0.0) {
+            self.kind = BodyKind::Static;
+        }
+        if self.kind != BodyKind::Dynamic {
+            self.sleeping = false;
+        } else if self.locks.any() {
+            self.linear_velocity = self.locks.clear_translation(self.linear_velocity);
+            self.angular_velocity = self.locks.clear_rotation(self.angular_velocity);
+        }
+    }
 }
 
 /// What one step needs besides the bodies.
@@ -197,17 +214,7 @@ pub fn step(
     world: &mut PhysicsWorld,
     scratch: &mut StepScratch,
 ) {
-    for body in bodies.iter_mut() {
-        if body.kind == BodyKind::Dynamic && !(body.mass.is_finite() && body.mass > 0.0) {
-            body.kind = BodyKind::Static;
-        }
-        if body.kind != BodyKind::Dynamic {
-            body.sleeping = false;
-        } else if body.locks.any() {
-            body.linear_velocity = body.locks.clear_translation(body.linear_velocity);
-            body.angular_velocity = body.locks.clear_rotation(body.angular_velocity);
-        }
-    }
+    bodies.iter_mut().for_each(SolverBody::settle_inputs);
     joints::resolve(bodies, joints, &mut scratch.joints);
     scratch.at_rest = !scratch.joints.any_active() && !bodies.iter().any(SolverBody::moves);
     if scratch.at_rest {

@@ -1,0 +1,452 @@
+//! The copy of the CPU bodies out of the ECS into the solver's list, and of the results back.
+//!
+//! [`BodyCopy`] holds the list [`cpu::step`](super::cpu::step) works on, sorted by `SimId`, and
+//! keeps it from one tick to the next. After a tick's write-back the list holds exactly what the
+//! world holds, and the step only ever writes its own results, which a system never sees as
+//! changes of its own; so the next tick need read again only the bodies whose components someone
+//! else wrote or added since. Reading every body into the list costs a copy of each one and a
+//! sort; reading the changed ones costs a look at each body's change ticks. A world of sleeping
+//! bodies, which the step writes nothing to, is then copied once, not every tick.
+//!
+//! The list is read whole again whenever it may no longer be the world's: on the first tick;
+//! after a restore (which gives values back with the change ticks they had, so changes do not
+//! show); when the last write-back queued a command (a `Sleeping` marker or slot id inserted or
+//! removed); when a body came, went, or gained or lost an optional component (a removal shows only
+//! in the counts of who carries what); when a body's `SimId` or class changed; and in a world
+//! without a snapshot registry, whose restores cannot be counted. The result is the same list a
+//! whole read gives (debug builds check it, tick by tick).
+//!
+//! This module must never do physics, and never touch GPU-class bodies.
+
+use bevy::ecs::change_detection::DetectChanges;
+use bevy::math::Vec3;
+use bevy::prelude::{Commands, Entity, Query, Ref, Transform};
+
+use super::components::{
+    BodyClass, BodyKind, Collider, CollisionLayers, LockedAxes, PhysicsBody, PhysicsId, RigidBody,
+    Sleeping,
+};
+use super::cpu::SolverBody;
+use crate::state::SimId;
+
+/// The bodies the CPU solver reads and writes.
+pub type BodyQuery<'w, 's> = Query<
+    'w,
+    's,
+    (
+        Entity,
+        Ref<'static, SimId>,
+        &'static mut Transform,
+        Ref<'static, Collider>,
+        Option<&'static mut RigidBody>,
+        Option<Ref<'static, PhysicsBody>>,
+        Option<Ref<'static, CollisionLayers>>,
+        Option<Ref<'static, PhysicsId>>,
+        Option<Ref<'static, Sleeping>>,
+        Option<Ref<'static, LockedAxes>>,
+    ),
+>;
+
+/// How many collider bodies there are, and how many carry each optional component: a component
+/// removed, or a body gone, shows only here.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Carriers {
+    bodies: usize,
+    rigid: usize,
+    classed: usize,
+    layered: usize,
+    with_ids: usize,
+    sleeping: usize,
+    locked: usize,
+}
+
+/// What the kept list was last made equal to: the world after the restores counted here, whose
+/// bodies carried what `carriers` counts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Kept {
+    restores: u64,
+    carriers: Carriers,
+}
+
+/// The solver's list of CPU bodies, kept between ticks, and the buffers of a whole read.
+#[derive(Default)]
+pub struct BodyCopy {
+    /// A whole read's bodies as the query gave them, with their slot ids and sleep markers.
+    gathered: Vec<(SolverBody, Option<PhysicsId>, bool)>,
+    /// Each gathered body's `SimId` and place in `gathered`, sorted: the order the bodies are
+    /// copied out in (sorting these small keys moves less than sorting the bodies).
+    order: Vec<(SimId, u32)>,
+    /// The CPU bodies, sorted by `SimId`: what the step works on.
+    pub bodies: Vec<SolverBody>,
+    /// Every collider body's `SimId` (GPU ones too), sorted.
+    pub all_bodies: Vec<SimId>,
+    /// Each body's slot id in the world when read.
+    had_id: Vec<Option<PhysicsId>>,
+    /// Whether each body carried `Sleeping` when read.
+    was_sleeping: Vec<bool>,
+    /// Whether each body entered the step asleep (marked, at rest and dynamic).
+    entered_asleep: Vec<bool>,
+    /// Set when the list is the world's as the last write-back left it.
+    kept: Option<Kept>,
+    /// What this tick's read counted.
+    carriers: Carriers,
+}
+
+/// The components of one body as the query gives them.
+type Row<'a> = (
+    Entity,
+    Ref<'a, SimId>,
+    &'a Transform,
+    Ref<'a, Collider>,
+    Option<&'a RigidBody>,
+    Option<Ref<'a, PhysicsBody>>,
+    Option<Ref<'a, CollisionLayers>>,
+    Option<Ref<'a, PhysicsId>>,
+    Option<Ref<'a, Sleeping>>,
+    Option<Ref<'a, LockedAxes>>,
+);
+
+/// Whether the row is a CPU body (no class, or the CPU class).
+fn is_cpu(class: Option<&Ref<PhysicsBody>>) -> bool {
+    class.is_none_or(|c| c.class == BodyClass::Cpu)
+}
+
+/// A body's solver record as the world holds it, with its slot id and whether it carries
+/// `Sleeping`.
+fn record(row: &Row) -> (SolverBody, Option<PhysicsId>, bool) {
+    let (entity, sim_id, transform, collider, rigid, _, layers, id, sleeping, locks) = row;
+    let (sim_id, sleeping) = (**sim_id, sleeping.is_some());
+    let rigid = rigid.copied().unwrap_or_else(RigidBody::fixed);
+    let at_rest = rigid.linear_velocity == Vec3::ZERO && rigid.angular_velocity == Vec3::ZERO;
+    let body = SolverBody {
+        sim_id,
+        entity: *entity,
+        id: PhysicsId(0),
+        kind: rigid.kind,
+        position: transform.translation,
+        rotation: transform.rotation,
+        linear_velocity: rigid.linear_velocity,
+        angular_velocity: rigid.angular_velocity,
+        mass: rigid.mass,
+        gravity_scale: rigid.gravity_scale,
+        collider: **collider,
+        layers: layers.as_deref().copied().unwrap_or_default(),
+        // Giving a sleeping body a velocity wakes it.
+        sleeping: sleeping && at_rest && rigid.kind == BodyKind::Dynamic,
+        locks: locks.as_deref().copied().unwrap_or_default(),
+    };
+    (body, id.as_deref().copied(), sleeping)
+}
+
+impl Carriers {
+    fn count(&mut self, row: &Row) {
+        let (_, _, _, _, rigid, class, layers, id, sleeping, locks) = row;
+        self.bodies += 1;
+        self.rigid += usize::from(rigid.is_some());
+        self.classed += usize::from(class.is_some());
+        self.layered += usize::from(layers.is_some());
+        self.with_ids += usize::from(id.is_some());
+        self.sleeping += usize::from(sleeping.is_some());
+        self.locked += usize::from(locks.is_some());
+    }
+}
+
+/// What a row's change ticks say since the system last ran.
+enum Seen {
+    /// Nothing written or added.
+    Unchanged,
+    /// A value written.
+    Written,
+    /// A component added, or the body's `SimId` or class written: the list must be read whole.
+    Reshaped,
+}
+
+fn seen(row: &Row, rigid_changed: bool) -> Seen {
+    let (_, sim_id, _, collider, _, class, layers, id, sleeping, locks) = row;
+    let added = sim_id.is_changed()
+        || collider.is_added()
+        || class.as_ref().is_some_and(|c| c.is_changed())
+        || layers.as_ref().is_some_and(|l| l.is_added())
+        || id.as_ref().is_some_and(|i| i.is_added())
+        || sleeping.as_ref().is_some_and(|s| s.is_changed())
+        || locks.as_ref().is_some_and(|l| l.is_added());
+    if added {
+        return Seen::Reshaped;
+    }
+    let written = rigid_changed
+        || collider.is_changed()
+        || layers.as_ref().is_some_and(|l| l.is_changed())
+        || id.as_ref().is_some_and(|i| i.is_changed())
+        || locks.as_ref().is_some_and(|l| l.is_changed());
+    if written {
+        Seen::Written
+    } else {
+        Seen::Unchanged
+    }
+}
+
+impl BodyCopy {
+    /// Makes `bodies` and `all_bodies` this tick's. `restores` is the snapshot registry's count
+    /// of restores begun, `None` in a world without one (then every tick reads every body).
+    pub fn read(&mut self, query: &mut BodyQuery, restores: Option<u64>) {
+        let kept = self.kept.take();
+        let read_changes = kept.is_some_and(|k| Some(k.restores) == restores);
+        if !(read_changes && self.read_changed(query, kept)) {
+            self.read_all(query);
+        }
+    }
+
+    /// Reads again the bodies someone wrote since the last tick; returns false, leaving the list
+    /// to be read whole, when the world's bodies may no longer be the list's.
+    fn read_changed(&mut self, query: &mut BodyQuery, kept: Option<Kept>) -> bool {
+        let mut carriers = Carriers::default();
+        for (entity, sim_id, transform, collider, rigid, class, layers, id, sleeping, locks) in
+            query.iter_mut()
+        {
+            let rigid_changed = rigid.as_ref().is_some_and(|r| r.is_changed());
+            let (transform_changed, transform_added) =
+                (transform.is_changed(), transform.is_added());
+            let rigid_added = rigid.as_ref().is_some_and(|r| r.is_added());
+            let row: Row = (
+                entity,
+                sim_id,
+                &*transform,
+                collider,
+                rigid.as_deref(),
+                class,
+                layers,
+                id,
+                sleeping,
+                locks,
+            );
+            carriers.count(&row);
+            if transform_added || rigid_added {
+                return false;
+            }
+            let written = match seen(&row, rigid_changed) {
+                Seen::Reshaped => return false,
+                Seen::Written => true,
+                Seen::Unchanged => transform_changed,
+            };
+            if !written || !is_cpu(row.5.as_ref()) {
+                continue;
+            }
+            let Ok(k) = self.bodies.binary_search_by_key(&*row.1, |b| b.sim_id) else {
+                return false;
+            };
+            let (body, id, marked) = record(&row);
+            self.entered_asleep[k] = body.sleeping;
+            self.bodies[k] = body;
+            self.had_id[k] = id;
+            self.was_sleeping[k] = marked;
+        }
+        self.carriers = carriers;
+        if kept.is_none_or(|k| k.carriers != carriers) {
+            return false;
+        }
+        #[cfg(debug_assertions)]
+        self.check_against_whole_read(query);
+        true
+    }
+
+    /// Reads every collider body: its `SimId` into `all_bodies`, and a CPU body's solver record
+    /// into `bodies` (with its slot id and sleep marker beside it), both sorted by `SimId`.
+    fn read_all(&mut self, query: &mut BodyQuery) {
+        let gathered = &mut self.gathered;
+        gathered.clear();
+        self.all_bodies.clear();
+        let mut carriers = Carriers::default();
+        for (entity, sim_id, transform, collider, rigid, class, layers, id, sleeping, locks) in
+            query.iter_mut()
+        {
+            let row: Row = (
+                entity,
+                sim_id,
+                &*transform,
+                collider,
+                rigid.as_deref(),
+                class,
+                layers,
+                id,
+                sleeping,
+                locks,
+            );
+            carriers.count(&row);
+            self.all_bodies.push(*row.1);
+            if is_cpu(row.5.as_ref()) {
+                gathered.push(record(&row));
+            }
+        }
+        self.carriers = carriers;
+        // The query yields each archetype's bodies in the order they were spawned, so the list is
+        // a few runs already in `SimId` order: the stable sort merges runs (ids are unique, so the
+        // order is the same as any sort's). The keys are sorted, and the bodies copied once, in
+        // their order.
+        let order = &mut self.order;
+        order.clear();
+        order.extend(
+            gathered
+                .iter()
+                .enumerate()
+                .map(|(i, (body, ..))| (body.sim_id, i as u32)),
+        );
+        order.sort();
+        self.all_bodies.sort();
+        self.bodies.clear();
+        self.had_id.clear();
+        self.was_sleeping.clear();
+        self.entered_asleep.clear();
+        for &(_, i) in order.iter() {
+            let (body, id, sleeping) = gathered[i as usize];
+            self.entered_asleep.push(body.sleeping);
+            self.bodies.push(body);
+            self.had_id.push(id);
+            self.was_sleeping.push(sleeping);
+        }
+    }
+
+    /// Checks that the list read by changes is the one a whole read gives, once the step has
+    /// settled both (`SolverBody::settle_inputs`: the kept records have been through it).
+    #[cfg(debug_assertions)]
+    fn check_against_whole_read(&self, query: &mut BodyQuery) {
+        let mut whole = BodyCopy::default();
+        whole.read_all(query);
+        let settled = |body: &SolverBody| {
+            let mut body = *body;
+            body.settle_inputs();
+            body.id = PhysicsId(0);
+            body
+        };
+        let bits = |body: &SolverBody| {
+            let bits = |v: Vec3| v.to_array().map(f32::to_bits);
+            (
+                bits(body.position),
+                body.rotation.to_array().map(f32::to_bits),
+                bits(body.linear_velocity),
+                bits(body.angular_velocity),
+            )
+        };
+        let same_body = |a: &SolverBody, b: &SolverBody| {
+            let (a, b) = (settled(a), settled(b));
+            (a == b && bits(&a) == bits(&b)) || format!("{a:?}") == format!("{b:?}")
+        };
+        let same = whole.all_bodies == self.all_bodies
+            && whole.had_id == self.had_id
+            && whole.was_sleeping == self.was_sleeping
+            && whole.entered_asleep == self.entered_asleep
+            && whole.bodies.len() == self.bodies.len()
+            && whole
+                .bodies
+                .iter()
+                .zip(&self.bodies)
+                .all(|(a, b)| same_body(a, b));
+        if !same {
+            let first = (0..whole.bodies.len().min(self.bodies.len())).find(|&k| {
+                !same_body(&whole.bodies[k], &self.bodies[k])
+                    || whole.had_id[k] != self.had_id[k]
+                    || whole.was_sleeping[k] != self.was_sleeping[k]
+                    || whole.entered_asleep[k] != self.entered_asleep[k]
+            });
+            let show = |copy: &BodyCopy, k: usize| {
+                format!(
+                    "{:?}, id {:?}, marked {}, entered asleep {}",
+                    copy.bodies[k], copy.had_id[k], copy.was_sleeping[k], copy.entered_asleep[k]
+                )
+            };
+            panic!(
+                "the kept body list differs from the world's bodies (a change went unseen): {}",
+                match first {
+                    Some(k) => format!("kept {}; in the world {}", show(self, k), show(&whole, k)),
+                    None => format!(
+                        "{} kept against {} in the world",
+                        self.all_bodies.len(),
+                        whole.all_bodies.len()
+                    ),
+                }
+            );
+        }
+    }
+
+    /// Writes the step's bodies back; returns whether it changed a value or queued a command.
+    /// `restores` is what [`read`](Self::read) was given: the list is kept for the next tick when
+    /// the write-back queued no command, and so left the world holding exactly the list.
+    ///
+    /// `moved` lists (ascending) the bodies the step moved, awake at some point of the tick. One
+    /// that entered the tick asleep and ends it asleep is not written back, so its place in the
+    /// world is where it was: when it was moved in between (a joint's motor woke it and it fell
+    /// asleep again), its kept record is read again from the world.
+    pub fn write_back(
+        &mut self,
+        commands: &mut Commands,
+        query: &mut BodyQuery,
+        restores: Option<u64>,
+        moved: &[u32],
+    ) -> bool {
+        let mut wrote = false;
+        let mut queued = false;
+        let mut moved = moved.iter().copied().peekable();
+        for k in 0..self.bodies.len() {
+            let body = self.bodies[k];
+            let was_moved = {
+                while moved.next_if(|&i| (i as usize) < k).is_some() {}
+                moved.peek() == Some(&(k as u32))
+            };
+            if self.had_id[k] != Some(body.id) {
+                commands.entity(body.entity).insert(body.id);
+                queued = true;
+            }
+            if self.was_sleeping[k] != body.sleeping {
+                queued = true;
+                if body.sleeping {
+                    commands.entity(body.entity).insert(Sleeping);
+                } else {
+                    commands.entity(body.entity).remove::<Sleeping>();
+                }
+            }
+            // A body asleep before and after the step did not move, and its velocities are zero
+            // in the world already: nothing to write (and no change for `Changed` to report).
+            if body.kind == BodyKind::Static || (self.entered_asleep[k] && body.sleeping) {
+                if body.kind != BodyKind::Static && was_moved {
+                    match query.get(body.entity) {
+                        Ok(row) => {
+                            let (world, ..) = record(&row);
+                            self.bodies[k] = SolverBody {
+                                id: body.id,
+                                ..world
+                            };
+                            self.entered_asleep[k] = world.sleeping;
+                        }
+                        Err(_) => queued = true,
+                    }
+                    continue;
+                }
+                self.entered_asleep[k] = body.sleeping;
+                continue;
+            }
+            self.entered_asleep[k] = body.sleeping;
+            let Ok((_, _, mut transform, _, rigid, ..)) = query.get_mut(body.entity) else {
+                queued = true;
+                continue;
+            };
+            if transform.translation != body.position || transform.rotation != body.rotation {
+                transform.translation = body.position;
+                transform.rotation = body.rotation;
+                wrote = true;
+            }
+            if let Some(mut rigid) = rigid {
+                wrote |= rigid.linear_velocity != body.linear_velocity
+                    || rigid.angular_velocity != body.angular_velocity;
+                rigid.linear_velocity = body.linear_velocity;
+                rigid.angular_velocity = body.angular_velocity;
+            }
+        }
+        self.kept = match (queued, restores) {
+            (false, Some(restores)) => Some(Kept {
+                restores,
+                carriers: self.carriers,
+            }),
+            _ => None,
+        };
+        wrote || queued
+    }
+}
