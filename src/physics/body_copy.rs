@@ -139,49 +139,16 @@ fn record(row: &Row) -> (SolverBody, Option<PhysicsId>, bool) {
 }
 
 impl Carriers {
-    fn count(&mut self, row: &Row) {
-        let (_, _, _, _, rigid, class, layers, id, sleeping, locks) = row;
+    /// Counts one body, given which of `RigidBody`, `PhysicsBody`, `CollisionLayers`,
+    /// `PhysicsId`, `Sleeping` and `LockedAxes` it carries.
+    fn count(&mut self, [rigid, classed, layered, with_id, sleeping, locked]: [bool; 6]) {
         self.bodies += 1;
-        self.rigid += usize::from(rigid.is_some());
-        self.classed += usize::from(class.is_some());
-        self.layered += usize::from(layers.is_some());
-        self.with_ids += usize::from(id.is_some());
-        self.sleeping += usize::from(sleeping.is_some());
-        self.locked += usize::from(locks.is_some());
-    }
-}
-
-/// What a row's change ticks say since the system last ran.
-enum Seen {
-    /// Nothing written or added.
-    Unchanged,
-    /// A value written.
-    Written,
-    /// A component added, or the body's `SimId` or class written: the list must be read whole.
-    Reshaped,
-}
-
-fn seen(row: &Row, rigid_changed: bool) -> Seen {
-    let (_, sim_id, _, collider, _, class, layers, id, sleeping, locks) = row;
-    let added = sim_id.is_changed()
-        || collider.is_added()
-        || class.as_ref().is_some_and(|c| c.is_changed())
-        || layers.as_ref().is_some_and(|l| l.is_added())
-        || id.as_ref().is_some_and(|i| i.is_added())
-        || sleeping.as_ref().is_some_and(|s| s.is_changed())
-        || locks.as_ref().is_some_and(|l| l.is_added());
-    if added {
-        return Seen::Reshaped;
-    }
-    let written = rigid_changed
-        || collider.is_changed()
-        || layers.as_ref().is_some_and(|l| l.is_changed())
-        || id.as_ref().is_some_and(|i| i.is_changed())
-        || locks.as_ref().is_some_and(|l| l.is_changed());
-    if written {
-        Seen::Written
-    } else {
-        Seen::Unchanged
+        self.rigid += usize::from(rigid);
+        self.classed += usize::from(classed);
+        self.layered += usize::from(layered);
+        self.with_ids += usize::from(with_id);
+        self.sleeping += usize::from(sleeping);
+        self.locked += usize::from(locked);
     }
 }
 
@@ -203,10 +170,47 @@ impl BodyCopy {
         for (entity, sim_id, transform, collider, rigid, class, layers, id, sleeping, locks) in
             query.iter_mut()
         {
-            let rigid_changed = rigid.as_ref().is_some_and(|r| r.is_changed());
-            let (transform_changed, transform_added) =
-                (transform.is_changed(), transform.is_added());
-            let rigid_added = rigid.as_ref().is_some_and(|r| r.is_added());
+            carriers.count([
+                rigid.is_some(),
+                class.is_some(),
+                layers.is_some(),
+                id.is_some(),
+                sleeping.is_some(),
+                locks.is_some(),
+            ]);
+            let changed = |ticks: Option<bool>| ticks.unwrap_or(false);
+            if !(sim_id.is_changed()
+                || transform.is_changed()
+                || collider.is_changed()
+                || changed(rigid.as_ref().map(|r| r.is_changed()))
+                || changed(class.as_ref().map(|c| c.is_changed()))
+                || changed(layers.as_ref().map(|l| l.is_changed()))
+                || changed(id.as_ref().map(|i| i.is_changed()))
+                || changed(sleeping.as_ref().map(|s| s.is_changed()))
+                || changed(locks.as_ref().map(|l| l.is_changed())))
+            {
+                continue;
+            }
+            // A component added (a `Sleeping` marker is only ever added), or the body's identity
+            // or class written: the list must be read whole.
+            if sim_id.is_changed()
+                || transform.is_added()
+                || collider.is_added()
+                || changed(rigid.as_ref().map(|r| r.is_added()))
+                || changed(class.as_ref().map(|c| c.is_changed()))
+                || changed(layers.as_ref().map(|l| l.is_added()))
+                || changed(id.as_ref().map(|i| i.is_added()))
+                || changed(sleeping.as_ref().map(|s| s.is_changed()))
+                || changed(locks.as_ref().map(|l| l.is_added()))
+            {
+                return false;
+            }
+            if !is_cpu(class.as_ref()) {
+                continue;
+            }
+            let Ok(k) = self.bodies.binary_search_by_key(&*sim_id, |b| b.sim_id) else {
+                return false;
+            };
             let row: Row = (
                 entity,
                 sim_id,
@@ -219,21 +223,6 @@ impl BodyCopy {
                 sleeping,
                 locks,
             );
-            carriers.count(&row);
-            if transform_added || rigid_added {
-                return false;
-            }
-            let written = match seen(&row, rigid_changed) {
-                Seen::Reshaped => return false,
-                Seen::Written => true,
-                Seen::Unchanged => transform_changed,
-            };
-            if !written || !is_cpu(row.5.as_ref()) {
-                continue;
-            }
-            let Ok(k) = self.bodies.binary_search_by_key(&*row.1, |b| b.sim_id) else {
-                return false;
-            };
             let (body, id, marked) = record(&row);
             self.entered_asleep[k] = body.sleeping;
             self.bodies[k] = body;
@@ -271,7 +260,14 @@ impl BodyCopy {
                 sleeping,
                 locks,
             );
-            carriers.count(&row);
+            carriers.count([
+                row.4.is_some(),
+                row.5.is_some(),
+                row.6.is_some(),
+                row.7.is_some(),
+                row.8.is_some(),
+                row.9.is_some(),
+            ]);
             self.all_bodies.push(*row.1);
             if is_cpu(row.5.as_ref()) {
                 gathered.push(record(&row));
