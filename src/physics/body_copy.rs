@@ -20,7 +20,7 @@
 
 use bevy::ecs::change_detection::DetectChanges;
 use bevy::math::Vec3;
-use bevy::prelude::{Commands, Entity, Query, Ref, Transform};
+use bevy::prelude::{Commands, Entity, Mut, Query, Ref, Transform};
 
 use super::components::{
     BodyClass, BodyKind, Collider, CollisionLayers, LockedAxes, PhysicsBody, PhysicsId, RigidBody,
@@ -50,7 +50,7 @@ pub type BodyQuery<'w, 's> = Query<
 /// How many collider bodies there are, and how many carry each optional component: a component
 /// removed, or a body gone, shows only here.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct Carriers {
+pub struct Carriers {
     bodies: usize,
     rigid: usize,
     classed: usize,
@@ -90,21 +90,57 @@ pub struct BodyCopy {
     kept: Option<Kept>,
     /// What this tick's read counted.
     carriers: Carriers,
+    /// The CPU bodies a read by changes reads again.
+    changed: Vec<Entity>,
 }
 
-/// The components of one body as the query gives them.
-type Row<'a> = (
+/// The components of one body as the query gives them, with their change ticks.
+pub type RowMut<'a> = (
     Entity,
     Ref<'a, SimId>,
-    &'a Transform,
+    Mut<'a, Transform>,
     Ref<'a, Collider>,
-    Option<&'a RigidBody>,
+    Option<Mut<'a, RigidBody>>,
     Option<Ref<'a, PhysicsBody>>,
     Option<Ref<'a, CollisionLayers>>,
     Option<Ref<'a, PhysicsId>>,
     Option<Ref<'a, Sleeping>>,
     Option<Ref<'a, LockedAxes>>,
 );
+
+/// Whether any of the body's components was written or added since the system last ran (by
+/// anyone but the system itself).
+#[inline(always)]
+pub fn any_changed(row: &RowMut) -> bool {
+    let (_, sim_id, transform, collider, rigid, class, layers, id, sleeping, locks) = row;
+    let changed = |ticks: Option<bool>| ticks.unwrap_or(false);
+    sim_id.is_changed()
+        || transform.is_changed()
+        || collider.is_changed()
+        || changed(rigid.as_ref().map(|r| r.is_changed()))
+        || changed(class.as_ref().map(|c| c.is_changed()))
+        || changed(layers.as_ref().map(|l| l.is_changed()))
+        || changed(id.as_ref().map(|i| i.is_changed()))
+        || changed(sleeping.as_ref().map(|s| s.is_changed()))
+        || changed(locks.as_ref().map(|l| l.is_changed()))
+}
+
+/// Whether a component of the body was added, or its identity or class written: then the list
+/// must be read whole. (A `Sleeping` marker is only ever added.)
+#[inline(always)]
+fn reshaped(row: &RowMut) -> bool {
+    let (_, sim_id, transform, collider, rigid, class, layers, id, sleeping, locks) = row;
+    let changed = |ticks: Option<bool>| ticks.unwrap_or(false);
+    sim_id.is_changed()
+        || transform.is_added()
+        || collider.is_added()
+        || changed(rigid.as_ref().map(|r| r.is_added()))
+        || changed(class.as_ref().map(|c| c.is_changed()))
+        || changed(layers.as_ref().map(|l| l.is_added()))
+        || changed(id.as_ref().map(|i| i.is_added()))
+        || changed(sleeping.as_ref().map(|s| s.is_changed()))
+        || changed(locks.as_ref().map(|l| l.is_added()))
+}
 
 /// Whether the row is a CPU body (no class, or the CPU class).
 fn is_cpu(class: Option<&Ref<PhysicsBody>>) -> bool {
@@ -113,10 +149,10 @@ fn is_cpu(class: Option<&Ref<PhysicsBody>>) -> bool {
 
 /// A body's solver record as the world holds it, with its slot id and whether it carries
 /// `Sleeping`.
-fn record(row: &Row) -> (SolverBody, Option<PhysicsId>, bool) {
+fn record(row: &RowMut) -> (SolverBody, Option<PhysicsId>, bool) {
     let (entity, sim_id, transform, collider, rigid, _, layers, id, sleeping, locks) = row;
     let (sim_id, sleeping) = (**sim_id, sleeping.is_some());
-    let rigid = rigid.copied().unwrap_or_else(RigidBody::fixed);
+    let rigid = rigid.as_deref().copied().unwrap_or_else(RigidBody::fixed);
     let at_rest = rigid.linear_velocity == Vec3::ZERO && rigid.angular_velocity == Vec3::ZERO;
     let body = SolverBody {
         sim_id,
@@ -139,9 +175,19 @@ fn record(row: &Row) -> (SolverBody, Option<PhysicsId>, bool) {
 }
 
 impl Carriers {
-    /// Counts one body, given which of `RigidBody`, `PhysicsBody`, `CollisionLayers`,
-    /// `PhysicsId`, `Sleeping` and `LockedAxes` it carries.
-    fn count(&mut self, [rigid, classed, layered, with_id, sleeping, locked]: [bool; 6]) {
+    /// Counts one body, and which of `RigidBody`, `PhysicsBody`, `CollisionLayers`, `PhysicsId`,
+    /// `Sleeping` and `LockedAxes` it carries.
+    #[inline(always)]
+    pub fn count(&mut self, row: &RowMut) {
+        let (_, _, _, _, rigid, classed, layered, with_id, sleeping, locked) = row;
+        let [rigid, classed, layered, with_id, sleeping, locked] = [
+            rigid.is_some(),
+            classed.is_some(),
+            layered.is_some(),
+            with_id.is_some(),
+            sleeping.is_some(),
+            locked.is_some(),
+        ];
         self.bodies += 1;
         self.rigid += usize::from(rigid);
         self.classed += usize::from(classed);
@@ -167,62 +213,27 @@ impl BodyCopy {
     /// to be read whole, when the world's bodies may no longer be the list's.
     fn read_changed(&mut self, query: &mut BodyQuery, kept: Option<Kept>) -> bool {
         let mut carriers = Carriers::default();
-        for (entity, sim_id, transform, collider, rigid, class, layers, id, sleeping, locks) in
-            query.iter_mut()
-        {
-            carriers.count([
-                rigid.is_some(),
-                class.is_some(),
-                layers.is_some(),
-                id.is_some(),
-                sleeping.is_some(),
-                locks.is_some(),
-            ]);
-            let changed = |ticks: Option<bool>| ticks.unwrap_or(false);
-            if !(sim_id.is_changed()
-                || transform.is_changed()
-                || collider.is_changed()
-                || changed(rigid.as_ref().map(|r| r.is_changed()))
-                || changed(class.as_ref().map(|c| c.is_changed()))
-                || changed(layers.as_ref().map(|l| l.is_changed()))
-                || changed(id.as_ref().map(|i| i.is_changed()))
-                || changed(sleeping.as_ref().map(|s| s.is_changed()))
-                || changed(locks.as_ref().map(|l| l.is_changed())))
-            {
+        let changed = &mut self.changed;
+        changed.clear();
+        for row in query.iter_mut() {
+            carriers.count(&row);
+            if !any_changed(&row) {
                 continue;
             }
-            // A component added (a `Sleeping` marker is only ever added), or the body's identity
-            // or class written: the list must be read whole.
-            if sim_id.is_changed()
-                || transform.is_added()
-                || collider.is_added()
-                || changed(rigid.as_ref().map(|r| r.is_added()))
-                || changed(class.as_ref().map(|c| c.is_changed()))
-                || changed(layers.as_ref().map(|l| l.is_added()))
-                || changed(id.as_ref().map(|i| i.is_added()))
-                || changed(sleeping.as_ref().map(|s| s.is_changed()))
-                || changed(locks.as_ref().map(|l| l.is_added()))
-            {
+            if reshaped(&row) {
                 return false;
             }
-            if !is_cpu(class.as_ref()) {
-                continue;
+            if is_cpu(row.5.as_ref()) {
+                changed.push(row.0);
             }
-            let Ok(k) = self.bodies.binary_search_by_key(&*sim_id, |b| b.sim_id) else {
+        }
+        for &entity in changed.iter() {
+            let Ok(row) = query.get_mut(entity) else {
                 return false;
             };
-            let row: Row = (
-                entity,
-                sim_id,
-                &*transform,
-                collider,
-                rigid.as_deref(),
-                class,
-                layers,
-                id,
-                sleeping,
-                locks,
-            );
+            let Ok(k) = self.bodies.binary_search_by_key(&*row.1, |b| b.sim_id) else {
+                return false;
+            };
             let (body, id, marked) = record(&row);
             self.entered_asleep[k] = body.sleeping;
             self.bodies[k] = body;
@@ -245,29 +256,8 @@ impl BodyCopy {
         gathered.clear();
         self.all_bodies.clear();
         let mut carriers = Carriers::default();
-        for (entity, sim_id, transform, collider, rigid, class, layers, id, sleeping, locks) in
-            query.iter_mut()
-        {
-            let row: Row = (
-                entity,
-                sim_id,
-                &*transform,
-                collider,
-                rigid.as_deref(),
-                class,
-                layers,
-                id,
-                sleeping,
-                locks,
-            );
-            carriers.count([
-                row.4.is_some(),
-                row.5.is_some(),
-                row.6.is_some(),
-                row.7.is_some(),
-                row.8.is_some(),
-                row.9.is_some(),
-            ]);
+        for row in query.iter_mut() {
+            carriers.count(&row);
             self.all_bodies.push(*row.1);
             if is_cpu(row.5.as_ref()) {
                 gathered.push(record(&row));
@@ -403,7 +393,7 @@ impl BodyCopy {
             // in the world already: nothing to write (and no change for `Changed` to report).
             if body.kind == BodyKind::Static || (self.entered_asleep[k] && body.sleeping) {
                 if body.kind != BodyKind::Static && was_moved {
-                    match query.get(body.entity) {
+                    match query.get_mut(body.entity) {
                         Ok(row) => {
                             let (world, ..) = record(&row);
                             self.bodies[k] = SolverBody {

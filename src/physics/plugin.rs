@@ -17,7 +17,7 @@ use bevy::app::{App, FixedUpdate, Plugin};
 use bevy::ecs::change_detection::{DetectChanges, DetectChangesMut};
 use bevy::prelude::{Commands, Entity, IntoScheduleConfigs, Local, Query, Ref, Res, ResMut};
 
-use super::body_copy::{BodyCopy, BodyQuery};
+use super::body_copy::{BodyCopy, BodyQuery, Carriers, any_changed};
 use super::components::{
     BodyClass, BodyKind, Collider, CollisionLayers, LockedAxes, PhysicsBody, PhysicsId, RigidBody,
     Sleeping,
@@ -123,13 +123,7 @@ struct Census {
     next_tick: u64,
     dt_bits: u32,
     restores: u64,
-    bodies: usize,
-    rigid: usize,
-    classed: usize,
-    layered: usize,
-    with_ids: usize,
-    sleeping: usize,
-    locked: usize,
+    carriers: Carriers,
     joints: usize,
 }
 
@@ -320,35 +314,15 @@ fn unchanged_census(
         restores: snapshots?.restores(),
         ..Census::default()
     };
-    let changed = |present: &mut usize, ticks: Option<bool>| match ticks {
-        Some(changed) => {
-            *present += 1;
-            changed
-        }
-        None => false,
-    };
-    for (entity, sim_id, transform, collider, rigid, class, layers, id, sleeping, locks) in
-        query.iter_mut()
-    {
-        census.bodies += 1;
-        let cpu = class.as_ref().is_none_or(|c| c.class == BodyClass::Cpu);
-        if cpu
-            && rigid
-                .as_ref()
-                .is_some_and(|r| r.kind == BodyKind::Kinematic)
+    for row in query.iter_mut() {
+        census.carriers.count(&row);
+        let (entity, rigid, class) = (row.0, row.4.as_deref(), row.5.as_deref());
+        if class.is_none_or(|c| c.class == BodyClass::Cpu)
+            && rigid.is_some_and(|r| r.kind == BodyKind::Kinematic)
         {
             kinematic.push(entity);
         }
-        if sim_id.is_changed()
-            || transform.is_changed()
-            || collider.is_changed()
-            || changed(&mut census.rigid, rigid.map(|r| r.is_changed()))
-            || changed(&mut census.classed, class.map(|c| c.is_changed()))
-            || changed(&mut census.layered, layers.map(|l| l.is_changed()))
-            || changed(&mut census.with_ids, id.map(|i| i.is_changed()))
-            || changed(&mut census.locked, locks.map(|l| l.is_changed()))
-            || changed(&mut census.sleeping, sleeping.map(|s| s.is_changed()))
-        {
+        if any_changed(&row) {
             return None;
         }
     }
