@@ -177,3 +177,86 @@ fn a_restore_in_a_moving_world_is_read_whole() {
     app.restore(&snapshot).unwrap();
     assert_eq!(hashes(&mut app), first);
 }
+
+/// A platform disabled (bevy's `Disabled`) while another comes back from being disabled, in the
+/// same tick, with the same components: the body that came back has the change ticks it had, so
+/// only which bodies the query holds shows the swap. A ball dropped on each: the one over the
+/// platform now enabled lands on it, the one over the platform now disabled falls through. Fails
+/// if the bodies are counted without which ones they are (`Carriers::ids`; seen: the ball over
+/// the enabled platform fell through it).
+#[test]
+fn a_platform_disabled_while_another_is_enabled_swaps_at_once() {
+    use bevy::ecs::entity_disabling::Disabled;
+    let mut app = app();
+    let platform = |app: &mut App, x: f32| {
+        app.world_mut()
+            .spawn((
+                Transform::from_translation(Vec3::new(x, 0.0, 0.0)),
+                Collider::cuboid(Vec3::new(2.0, 0.5, 2.0)),
+            ))
+            .id()
+    };
+    let (old, new) = (platform(&mut app, -10.0), platform(&mut app, 10.0));
+    // Both have been bodies (and so both carry a slot id) before one is disabled.
+    tick(&mut app);
+    app.world_mut().entity_mut(new).insert(Disabled);
+    let ball = |app: &mut App, x: f32| {
+        let e = app
+            .world_mut()
+            .spawn((
+                Transform::from_translation(Vec3::new(x, 4.0, 0.0)),
+                RigidBody::dynamic(1.0),
+                Collider::sphere(0.5),
+            ))
+            .id();
+        *app.world().get::<SimId>(e).unwrap()
+    };
+    let (over_old, over_new) = (ball(&mut app, -10.0), ball(&mut app, 10.0));
+    for _ in 0..3 {
+        tick(&mut app);
+    }
+    app.world_mut().entity_mut(old).insert(Disabled);
+    app.world_mut().entity_mut(new).remove::<Disabled>();
+    for _ in 0..90 {
+        tick(&mut app);
+    }
+    let y = |app: &mut App, id| transform(app, id).translation.y;
+    let (on_new, on_old) = (y(&mut app, over_new), y(&mut app, over_old));
+    assert!(
+        (on_new - 1.0).abs() < 0.05,
+        "rests on the enabled platform: y = {on_new}"
+    );
+    assert!(
+        on_old < -5.0,
+        "falls through the disabled one: y = {on_old}"
+    );
+}
+
+/// A kinematic body standing still at `x = -0.0` keeps that zero's sign in the world (the step
+/// moves it by a zero velocity to `+0.0`, which compares equal, so nothing is written), and the
+/// kept list must hold the world's value too, as a whole read would. Fails if the list keeps the
+/// step's `+0.0` where the world keeps `-0.0` (seen: debug builds' comparison of the kept list
+/// with a whole read panicked at the platform).
+#[test]
+fn a_still_kinematic_body_keeps_the_sign_of_its_zero() {
+    let mut app = app();
+    boxes_asleep_under_a_falling_ball(&mut app);
+    let platform = app
+        .world_mut()
+        .spawn((
+            Transform::from_translation(Vec3::new(-0.0, 3.0, 30.0)),
+            RigidBody::kinematic(Vec3::ZERO),
+            Collider::cuboid(Vec3::new(1.0, 0.2, 1.0)),
+        ))
+        .id();
+    for _ in 0..10 {
+        tick(&mut app);
+    }
+    let x = app
+        .world()
+        .get::<Transform>(platform)
+        .unwrap()
+        .translation
+        .x;
+    assert_eq!(x.to_bits(), (-0.0f32).to_bits());
+}

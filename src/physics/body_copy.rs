@@ -47,11 +47,16 @@ pub type BodyQuery<'w, 's> = Query<
     ),
 >;
 
-/// How many collider bodies there are, and how many carry each optional component: a component
-/// removed, or a body gone, shows only here.
+/// How many collider bodies there are, which they are, and how many carry each optional
+/// component: a component removed, or a body gone, shows only here, and so does a body that comes
+/// back into the query with the change ticks it had (one whose `Disabled`, or another disabling
+/// component, was removed), even when another one left in its place.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Carriers {
     bodies: usize,
+    /// The wrapping sum of each body's `SimId` through a mixing function (so that a different
+    /// set of ids almost surely sums differently, where plain sums of ids often agree).
+    ids: u64,
     rigid: usize,
     classed: usize,
     layered: usize,
@@ -174,6 +179,15 @@ fn record(row: &RowMut) -> (SolverBody, Option<PhysicsId>, bool) {
     (body, id.as_deref().copied(), sleeping)
 }
 
+/// SplitMix64's finalizer: a bijection of `u64` whose outputs look unrelated to their inputs.
+#[inline(always)]
+fn mix(id: u64) -> u64 {
+    let mut z = id.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 impl Carriers {
     /// Counts one body, and which of `RigidBody`, `PhysicsBody`, `CollisionLayers`, `PhysicsId`,
     /// `Sleeping` and `LockedAxes` it carries.
@@ -189,6 +203,7 @@ impl Carriers {
             locked.is_some(),
         ];
         self.bodies += 1;
+        self.ids = self.ids.wrapping_add(mix(row.1.0));
         self.rigid += usize::from(rigid);
         self.classed += usize::from(classed);
         self.layered += usize::from(layered);
@@ -418,6 +433,11 @@ impl BodyCopy {
                 transform.translation = body.position;
                 transform.rotation = body.rotation;
                 wrote = true;
+            } else {
+                // Equal values may still differ in the sign of a zero: the world keeps its own
+                // (it is not written), and so does the list.
+                self.bodies[k].position = transform.translation;
+                self.bodies[k].rotation = transform.rotation;
             }
             if let Some(mut rigid) = rigid {
                 wrote |= rigid.linear_velocity != body.linear_velocity
