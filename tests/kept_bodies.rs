@@ -8,7 +8,7 @@ mod joint_apps;
 
 use bevy::math::Vec3;
 use bevy::prelude::*;
-use joint_apps::{app, asleep, entity_of, tick, transform};
+use joint_apps::{app, asleep, entity_of, spawn_body, tick, transform};
 use rusting_engine::App;
 use rusting_engine::physics::{SLEEP_STEPS, Shape};
 use rusting_engine::prelude::*;
@@ -23,28 +23,26 @@ fn boxes_asleep_under_a_falling_ball(app: &mut App) -> Vec<SimId> {
     ));
     let boxes: Vec<SimId> = (0..3)
         .map(|i| {
-            let at = Vec3::new(3.0 * i as f32, 0.5, 0.0);
-            let e = app
-                .world_mut()
-                .spawn((
-                    Transform::from_translation(at),
-                    RigidBody::dynamic(1.0),
-                    Collider::cuboid(Vec3::splat(0.5)),
-                ))
-                .id();
-            *app.world().get::<SimId>(e).unwrap()
+            let at = Transform::from_xyz(3.0 * i as f32, 0.5, 0.0);
+            spawn_body(app, at, Collider::cuboid(Vec3::splat(0.5)), 1.0)
         })
         .collect();
-    app.world_mut().spawn((
-        Transform::from_translation(Vec3::new(500.0, 10_000.0, 0.0)),
-        RigidBody::dynamic(1.0),
-        Collider::sphere(0.5),
-    ));
+    let high = Transform::from_xyz(500.0, 10_000.0, 0.0);
+    spawn_body(app, high, Collider::sphere(0.5), 1.0);
     for _ in 0..SLEEP_STEPS + 20 {
         tick(app);
     }
     assert!(boxes.iter().all(|&b| asleep(app, b)), "the boxes sleep");
     boxes
+}
+
+/// Gives body `id` a velocity, as a game system would (its `RigidBody` written).
+fn set_velocity(app: &mut App, id: SimId, velocity: Vec3) {
+    let e = entity_of(app, id);
+    app.world_mut()
+        .get_mut::<RigidBody>(e)
+        .unwrap()
+        .linear_velocity = velocity;
 }
 
 /// A velocity a game gives a sleeping box (leaving its `Sleeping` marker) wakes it on the next
@@ -54,11 +52,7 @@ fn boxes_asleep_under_a_falling_ball(app: &mut App) -> Vec<SimId> {
 fn a_velocity_given_to_a_sleeping_box_wakes_it() {
     let mut app = app();
     let boxes = boxes_asleep_under_a_falling_ball(&mut app);
-    let e = entity_of(&mut app, boxes[1]);
-    app.world_mut()
-        .get_mut::<RigidBody>(e)
-        .unwrap()
-        .linear_velocity = Vec3::new(0.0, 4.0, 0.0);
+    set_velocity(&mut app, boxes[1], Vec3::new(0.0, 4.0, 0.0));
     tick(&mut app);
     assert!(!asleep(&mut app, boxes[1]), "the box woke");
     assert!(transform(&mut app, boxes[1]).translation.y > 0.55);
@@ -158,11 +152,7 @@ fn a_restore_in_a_moving_world_is_read_whole() {
     let mut app = app();
     let boxes = boxes_asleep_under_a_falling_ball(&mut app);
     // One box awake and sliding, so the bodies differ from tick to tick.
-    let e = entity_of(&mut app, boxes[0]);
-    app.world_mut()
-        .get_mut::<RigidBody>(e)
-        .unwrap()
-        .linear_velocity = Vec3::new(2.0, 0.0, 0.0);
+    set_velocity(&mut app, boxes[0], Vec3::new(2.0, 0.0, 0.0));
     tick(&mut app);
     let snapshot = app.snapshot().unwrap();
     let hashes = |app: &mut App| {
@@ -201,15 +191,12 @@ fn a_platform_disabled_while_another_is_enabled_swaps_at_once() {
     tick(&mut app);
     app.world_mut().entity_mut(new).insert(Disabled);
     let ball = |app: &mut App, x: f32| {
-        let e = app
-            .world_mut()
-            .spawn((
-                Transform::from_translation(Vec3::new(x, 4.0, 0.0)),
-                RigidBody::dynamic(1.0),
-                Collider::sphere(0.5),
-            ))
-            .id();
-        *app.world().get::<SimId>(e).unwrap()
+        spawn_body(
+            app,
+            Transform::from_xyz(x, 4.0, 0.0),
+            Collider::sphere(0.5),
+            1.0,
+        )
     };
     let (over_old, over_new) = (ball(&mut app, -10.0), ball(&mut app, 10.0));
     for _ in 0..3 {

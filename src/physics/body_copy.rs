@@ -27,6 +27,7 @@ use super::components::{
     Sleeping,
 };
 use super::cpu::SolverBody;
+use crate::runtime::random::mix;
 use crate::state::SimId;
 
 /// The bodies the CPU solver reads and writes.
@@ -54,8 +55,8 @@ pub type BodyQuery<'w, 's> = Query<
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Carriers {
     bodies: usize,
-    /// The wrapping sum of each body's `SimId` through a mixing function (so that a different
-    /// set of ids almost surely sums differently, where plain sums of ids often agree).
+    /// The wrapping sum of each body's `SimId` through SplitMix64's finalizer (so that a
+    /// different set of ids almost surely sums differently, where plain sums of ids often agree).
     ids: u64,
     rigid: usize,
     classed: usize,
@@ -177,15 +178,6 @@ fn record(row: &RowMut) -> (SolverBody, Option<PhysicsId>, bool) {
         locks: locks.as_deref().copied().unwrap_or_default(),
     };
     (body, id.as_deref().copied(), sleeping)
-}
-
-/// SplitMix64's finalizer: a bijection of `u64` whose outputs look unrelated to their inputs.
-#[inline(always)]
-fn mix(id: u64) -> u64 {
-    let mut z = id.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 impl Carriers {
@@ -331,23 +323,15 @@ impl BodyCopy {
             let (a, b) = (settled(a), settled(b));
             (a == b && bits(&a) == bits(&b)) || format!("{a:?}") == format!("{b:?}")
         };
-        let same = whole.all_bodies == self.all_bodies
-            && whole.had_id == self.had_id
-            && whole.was_sleeping == self.was_sleeping
-            && whole.entered_asleep == self.entered_asleep
-            && whole.bodies.len() == self.bodies.len()
-            && whole
-                .bodies
-                .iter()
-                .zip(&self.bodies)
-                .all(|(a, b)| same_body(a, b));
-        if !same {
-            let first = (0..whole.bodies.len().min(self.bodies.len())).find(|&k| {
-                !same_body(&whole.bodies[k], &self.bodies[k])
-                    || whole.had_id[k] != self.had_id[k]
-                    || whole.was_sleeping[k] != self.was_sleeping[k]
-                    || whole.entered_asleep[k] != self.entered_asleep[k]
-            });
+        let first = (0..whole.bodies.len().min(self.bodies.len())).find(|&k| {
+            !same_body(&whole.bodies[k], &self.bodies[k])
+                || whole.had_id[k] != self.had_id[k]
+                || whole.was_sleeping[k] != self.was_sleeping[k]
+                || whole.entered_asleep[k] != self.entered_asleep[k]
+        });
+        let same_lists =
+            whole.all_bodies == self.all_bodies && whole.bodies.len() == self.bodies.len();
+        if first.is_some() || !same_lists {
             let show = |copy: &BodyCopy, k: usize| {
                 format!(
                     "{:?}, id {:?}, marked {}, entered asleep {}",
@@ -404,27 +388,28 @@ impl BodyCopy {
                     commands.entity(body.entity).remove::<Sleeping>();
                 }
             }
-            // A body asleep before and after the step did not move, and its velocities are zero
-            // in the world already: nothing to write (and no change for `Changed` to report).
-            if body.kind == BodyKind::Static || (self.entered_asleep[k] && body.sleeping) {
-                if body.kind != BodyKind::Static && was_moved {
+            let asleep_throughout = self.entered_asleep[k] && body.sleeping;
+            self.entered_asleep[k] = body.sleeping;
+            if body.kind == BodyKind::Static {
+                continue;
+            }
+            // A body asleep before and after the step is not written back (its velocities are
+            // zero in the world already, and `Changed` reports nothing), so the world keeps its
+            // place: the record is read back from the world if the step moved it in between.
+            if asleep_throughout {
+                if was_moved {
                     match query.get_mut(body.entity) {
                         Ok(row) => {
-                            let (world, ..) = record(&row);
                             self.bodies[k] = SolverBody {
                                 id: body.id,
-                                ..world
-                            };
-                            self.entered_asleep[k] = world.sleeping;
+                                ..record(&row).0
+                            }
                         }
                         Err(_) => queued = true,
                     }
-                    continue;
                 }
-                self.entered_asleep[k] = body.sleeping;
                 continue;
             }
-            self.entered_asleep[k] = body.sleeping;
             let Ok((_, _, mut transform, _, rigid, ..)) = query.get_mut(body.entity) else {
                 queued = true;
                 continue;
