@@ -278,6 +278,64 @@ fn the_sweep_near_movers_finds_every_pair_with_a_moving_body() {
     }
 }
 
+/// A body at rest gets its exact bounds only when a box around it, wide enough for any turn of its
+/// shape, reaches the movers' box. A box turned 45 degrees, asleep beside a moving ball, reaches
+/// it with its corner only (its unturned half extent falls short), and a capsule lying along X
+/// reaches another the same way: both pairs must be found, and a kinematic ground that may wake
+/// the sleeping bodies pairs with them as a fixed one never does. Fails if the wide box takes the
+/// largest half extent instead of their sum (seen: the box's pair with the ball missing), or if a
+/// kinematic plane is tested against the movers only, as a fixed one is (seen: its pairs with
+/// the sleeping bodies missing).
+#[test]
+fn a_body_at_rest_reaching_a_mover_only_by_a_turned_corner_is_paired() {
+    let params = params();
+    let mut ground = body(
+        0,
+        BodyKind::Kinematic,
+        Vec3::ZERO,
+        Collider::half_space(Vec3::Y),
+    );
+    ground.position.y = 0.1;
+    let mut turned = body(
+        1,
+        BodyKind::Dynamic,
+        Vec3::new(0.0, 2.0, 0.0),
+        Collider::cuboid(Vec3::splat(0.5)),
+    );
+    turned.rotation = Quat::from_rotation_z(std::f32::consts::FRAC_PI_4);
+    turned.sleeping = true;
+    // The corner reaches 0.707 m from the centre; the ball's box starts 0.64 m from it.
+    let mut ball = body(
+        2,
+        BodyKind::Dynamic,
+        Vec3::new(0.64 + 0.1, 2.0, 0.0),
+        Collider::sphere(0.1),
+    );
+    ball.linear_velocity = Vec3::new(-0.01, 0.0, 0.0);
+    let mut lying = body(
+        3,
+        BodyKind::Dynamic,
+        Vec3::new(10.0, 0.3, 0.0),
+        Collider::capsule(1.0, 0.25),
+    );
+    lying.rotation = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
+    lying.sleeping = true;
+    let mut pusher = body(
+        4,
+        BodyKind::Dynamic,
+        Vec3::new(11.35, 0.3, 0.0),
+        Collider::sphere(0.1),
+    );
+    pusher.linear_velocity = Vec3::new(-0.01, 0.0, 0.0);
+    let bodies = [ground, turned, ball, lying, pusher];
+    let mut all = BroadPhase::default();
+    broad_phase::find_pairs_in(&params, &bodies, Scope::All, &mut all);
+    let mut near = BroadPhase::default();
+    broad_phase::find_pairs_in(&params, &bodies, Scope::NearMovers, &mut near);
+    assert_eq!(all.pairs, [(0, 3), (1, 2), (3, 4)]);
+    assert_eq!(near.pairs, all.pairs);
+}
+
 /// A tick in which nothing moves (every dynamic body asleep, a kinematic body without velocity)
 /// skips the broad and narrow phases and the solve, and must leave exactly what the full step
 /// leaves: the same bits in every body (a kinematic body's `-0.0` coordinate becomes `+0.0` in

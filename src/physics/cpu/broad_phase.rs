@@ -28,7 +28,9 @@ pub use crate::physics::geometry::bvh::Bounds as Aabb;
 pub struct BroadPhase {
     /// Candidate pairs `(i, j)` with `i < j`, sorted.
     pub pairs: Vec<(u32, u32)>,
-    /// Bounds of every body (half-spaces get an empty box).
+    /// Bounds of each body, one slot per body: set for every body the sweep or a half-space
+    /// looked at (with [`Scope::NearMovers`], a body at rest far from the movers has an empty
+    /// box; a half-space's is never read).
     pub bounds: Vec<Aabb>,
     /// Bodies in the sweep, sorted by their minimum on the sweep axis.
     order: Vec<SweepEntry>,
@@ -36,6 +38,8 @@ pub struct BroadPhase {
     half_spaces: Vec<u32>,
     /// Indices of every other body (the finite boxes the sweep sorts).
     finite: Vec<u32>,
+    /// Indices of the bodies that move this tick (awake dynamic, or kinematic with a velocity).
+    movers: Vec<u32>,
     /// Where each strip's entries start in `order`, and one past the last.
     strip_starts: Vec<usize>,
     /// The next free entry of each strip while filling.
@@ -156,6 +160,11 @@ pub fn find_pairs(params: &StepParams, bodies: &[SolverBody], broad: &mut BroadP
 }
 
 /// Finds the candidate pairs of this tick into `broad.pairs` among the bodies `scope` names.
+///
+/// With [`Scope::NearMovers`], the movers' bounds come first, and a body at rest gets its exact
+/// bounds only when a box around it, wide enough for any turn of its shape, reaches the movers'
+/// box ([`surely_apart`]): a heap asleep far from the one thing moving costs a comparison per body,
+/// not a rotation. The pairs are exactly those of working out every body's bounds.
 pub fn find_pairs_in(
     params: &StepParams,
     bodies: &[SolverBody],
@@ -167,51 +176,70 @@ pub fn find_pairs_in(
     broad.half_spaces.clear();
     broad.finite.clear();
     broad.pairs.clear();
+    broad.movers.clear();
     if scope == Scope::NearMovers && !bodies.iter().any(SolverBody::moves) {
         // Nothing moves: no pair has anything to do this tick.
         return;
     }
-    // The box around everything that moves. A mover whose box is not a box (a negative size or
-    // a NaN from bad input) could pair with anything, so then every body is swept.
+    let grow_of = |body: &SolverBody| margin + reach(body, params.dt);
+    let bounds_of = |body: &SolverBody| shape_bounds(body, grow_of(body), &params.meshes);
+    // The bounds every body needs whatever the others do: all of them when every body is swept,
+    // else the movers'. A slot left out is filled below if the body turns out to need it.
+    let all = scope == Scope::All;
+    broad.bounds.resize(bodies.len(), Aabb::EMPTY);
+    if rayon::current_num_threads() > 1 && bodies.len() >= PARALLEL_ENTRIES {
+        // Each body's bounds depend on that body alone, so which thread works one out changes no
+        // bit.
+        let guard = || guard_worker(|| "before the broad phase's bounds".to_owned());
+        broad
+            .bounds
+            .par_iter_mut()
+            .zip(bodies.par_iter())
+            .for_each_init(guard, |_, (bounds, body)| {
+                if all || body.moves() {
+                    *bounds = bounds_of(body);
+                }
+            });
+    } else {
+        for (bounds, body) in broad.bounds.iter_mut().zip(bodies) {
+            if all || body.moves() {
+                *bounds = bounds_of(body);
+            }
+        }
+    }
+    // The box around everything that moves, joined in body order. A mover whose box is not a
+    // box (a negative size or a NaN from bad input) could pair with anything, so then every body
+    // is swept.
     let mut scope = scope;
     let mut reach_of_movers = Aabb::EMPTY;
-    let mut note_mover = |body: &SolverBody, bounds: &Aabb| {
-        if scope == Scope::NearMovers
-            && body.moves()
-            && !matches!(body.collider.shape, Shape::HalfSpace { .. })
-        {
+    for (index, body) in bodies.iter().enumerate() {
+        if !body.moves() {
+            continue;
+        }
+        broad.movers.push(index as u32);
+        if scope == Scope::NearMovers && !matches!(body.collider.shape, Shape::HalfSpace { .. }) {
+            let bounds = &broad.bounds[index];
             if well_formed(bounds) {
                 reach_of_movers = reach_of_movers.join(bounds);
             } else {
                 scope = Scope::All;
             }
         }
-    };
-    let bounds_of =
-        |body: &SolverBody| shape_bounds(body, margin + reach(body, params.dt), &params.meshes);
-    if rayon::current_num_threads() > 1 && bodies.len() >= PARALLEL_ENTRIES {
-        // Each body's bounds depend on that body alone, so which thread works one out changes no
-        // bit; the movers' box is then joined in body order.
-        let guard = || guard_worker(|| "before the broad phase's bounds".to_owned());
-        broad
-            .bounds
-            .par_extend(bodies.par_iter().map_init(guard, |_, body| bounds_of(body)));
-        for (body, bounds) in bodies.iter().zip(&broad.bounds) {
-            note_mover(body, bounds);
-        }
-    } else {
-        // One walk over the bodies, as a small world (or one thread) does not gain from two.
-        for body in bodies {
-            let bounds = bounds_of(body);
-            note_mover(body, &bounds);
-            broad.bounds.push(bounds);
-        }
     }
     for (index, body) in bodies.iter().enumerate() {
-        let bounds = &broad.bounds[index];
         if matches!(body.collider.shape, Shape::HalfSpace { .. }) {
             broad.half_spaces.push(index as u32);
-        } else if scope == Scope::All
+            continue;
+        }
+        if !(all || body.moves()) {
+            // At rest, its bounds not yet worked out.
+            if scope == Scope::NearMovers && surely_apart(body, grow_of(body), &reach_of_movers) {
+                continue;
+            }
+            broad.bounds[index] = bounds_of(body);
+        }
+        let bounds = &broad.bounds[index];
+        if scope == Scope::All
             || body.moves()
             || !well_formed(bounds)
             || bounds.overlaps(&reach_of_movers)
@@ -226,15 +254,25 @@ pub fn find_pairs_in(
             continue;
         };
         let n = sim_math::quat_rotate(plane.rotation, normal);
-        for (index, body) in bodies.iter().enumerate() {
-            let i = index as u32;
+        // A fixed plane pairs only with awake bodies, which are among the movers; any other
+        // plane is tested against every body.
+        let fixed = plane.kind == BodyKind::Static;
+        let (movers, count) = (&broad.movers, bodies.len() as u32);
+        let candidates = movers.iter().copied().filter(|_| fixed);
+        for i in candidates.chain((0..count).filter(|_| !fixed)) {
+            let body = &bodies[i as usize];
             if i == h
                 || matches!(body.collider.shape, Shape::HalfSpace { .. })
                 || !wants_pair(plane, body)
             {
                 continue;
             }
-            let b = &broad.bounds[index];
+            // A body at rest far from the movers has no bounds worked out this tick.
+            let b = if all || body.moves() {
+                broad.bounds[i as usize]
+            } else {
+                bounds_of(body)
+            };
             let centre = (b.min + b.max) * 0.5;
             let half = (b.max - b.min) * 0.5;
             let lowest = sim_math::dot3(centre - plane.position, n)
@@ -245,6 +283,41 @@ pub fn find_pairs_in(
         }
     }
     broad.pairs.sort_unstable();
+}
+
+/// Whether a body's bounds, grown by `grow`, surely miss `region`, found without turning its
+/// shape: a box around its position as wide as the shape's half extents summed (no turn reaches
+/// further along any world axis; 1% more covers the rounding and a rotation a little off unit
+/// length) misses it. False whenever it cannot be sure (a mesh, a rotation far from unit length,
+/// a negative, infinite or NaN size or position), and the exact bounds then decide. Rounding
+/// keeps order, so the exact box lies inside the wide one, and missing the wide one means
+/// missing with the exact one.
+fn surely_apart(body: &SolverBody, grow: f32, region: &Aabb) -> bool {
+    let reach = match body.collider.shape {
+        Shape::Sphere { radius } => radius,
+        Shape::Box { half_extents: h } if h.x >= 0.0 && h.y >= 0.0 && h.z >= 0.0 => {
+            (h.x + h.y) + h.z
+        }
+        Shape::Capsule {
+            half_height,
+            radius,
+        } if half_height >= 0.0 && radius >= 0.0 => half_height + radius,
+        _ => return false,
+    };
+    let q = body.rotation;
+    let length2 = (q.x * q.x + q.y * q.y) + (q.z * q.z + q.w * q.w);
+    if !(reach >= 0.0 && grow >= 0.0 && (0.999..=1.001).contains(&length2)) {
+        return false;
+    }
+    let wide = Vec3::splat(reach * 1.01 + grow);
+    let bounds = Aabb {
+        min: body.position - wide,
+        max: body.position + wide,
+    };
+    well_formed(&bounds)
+        && bounds.min.is_finite()
+        && bounds.max.is_finite()
+        && !bounds.overlaps(region)
 }
 
 /// Most strips a sweep uses.

@@ -39,10 +39,13 @@ pub struct Sweeps {
 }
 
 impl Sweeps {
-    /// Remembers where every body starts the tick.
-    pub fn begin(&mut self, bodies: &[SolverBody]) {
-        self.starts.clear();
-        self.starts.extend(bodies.iter().map(|body| body.position));
+    /// Remembers where the `involved` bodies start the tick, each at its body's slot (only a body
+    /// in a pair can be swept, and every such body is involved).
+    pub fn begin(&mut self, bodies: &[SolverBody], involved: &[u32]) {
+        self.starts.resize(bodies.len(), Vec3::ZERO);
+        for &i in involved {
+            self.starts[i as usize] = bodies[i as usize].position;
+        }
     }
 }
 
@@ -56,14 +59,19 @@ fn inner_radius(shape: &Shape) -> f32 {
 }
 
 /// Puts every fast body back at the first static or kinematic surface on its path this tick.
+/// Only a body in one of `pairs` can be stopped, and every such body is among `involved` (whose
+/// starts [`Sweeps::begin`] kept).
 pub fn stop_fast_bodies(
     bodies: &mut [SolverBody],
     pairs: &[(u32, u32)],
+    involved: &[u32],
     meshes: &LevelMeshes,
     sweeps: &mut Sweeps,
 ) {
-    sweeps.reach.clear();
     sweeps.reach.resize(bodies.len(), f32::INFINITY);
+    for &i in involved {
+        sweeps.reach[i as usize] = f32::INFINITY;
+    }
     for &(a, b) in pairs {
         for (mover, target) in [(a, b), (b, a)] {
             let (body, other) = (&bodies[mover as usize], &bodies[target as usize]);
@@ -81,10 +89,10 @@ pub fn stop_fast_bodies(
             }
         }
     }
-    for (index, body) in bodies.iter_mut().enumerate() {
-        let reach = sweeps.reach[index];
+    for &index in involved {
+        let (body, reach) = (&mut bodies[index as usize], sweeps.reach[index as usize]);
         if reach.is_finite() {
-            let start = sweeps.starts[index];
+            let start = sweeps.starts[index as usize];
             let path = body.position - start;
             let (direction, length) = super::math::direction_or(path, Vec3::ZERO);
             if reach < length {

@@ -25,7 +25,7 @@ pub fn moving(bodies: &[SolverBody], out: &mut Vec<u32>) {
 }
 
 /// Whether the substeps move `body`: awake dynamic, or kinematic.
-fn is_moving(body: &SolverBody) -> bool {
+pub fn is_moving(body: &SolverBody) -> bool {
     match body.kind {
         BodyKind::Dynamic => !body.sleeping,
         BodyKind::Kinematic => true,

@@ -8,7 +8,10 @@
 //!    into body order, less the pairs a joint keeps from colliding (in a large world, the bounds
 //!    and groups of the sweep's strips on the pool's threads).
 //! 2. [`sleep::wake_touched`]: sleeping bodies near a moving one wake, with everything resting on
-//!    them.
+//!    them. Then [`involved::Involved::gather`] lists the bodies the rest of the tick can reach
+//!    (those the substeps move, and those in a pair or a joint); the per-body lists of the
+//!    stages below are filled for these alone, so a sleeping heap far from anything moving costs
+//!    them nothing.
 //! 3. [`contacts::collide_pairs`]: the narrow phase, in parallel, one manifold per pair.
 //! 4. [`solver::prepare`] and [`joints::prepare`]: the joints and manifolds coloured so that no
 //!    two of a colour share a moving body ([`colouring`]), the contacts built four at a time into
@@ -45,6 +48,7 @@ pub mod contacts;
 pub mod continuous;
 pub mod events;
 pub mod integrate;
+pub mod involved;
 pub mod jacobians;
 pub mod joints;
 pub mod lanes;
@@ -176,8 +180,10 @@ pub struct Motion {
 /// the simulation state.
 #[derive(Default)]
 pub struct StepScratch {
-    /// Mass properties and axes, one per body.
+    /// Mass properties and axes, one slot per body, filled for the involved bodies.
     pub motion: Vec<Motion>,
+    /// The bodies the narrow phase, solve and sweep may look at this tick.
+    pub involved: involved::Involved,
     /// Broad-phase buffers and the pairs it found.
     pub broad: broad_phase::BroadPhase,
     /// One manifold per narrow-phase pair (empty when the shapes are apart).
@@ -238,7 +244,10 @@ pub fn step(
         &mut scratch.islands.parent,
         &mut scratch.woken,
     );
-    compute_motion(bodies, &mut scratch.motion);
+    scratch
+        .involved
+        .gather(bodies, &scratch.broad.pairs, &scratch.joints.edges);
+    compute_motion(bodies, &scratch.involved.list, &mut scratch.motion);
     contacts::collide_pairs(
         params,
         bodies,
@@ -262,10 +271,11 @@ pub fn step(
         &scratch.solve.colouring,
         &mut scratch.joints,
     );
-    scratch.sweeps.begin(bodies);
+    scratch.sweeps.begin(bodies, &scratch.involved.list);
     solver::solve(
         params,
         bodies,
+        &scratch.involved.list,
         &scratch.manifolds,
         &mut scratch.solve,
         &mut scratch.joints,
@@ -281,6 +291,7 @@ pub fn step(
     continuous::stop_fast_bodies(
         bodies,
         &scratch.broad.pairs,
+        &scratch.involved.list,
         &params.meshes,
         &mut scratch.sweeps,
     );
@@ -343,54 +354,60 @@ fn count_rest_and_events(
     );
 }
 
-/// Mass, inertia and axes of every body for this tick.
-fn compute_motion(bodies: &[SolverBody], motion: &mut Vec<Motion>) {
-    motion.clear();
-    motion.extend(bodies.iter().map(|body| {
-        let m = sim_math::rotation_matrix(body.rotation);
-        let axes = [m.x_axis, m.y_axis, m.z_axis];
-        if !body.is_awake_dynamic() {
-            return Motion {
-                inv_mass: 0.0,
-                inv_inertia: [Vec3::ZERO; 3],
-                axes,
-                locked: false,
-                locks_translation: false,
-                free: Vec3::ONE,
-            };
-        }
-        let local = inverse_local_inertia(&body.collider.shape, body.mass);
-        // I^-1 = R diag(local) R^T, row r column c = sum_k R[r][k] local[k] R[c][k].
-        let row = |r: usize| {
-            let rk = Vec3::new(axes[0][r], axes[1][r], axes[2][r]);
-            let scaled = Vec3::new(rk.x * local.x, rk.y * local.y, rk.z * local.z);
-            Vec3::new(
-                sim_math::dot3(scaled, Vec3::new(axes[0].x, axes[1].x, axes[2].x)),
-                sim_math::dot3(scaled, Vec3::new(axes[0].y, axes[1].y, axes[2].y)),
-                sim_math::dot3(scaled, Vec3::new(axes[0].z, axes[1].z, axes[2].z)),
-            )
+/// Mass, inertia and axes of the `involved` bodies for this tick, each at its body's slot (the
+/// other slots are never read: see [`involved`]).
+fn compute_motion(bodies: &[SolverBody], involved: &[u32], motion: &mut Vec<Motion>) {
+    motion.resize(bodies.len(), Motion::default());
+    for &i in involved {
+        motion[i as usize] = motion_of(&bodies[i as usize]);
+    }
+}
+
+/// Mass, inertia and axes of one body for this tick.
+fn motion_of(body: &SolverBody) -> Motion {
+    let m = sim_math::rotation_matrix(body.rotation);
+    let axes = [m.x_axis, m.y_axis, m.z_axis];
+    if !body.is_awake_dynamic() {
+        return Motion {
+            inv_mass: 0.0,
+            inv_inertia: [Vec3::ZERO; 3],
+            axes,
+            locked: false,
+            locks_translation: false,
+            free: Vec3::ONE,
         };
-        let mut inv_inertia = [row(0), row(1), row(2)];
-        if body.locks.any() {
-            // A locked rotation axis gets no inverse inertia: its row and column are zero, so no
-            // impulse turns the body about it (and the other axes' entries are kept bit for bit).
-            let free = body.locks.free_rotation();
-            for (r, row) in inv_inertia.iter_mut().enumerate() {
-                *row = body.locks.clear_rotation(*row);
-                if free[r] == 0.0 {
-                    *row = Vec3::ZERO;
-                }
+    }
+    let local = inverse_local_inertia(&body.collider.shape, body.mass);
+    // I^-1 = R diag(local) R^T, row r column c = sum_k R[r][k] local[k] R[c][k].
+    let row = |r: usize| {
+        let rk = Vec3::new(axes[0][r], axes[1][r], axes[2][r]);
+        let scaled = Vec3::new(rk.x * local.x, rk.y * local.y, rk.z * local.z);
+        Vec3::new(
+            sim_math::dot3(scaled, Vec3::new(axes[0].x, axes[1].x, axes[2].x)),
+            sim_math::dot3(scaled, Vec3::new(axes[0].y, axes[1].y, axes[2].y)),
+            sim_math::dot3(scaled, Vec3::new(axes[0].z, axes[1].z, axes[2].z)),
+        )
+    };
+    let mut inv_inertia = [row(0), row(1), row(2)];
+    if body.locks.any() {
+        // A locked rotation axis gets no inverse inertia: its row and column are zero, so no
+        // impulse turns the body about it (and the other axes' entries are kept bit for bit).
+        let free = body.locks.free_rotation();
+        for (r, row) in inv_inertia.iter_mut().enumerate() {
+            *row = body.locks.clear_rotation(*row);
+            if free[r] == 0.0 {
+                *row = Vec3::ZERO;
             }
         }
-        Motion {
-            inv_mass: 1.0 / body.mass,
-            inv_inertia,
-            axes,
-            locked: body.locks.any(),
-            locks_translation: body.locks.locks_translation(),
-            free: body.locks.free_translation(),
-        }
-    }));
+    }
+    Motion {
+        inv_mass: 1.0 / body.mass,
+        inv_inertia,
+        axes,
+        locked: body.locks.any(),
+        locks_translation: body.locks.locks_translation(),
+        free: body.locks.free_translation(),
+    }
 }
 
 /// The inverse of a solid shape's inertia tensor about its centre, in its local frame (diagonal).

@@ -51,9 +51,10 @@ const _: () = assert!(SOLVER_ITERATIONS == 2 * SOLVER_SUBSTEPS);
 /// layout (scratch).
 #[derive(Default)]
 pub struct SolveState {
-    /// One per body, and a spare slot past the last for empty SIMD lanes.
+    /// One slot per body (set for the tick's involved bodies), and a spare slot past the last
+    /// for empty SIMD lanes.
     pub velocities: Vec<Velocity>,
-    /// One per body, and a spare slot.
+    /// One slot per body (set for the involved bodies), and a spare slot.
     pub displacements: Vec<Displacement>,
     /// Which manifolds may be solved together.
     pub colouring: Colouring,
@@ -120,10 +121,12 @@ fn warm_start_ranges(
 
 /// Runs the substeps: gravity, warm start, biased pass, positions, relaxing pass; then restitution.
 /// Moves the bodies, leaves their solved velocities in `bodies` and every point's impulses in
-/// `results` (in manifold and point order).
+/// `results` (in manifold and point order). Only the `involved` bodies' slots of the velocities
+/// and displacements are set (every body a manifold, a joint or a substep reaches is one).
 pub fn solve(
     params: &StepParams,
     bodies: &mut [SolverBody],
+    involved: &[u32],
     manifolds: &[Manifold],
     state: &mut SolveState,
     joints: &mut JointScratch,
@@ -145,16 +148,23 @@ pub fn solve(
         min_push: Lanes::splat(-params.settings.max_correction_speed),
         slop: Lanes::splat(params.settings.linear_slop),
     };
-    state.velocities.clear();
-    state.velocities.extend(bodies.iter().map(|b| Velocity {
-        linear: b.linear_velocity,
-        angular: b.angular_velocity,
-    }));
-    state.velocities.push(Velocity::default());
-    state.displacements.clear();
+    // One slot per body and a spare past the last (for empty SIMD lanes and a joint's world end),
+    // set for the involved bodies and the spare; the other slots are never read.
+    let spare = bodies.len();
+    state.velocities.resize(spare + 1, Velocity::default());
     state
         .displacements
-        .resize(bodies.len() + 1, Displacement::default());
+        .resize(spare + 1, Displacement::default());
+    for &i in involved {
+        let body = &bodies[i as usize];
+        state.velocities[i as usize] = Velocity {
+            linear: body.linear_velocity,
+            angular: body.angular_velocity,
+        };
+        state.displacements[i as usize] = Displacement::default();
+    }
+    state.velocities[spare] = Velocity::default();
+    state.displacements[spare] = Displacement::default();
     state.colours.clear();
     state
         .colours
