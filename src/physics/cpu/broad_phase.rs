@@ -187,6 +187,10 @@ pub fn find_pairs_in(
     // else the movers'. A slot left out is filled below if the body turns out to need it.
     let all = scope == Scope::All;
     broad.bounds.resize(bodies.len(), Aabb::EMPTY);
+    let count = bodies.len() as u32;
+    broad
+        .movers
+        .extend((0..count).filter(|&i| bodies[i as usize].moves()));
     if rayon::current_num_threads() > 1 && bodies.len() >= PARALLEL_ENTRIES {
         // Each body's bounds depend on that body alone, so which thread works one out changes no
         // bit.
@@ -200,11 +204,13 @@ pub fn find_pairs_in(
                     *bounds = bounds_of(body);
                 }
             });
-    } else {
+    } else if all {
         for (bounds, body) in broad.bounds.iter_mut().zip(bodies) {
-            if all || body.moves() {
-                *bounds = bounds_of(body);
-            }
+            *bounds = bounds_of(body);
+        }
+    } else {
+        for &i in &broad.movers {
+            broad.bounds[i as usize] = bounds_of(&bodies[i as usize]);
         }
     }
     // The box around everything that moves, joined in body order. A mover whose box is not a
@@ -212,13 +218,10 @@ pub fn find_pairs_in(
     // is swept.
     let mut scope = scope;
     let mut reach_of_movers = Aabb::EMPTY;
-    for (index, body) in bodies.iter().enumerate() {
-        if !body.moves() {
-            continue;
-        }
-        broad.movers.push(index as u32);
+    for &i in &broad.movers {
+        let body = &bodies[i as usize];
         if scope == Scope::NearMovers && !matches!(body.collider.shape, Shape::HalfSpace { .. }) {
-            let bounds = &broad.bounds[index];
+            let bounds = &broad.bounds[i as usize];
             if well_formed(bounds) {
                 reach_of_movers = reach_of_movers.join(bounds);
             } else {
@@ -257,7 +260,7 @@ pub fn find_pairs_in(
         // A fixed plane pairs only with awake bodies, which are among the movers; any other
         // plane is tested against every body.
         let fixed = plane.kind == BodyKind::Static;
-        let (movers, count) = (&broad.movers, bodies.len() as u32);
+        let movers = &broad.movers;
         let candidates = movers.iter().copied().filter(|_| fixed);
         for i in candidates.chain((0..count).filter(|_| !fixed)) {
             let body = &bodies[i as usize];

@@ -94,12 +94,16 @@ struct Roster {
     first: u64,
     /// One slot per id from `first`: the body's place in the tick's bodies, or `u32::MAX`.
     index: Vec<u32>,
+    /// One slot per id from `first`: the body's entity, or `Entity::PLACEHOLDER` (so a carried
+    /// report finds its entities in this table, not in the bodies' records).
+    entities: Vec<Entity>,
 }
 
 impl Roster {
     /// Sets the roster to this tick's `bodies` (sorted by `sim_id`).
     fn fill(&mut self, bodies: &[SolverBody]) {
         self.index.clear();
+        self.entities.clear();
         self.dense = false;
         let (Some(first), Some(last)) = (bodies.first(), bodies.last()) else {
             return;
@@ -111,8 +115,11 @@ impl Roster {
         self.dense = true;
         self.first = first;
         self.index.resize(span as usize + 1, u32::MAX);
+        self.entities.resize(span as usize + 1, Entity::PLACEHOLDER);
         for (i, body) in bodies.iter().enumerate() {
-            self.index[(body.sim_id.0 - first) as usize] = i as u32;
+            let slot = (body.sim_id.0 - first) as usize;
+            self.index[slot] = i as u32;
+            self.entities[slot] = body.entity;
         }
     }
 
@@ -133,6 +140,14 @@ impl Roster {
 
     /// The entity of body `id` this tick, or `Entity::PLACEHOLDER` when it is gone.
     fn entity(&self, bodies: &[SolverBody], id: SimId) -> Entity {
+        if self.dense {
+            let slot = id.0.checked_sub(self.first).map(usize::try_from);
+            return match slot {
+                Some(Ok(slot)) => self.entities.get(slot).copied(),
+                _ => None,
+            }
+            .unwrap_or(Entity::PLACEHOLDER);
+        }
         self.find(bodies, id)
             .map_or(Entity::PLACEHOLDER, |i| bodies[i].entity)
     }
