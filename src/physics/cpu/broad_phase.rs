@@ -177,7 +177,11 @@ pub fn find_pairs_in(
     broad.finite.clear();
     broad.pairs.clear();
     broad.movers.clear();
-    if scope == Scope::NearMovers && !bodies.iter().any(SolverBody::moves) {
+    let count = bodies.len() as u32;
+    broad
+        .movers
+        .extend((0..count).filter(|&i| bodies[i as usize].moves()));
+    if scope == Scope::NearMovers && broad.movers.is_empty() {
         // Nothing moves: no pair has anything to do this tick.
         return;
     }
@@ -187,10 +191,6 @@ pub fn find_pairs_in(
     // else the movers'. A slot left out is filled below if the body turns out to need it.
     let all = scope == Scope::All;
     broad.bounds.resize(bodies.len(), Aabb::EMPTY);
-    let count = bodies.len() as u32;
-    broad
-        .movers
-        .extend((0..count).filter(|&i| bodies[i as usize].moves()));
     if rayon::current_num_threads() > 1 && bodies.len() >= PARALLEL_ENTRIES {
         // Each body's bounds depend on that body alone, so which thread works one out changes no
         // bit.

@@ -18,10 +18,16 @@ use crate::physics::components::BodyKind;
 use crate::runtime::{guard_worker, sim_math};
 
 /// The bodies that [`positions`] moves (awake dynamic and kinematic ones), by index, ascending,
-/// into `out`: the substeps visit these and leave the rest (asleep or fixed) alone.
-pub fn moving(bodies: &[SolverBody], out: &mut Vec<u32>) {
+/// into `out`, found among `involved` (ascending, and holding every such body): the substeps visit
+/// these and leave the rest (asleep or fixed) alone.
+pub fn moving(bodies: &[SolverBody], involved: &[u32], out: &mut Vec<u32>) {
     out.clear();
-    out.extend((0..bodies.len() as u32).filter(|&i| is_moving(&bodies[i as usize])));
+    out.extend(
+        involved
+            .iter()
+            .copied()
+            .filter(|&i| is_moving(&bodies[i as usize])),
+    );
 }
 
 /// Whether the substeps move `body`: awake dynamic, or kinematic.

@@ -47,6 +47,11 @@ impl Involved {
         self.list
             .extend((0..count as u32).filter(|&i| marked[i as usize]));
     }
+
+    /// Lists no body: a tick at rest moves nothing and has no pair or joint.
+    pub fn clear(&mut self) {
+        self.list.clear();
+    }
 }
 
 #[cfg(test)]

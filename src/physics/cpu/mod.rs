@@ -311,6 +311,7 @@ fn at_rest(
     scratch: &mut StepScratch,
 ) {
     scratch.broad.pairs.clear();
+    scratch.involved.clear();
     scratch.woken.clear();
     scratch.manifolds.clear();
     scratch.points.clear();
@@ -337,6 +338,7 @@ fn count_rest_and_events(
     sleep::update(
         params,
         bodies,
+        &scratch.involved.list,
         &scratch.manifolds,
         &scratch.joints.links,
         world,

@@ -60,7 +60,8 @@ pub fn wake_touched(
     woken: &mut Vec<u32>,
 ) {
     woken.clear();
-    if !bodies.iter().any(|b| b.sleeping) {
+    // Without a sleeping body beside a moving one, no group is disturbed.
+    if !any_disturbed(bodies, pairs, links) {
         return;
     }
     parent.clear();
@@ -121,10 +122,12 @@ pub struct IslandBuffers {
 }
 
 /// Counts resting ticks and puts islands to sleep. Rebuilds `world.sleep_counters` for the dynamic
-/// bodies present, in `SimId` order.
+/// bodies present, in `SimId` order. `involved` (ascending) holds every awake body: the tick's
+/// involved bodies, or none on a tick at rest.
 pub fn update(
     params: &StepParams,
     bodies: &mut [SolverBody],
+    involved: &[u32],
     manifolds: &[Manifold],
     links: &[(u32, u32)],
     world: &mut PhysicsWorld,
@@ -180,15 +183,25 @@ pub fn update(
         }
     }
     // The smallest counter of each island, at its root.
+    // Only awake bodies may fall asleep, and every one of them is involved in the tick.
+    debug_assert_eq!(
+        involved
+            .iter()
+            .filter(|&&i| bodies[i as usize].is_awake_dynamic())
+            .count(),
+        bodies.iter().filter(|b| b.is_awake_dynamic()).count(),
+        "an awake body the tick did not involve"
+    );
     island_min.clear();
     island_min.resize(bodies.len(), u32::MAX);
-    for (i, body) in bodies.iter().enumerate() {
-        if body.is_awake_dynamic() {
-            let root = find(parent, i as u32) as usize;
-            island_min[root] = island_min[root].min(counts[i]);
+    for &i in involved {
+        if bodies[i as usize].is_awake_dynamic() {
+            let root = find(parent, i) as usize;
+            island_min[root] = island_min[root].min(counts[i as usize]);
         }
     }
-    for i in 0..bodies.len() {
+    for &i in involved {
+        let i = i as usize;
         if bodies[i].is_awake_dynamic()
             && island_min[find(parent, i as u32) as usize] >= SLEEP_STEPS
         {

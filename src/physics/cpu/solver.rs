@@ -169,7 +169,7 @@ pub fn solve(
     state
         .colours
         .extend((0..=COLOURS).filter(|&c| state.batches.has_colour(c) || joints.has_colour(c)));
-    integrate::moving(bodies, &mut state.moving);
+    integrate::moving(bodies, involved, &mut state.moving);
     let (velocities, displacements) = (&mut state.velocities, &mut state.displacements);
     let (batches, colours, moving) = (&mut state.batches, &state.colours, &state.moving);
     for _ in 0..SOLVER_SUBSTEPS {
