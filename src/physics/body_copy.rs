@@ -20,7 +20,7 @@
 
 use bevy::ecs::change_detection::DetectChanges;
 use bevy::math::Vec3;
-use bevy::prelude::{Commands, Entity, Mut, Query, Ref, Transform};
+use bevy::prelude::{Changed, Commands, Entity, Has, Mut, Or, Query, Ref, Transform};
 
 use super::components::{
     BodyClass, BodyKind, Collider, CollisionLayers, LockedAxes, PhysicsBody, PhysicsId, RigidBody,
@@ -114,21 +114,11 @@ pub type RowMut<'a> = (
     Option<Ref<'a, LockedAxes>>,
 );
 
-/// Whether any of the body's components was written or added since the system last ran (by
-/// anyone but the system itself).
-#[inline(always)]
-pub fn any_changed(row: &RowMut) -> bool {
-    let (_, sim_id, transform, collider, rigid, class, layers, id, sleeping, locks) = row;
-    let changed = |ticks: Option<bool>| ticks.unwrap_or(false);
-    sim_id.is_changed()
-        || transform.is_changed()
-        || collider.is_changed()
-        || changed(rigid.as_ref().map(|r| r.is_changed()))
-        || changed(class.as_ref().map(|c| c.is_changed()))
-        || changed(layers.as_ref().map(|l| l.is_changed()))
-        || changed(id.as_ref().map(|i| i.is_changed()))
-        || changed(sleeping.as_ref().map(|s| s.is_changed()))
-        || changed(locks.as_ref().map(|l| l.is_changed()))
+/// Whether any body of `query` had a component written or added since the system last ran (by
+/// anyone but the system itself; see [`ChangedBody`]), found without building the rows.
+pub fn any_body_changed(query: &mut BodyQuery) -> bool {
+    let mut lens = query.transmute_lens_filtered::<Entity, ChangedBody>();
+    lens.query().iter().next().is_some()
 }
 
 /// Whether a component of the body was added, or its identity or class written: then the list
@@ -180,22 +170,72 @@ fn record(row: &RowMut) -> (SolverBody, Option<PhysicsId>, bool) {
     (body, id.as_deref().copied(), sleeping)
 }
 
+/// What [`Carriers`] looks at in a body: its id, and which optional components it carries (never
+/// their values or change ticks).
+type CarrierRow = (
+    &'static SimId,
+    Has<RigidBody>,
+    Has<PhysicsBody>,
+    Has<CollisionLayers>,
+    Has<PhysicsId>,
+    Has<Sleeping>,
+    Has<LockedAxes>,
+);
+
+/// The bodies with a component written or added since the system last ran (by anyone but the
+/// system itself), as a filter, so that finding them builds no row.
+type ChangedBody = Or<(
+    Changed<SimId>,
+    Changed<Transform>,
+    Changed<Collider>,
+    Changed<RigidBody>,
+    Changed<PhysicsBody>,
+    Changed<CollisionLayers>,
+    Changed<PhysicsId>,
+    Changed<Sleeping>,
+    Changed<LockedAxes>,
+)>;
+
 impl Carriers {
     /// Counts one body, and which of `RigidBody`, `PhysicsBody`, `CollisionLayers`, `PhysicsId`,
     /// `Sleeping` and `LockedAxes` it carries.
     #[inline(always)]
     pub fn count(&mut self, row: &RowMut) {
-        let (_, _, _, _, rigid, classed, layered, with_id, sleeping, locked) = row;
-        let [rigid, classed, layered, with_id, sleeping, locked] = [
-            rigid.is_some(),
-            classed.is_some(),
-            layered.is_some(),
-            with_id.is_some(),
-            sleeping.is_some(),
-            locked.is_some(),
-        ];
+        let (_, sim_id, _, _, rigid, classed, layered, with_id, sleeping, locked) = row;
+        self.add(
+            **sim_id,
+            [
+                rigid.is_some(),
+                classed.is_some(),
+                layered.is_some(),
+                with_id.is_some(),
+                sleeping.is_some(),
+                locked.is_some(),
+            ],
+        );
+    }
+
+    /// Counts every body of `query`, looking only at what [`CarrierRow`] holds: a walk that
+    /// builds no row.
+    pub fn of(query: &mut BodyQuery) -> Carriers {
+        let mut carriers = Carriers::default();
+        let mut lens = query.transmute_lens::<CarrierRow>();
+        for (sim_id, rigid, classed, layered, with_id, sleeping, locked) in lens.query().iter() {
+            carriers.add(
+                *sim_id,
+                [rigid, classed, layered, with_id, sleeping, locked],
+            );
+        }
+        carriers
+    }
+
+    /// Counts a body with id `sim_id` that carries the optional components `present` says (in the
+    /// order of [`Carriers::count`]).
+    #[inline(always)]
+    fn add(&mut self, sim_id: SimId, present: [bool; 6]) {
+        let [rigid, classed, layered, with_id, sleeping, locked] = present;
         self.bodies += 1;
-        self.ids = self.ids.wrapping_add(mix(row.1.0));
+        self.ids = self.ids.wrapping_add(mix(sim_id.0));
         self.rigid += usize::from(rigid);
         self.classed += usize::from(classed);
         self.layered += usize::from(layered);
@@ -219,25 +259,29 @@ impl BodyCopy {
     /// Reads again the bodies someone wrote since the last tick; returns false, leaving the list
     /// to be read whole, when the world's bodies may no longer be the list's.
     fn read_changed(&mut self, query: &mut BodyQuery, kept: Option<Kept>) -> bool {
-        let mut carriers = Carriers::default();
+        let carriers = Carriers::of(query);
+        self.carriers = carriers;
+        if kept.is_none_or(|k| k.carriers != carriers) {
+            return false;
+        }
         let changed = &mut self.changed;
         changed.clear();
-        for row in query.iter_mut() {
-            carriers.count(&row);
-            if !any_changed(&row) {
-                continue;
-            }
-            if reshaped(&row) {
-                return false;
-            }
-            if is_cpu(row.5.as_ref()) {
-                changed.push(row.0);
-            }
-        }
+        changed.extend(
+            query
+                .transmute_lens_filtered::<Entity, ChangedBody>()
+                .query()
+                .iter(),
+        );
         for &entity in changed.iter() {
             let Ok(row) = query.get_mut(entity) else {
                 return false;
             };
+            if reshaped(&row) {
+                return false;
+            }
+            if !is_cpu(row.5.as_ref()) {
+                continue;
+            }
             let Ok(k) = self.bodies.binary_search_by_key(&*row.1, |b| b.sim_id) else {
                 return false;
             };
@@ -246,10 +290,6 @@ impl BodyCopy {
             self.bodies[k] = body;
             self.had_id[k] = id;
             self.was_sleeping[k] = marked;
-        }
-        self.carriers = carriers;
-        if kept.is_none_or(|k| k.carriers != carriers) {
-            return false;
         }
         #[cfg(debug_assertions)]
         self.check_against_whole_read(query);

@@ -17,7 +17,7 @@ use bevy::app::{App, FixedUpdate, Plugin};
 use bevy::ecs::change_detection::{DetectChanges, DetectChangesMut};
 use bevy::prelude::{Commands, Entity, IntoScheduleConfigs, Local, Query, Ref, Res, ResMut};
 
-use super::body_copy::{BodyCopy, BodyQuery, Carriers, any_changed};
+use super::body_copy::{BodyCopy, BodyQuery, Carriers, any_body_changed};
 use super::components::{
     BodyClass, BodyKind, Collider, CollisionLayers, LockedAxes, PhysicsBody, PhysicsId, RigidBody,
     Sleeping,
@@ -314,18 +314,20 @@ fn unchanged_census(
         restores: snapshots?.restores(),
         ..Census::default()
     };
-    for row in query.iter_mut() {
-        census.carriers.count(&row);
-        let (entity, rigid, class) = (row.0, row.4.as_deref(), row.5.as_deref());
-        if class.is_none_or(|c| c.class == BodyClass::Cpu)
-            && rigid.is_some_and(|r| r.kind == BodyKind::Kinematic)
-        {
-            kinematic.push(entity);
-        }
-        if any_changed(&row) {
-            return None;
-        }
+    if any_body_changed(query) {
+        return None;
     }
+    census.carriers = Carriers::of(query);
+    let mut lens = query.transmute_lens::<(Entity, Option<&RigidBody>, Option<&PhysicsBody>)>();
+    kinematic.extend(
+        lens.query()
+            .iter()
+            .filter(|(_, rigid, class)| {
+                class.is_none_or(|c| c.class == BodyClass::Cpu)
+                    && rigid.is_some_and(|r| r.kind == BodyKind::Kinematic)
+            })
+            .map(|(entity, ..)| entity),
+    );
     for (_, sim_id, joint) in joint_query.iter_mut() {
         census.joints += 1;
         if sim_id.is_changed() || joint.is_changed() {
