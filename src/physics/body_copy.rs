@@ -248,12 +248,16 @@ impl Carriers {
 impl BodyCopy {
     /// Makes `bodies` and `all_bodies` this tick's. `restores` is the snapshot registry's count
     /// of restores begun, `None` in a world without one (then every tick reads every body).
-    pub fn read(&mut self, query: &mut BodyQuery, restores: Option<u64>) {
+    /// Returns whether the list was kept: then the bodies are the last tick's, each with the slot
+    /// id it was given then (a whole read leaves every slot id for the caller to give).
+    pub fn read(&mut self, query: &mut BodyQuery, restores: Option<u64>) -> bool {
         let kept = self.kept.take();
         let read_changes = kept.is_some_and(|k| Some(k.restores) == restores);
-        if !(read_changes && self.read_changed(query, kept)) {
+        let kept = read_changes && self.read_changed(query, kept);
+        if !kept {
             self.read_all(query);
         }
+        kept
     }
 
     /// Reads again the bodies someone wrote since the last tick; returns false, leaving the list
@@ -287,7 +291,10 @@ impl BodyCopy {
             };
             let (body, id, marked) = record(&row);
             self.entered_asleep[k] = body.sleeping;
-            self.bodies[k] = body;
+            self.bodies[k] = SolverBody {
+                id: self.bodies[k].id,
+                ..body
+            };
             self.had_id[k] = id;
             self.was_sleeping[k] = marked;
         }

@@ -208,7 +208,7 @@ pub fn cpu_physics_step(
         )
     });
     let restores = snapshots.as_deref().map(SnapshotRegistry::restores);
-    buffers.copy.read(&mut query, restores);
+    let kept = buffers.copy.read(&mut query, restores);
     buffers.joints.clear();
     buffers.joints.extend(
         joint_query
@@ -220,23 +220,15 @@ pub fn cpu_physics_step(
             }),
     );
     buffers.joints.sort_unstable_by_key(|j| j.sim_id);
-    // Slots go to every collider body, GPU ones included (their slot is their place in the GPU
-    // buffers), in `SimId` order. The CPU bodies are a sorted subset of that list, so one walk
-    // along both finds each one's slot.
-    let ids = registry.sync(&buffers.copy.all_bodies);
-    let mut slot = 0;
-    for body in buffers.copy.bodies.iter_mut() {
-        while buffers
-            .copy
-            .all_bodies
-            .get(slot)
-            .is_some_and(|id| *id < body.sim_id)
-        {
-            slot += 1;
-        }
-        if buffers.copy.all_bodies.get(slot) == Some(&body.sim_id) {
-            body.id = ids[slot];
-        }
+    if kept && !registry.is_changed() {
+        // The same bodies as last tick and a registry no one else wrote: every body keeps the
+        // slot it was given, and syncing would change nothing. The registry is marked changed as
+        // a sync marks it, so a game's change detection reads the same.
+        registry.set_changed();
+        #[cfg(debug_assertions)]
+        check_slots(&mut registry.clone(), &buffers.copy);
+    } else {
+        give_slots(&mut registry, &mut buffers.copy);
     }
     let params = StepParams {
         dt: time.fixed_delta,
@@ -300,6 +292,44 @@ pub fn cpu_physics_step(
 /// What the step's bodies and joints look like now, or `None` when one of their components was
 /// written or added since the step last ran (by anyone but the step itself), or the world has no
 /// snapshot registry to count its restores. Lists the CPU kinematic bodies in `kinematic`.
+/// Gives every collider body its slot, GPU ones included (their slot is their place in the GPU
+/// buffers), in `SimId` order. The CPU bodies are a sorted subset of that list, so one walk along
+/// both finds each one's slot.
+fn give_slots(registry: &mut PhysicsIdRegistry, copy: &mut BodyCopy) {
+    let ids = registry.sync(&copy.all_bodies);
+    let mut slot = 0;
+    for body in copy.bodies.iter_mut() {
+        while copy
+            .all_bodies
+            .get(slot)
+            .is_some_and(|id| *id < body.sim_id)
+        {
+            slot += 1;
+        }
+        if copy.all_bodies.get(slot) == Some(&body.sim_id) {
+            body.id = ids[slot];
+        }
+    }
+}
+
+/// Checks that a kept list's slot ids are what a sync of an unchanged registry gives (debug
+/// builds, every tick that skips the sync).
+#[cfg(debug_assertions)]
+fn check_slots(registry: &mut PhysicsIdRegistry, copy: &BodyCopy) {
+    let mut given = BodyCopy::default();
+    given.bodies.clone_from(&copy.bodies);
+    given.all_bodies.clone_from(&copy.all_bodies);
+    give_slots(registry, &mut given);
+    assert!(
+        given
+            .bodies
+            .iter()
+            .zip(&copy.bodies)
+            .all(|(a, b)| a.id == b.id),
+        "a kept body's slot id is not the registry's"
+    );
+}
+
 fn unchanged_census(
     time: &FrameTime,
     snapshots: Option<&SnapshotRegistry>,
