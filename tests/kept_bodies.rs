@@ -10,7 +10,7 @@ use bevy::math::Vec3;
 use bevy::prelude::*;
 use joint_apps::{app, asleep, entity_of, spawn_body, tick, transform};
 use rusting_engine::App;
-use rusting_engine::physics::{SLEEP_STEPS, Shape};
+use rusting_engine::physics::{PhysicsId, PhysicsIdRegistry, SLEEP_STEPS, Shape};
 use rusting_engine::prelude::*;
 use rusting_engine::state::{SimId, world_state_hash};
 
@@ -246,4 +246,28 @@ fn a_still_kinematic_body_keeps_the_sign_of_its_zero() {
         .translation
         .x;
     assert_eq!(x.to_bits(), (-0.0f32).to_bits());
+}
+
+/// A slot id a game writes on a sleeping box far from anything moving is put back to the
+/// registry's on the next tick, and the box sleeps on. After a read that kept the list, the
+/// write-back looks only at the bodies the step could change and those read again; fails if it
+/// leaves out the ones read again (seen: the box kept the slot id the game wrote).
+#[test]
+fn a_slot_id_a_game_writes_on_a_sleeping_box_is_put_back() {
+    let mut app = app();
+    let boxes = boxes_asleep_under_a_falling_ball(&mut app);
+    let e = entity_of(&mut app, boxes[2]);
+    let slot = app
+        .world()
+        .resource::<PhysicsIdRegistry>()
+        .get(boxes[2])
+        .expect("the box has a slot");
+    *app.world_mut().get_mut::<PhysicsId>(e).unwrap() = PhysicsId(slot.0 + 1000);
+    tick(&mut app);
+    tick(&mut app);
+    assert_eq!(app.world().get::<PhysicsId>(e), Some(&slot));
+    assert!(
+        boxes.iter().all(|&b| asleep(&mut app, b)),
+        "the boxes sleep on"
+    );
 }

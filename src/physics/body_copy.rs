@@ -98,6 +98,13 @@ pub struct BodyCopy {
     carriers: Carriers,
     /// The CPU bodies a read by changes reads again.
     changed: Vec<Entity>,
+    /// Where the bodies the last read read again are in `bodies`, ascending (when it kept the
+    /// list).
+    reread: Vec<u32>,
+    /// Whether the last read kept the list.
+    read_kept: bool,
+    /// The bodies a write-back after a kept read looks at, ascending (scratch).
+    visit: Vec<u32>,
 }
 
 /// The components of one body as the query gives them, with their change ticks.
@@ -257,6 +264,7 @@ impl BodyCopy {
         if !kept {
             self.read_all(query);
         }
+        self.read_kept = kept;
         kept
     }
 
@@ -270,6 +278,7 @@ impl BodyCopy {
         }
         let changed = &mut self.changed;
         changed.clear();
+        self.reread.clear();
         changed.extend(
             query
                 .transmute_lens_filtered::<Entity, ChangedBody>()
@@ -290,6 +299,7 @@ impl BodyCopy {
                 return false;
             };
             let (body, id, marked) = record(&row);
+            self.reread.push(k as u32);
             self.entered_asleep[k] = body.sleeping;
             self.bodies[k] = SolverBody {
                 id: self.bodies[k].id,
@@ -298,6 +308,7 @@ impl BodyCopy {
             self.had_id[k] = id;
             self.was_sleeping[k] = marked;
         }
+        self.reread.sort_unstable();
         #[cfg(debug_assertions)]
         self.check_against_whole_read(query);
         true
@@ -407,17 +418,40 @@ impl BodyCopy {
     /// that entered the tick asleep and ends it asleep is not written back, so its place in the
     /// world is where it was: when it was moved in between (a joint's motor woke it and it fell
     /// asleep again), its kept record is read again from the world.
+    ///
+    /// `involved` lists (ascending) the bodies the step could change, when it knows them (a tick
+    /// that was not at rest: see `cpu::involved`). After a read that kept the list, every other
+    /// body is as the world holds it (it was not read again, and the step left it alone), so only
+    /// these and the bodies read again are looked at; otherwise every body is.
     pub fn write_back(
         &mut self,
         commands: &mut Commands,
         query: &mut BodyQuery,
         restores: Option<u64>,
         moved: &[u32],
+        involved: Option<&[u32]>,
     ) -> bool {
         let mut wrote = false;
         let mut queued = false;
         let mut moved = moved.iter().copied().peekable();
-        for k in 0..self.bodies.len() {
+        let mut visit = std::mem::take(&mut self.visit);
+        visit.clear();
+        match involved {
+            Some(involved) if self.read_kept => {
+                let mut reread = self.reread.iter().copied().peekable();
+                for &i in involved {
+                    while let Some(r) = reread.next_if(|&r| r < i) {
+                        visit.push(r);
+                    }
+                    reread.next_if_eq(&i);
+                    visit.push(i);
+                }
+                visit.extend(reread);
+            }
+            _ => visit.extend(0..self.bodies.len() as u32),
+        }
+        for &k in &visit {
+            let k = k as usize;
             let body = self.bodies[k];
             let was_moved = {
                 while moved.next_if(|&i| (i as usize) < k).is_some() {}
@@ -478,6 +512,7 @@ impl BodyCopy {
                 rigid.angular_velocity = body.angular_velocity;
             }
         }
+        self.visit = visit;
         self.kept = match (queued, restores) {
             (false, Some(restores)) => Some(Kept {
                 restores,

@@ -253,9 +253,12 @@ pub fn cpu_physics_step(
     } else {
         &buffers.scratch.solve.moving
     };
+    // The bodies the step could change, where it knows them (a tick at rest moves kinematic
+    // bodies without listing them).
+    let involved = (!buffers.scratch.at_rest).then_some(&buffers.scratch.involved.list[..]);
     let wrote = buffers
         .copy
-        .write_back(&mut commands, &mut query, restores, moved);
+        .write_back(&mut commands, &mut query, restores, moved, involved);
     for broke in &buffers.scratch.joints.events {
         if let Ok((.., mut joint)) = joint_query.get_mut(broke.entity) {
             joint.broken = true;
