@@ -220,9 +220,15 @@ pub fn step(
     world: &mut PhysicsWorld,
     scratch: &mut StepScratch,
 ) {
-    bodies.iter_mut().for_each(SolverBody::settle_inputs);
+    let mut any_moves = false;
+    for body in bodies.iter_mut() {
+        body.settle_inputs();
+        any_moves |= body.moves();
+    }
+    // Resolving the joints may wake their bodies, but only those of a joint that holds, and then
+    // the tick is not at rest anyway.
     joints::resolve(bodies, joints, &mut scratch.joints);
-    scratch.at_rest = !scratch.joints.any_active() && !bodies.iter().any(SolverBody::moves);
+    scratch.at_rest = !scratch.joints.any_active() && !any_moves;
     if scratch.at_rest {
         at_rest(params, bodies, world, scratch);
         return;
