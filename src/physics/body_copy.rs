@@ -101,8 +101,6 @@ pub struct BodyCopy {
     /// Where the bodies the last read read again are in `bodies`, ascending (when it kept the
     /// list).
     reread: Vec<u32>,
-    /// Whether the last read kept the list.
-    read_kept: bool,
     /// The bodies a write-back after a kept read looks at, ascending (scratch).
     visit: Vec<u32>,
 }
@@ -264,7 +262,6 @@ impl BodyCopy {
         if !kept {
             self.read_all(query);
         }
-        self.read_kept = kept;
         kept
     }
 
@@ -419,10 +416,10 @@ impl BodyCopy {
     /// world is where it was: when it was moved in between (a joint's motor woke it and it fell
     /// asleep again), its kept record is read again from the world.
     ///
-    /// `involved` lists (ascending) the bodies the step could change, when it knows them (a tick
-    /// that was not at rest: see `cpu::involved`). After a read that kept the list, every other
-    /// body is as the world holds it (it was not read again, and the step left it alone), so only
-    /// these and the bodies read again are looked at; otherwise every body is.
+    /// `involved` lists (ascending) the bodies the step could change, given only after a read
+    /// that kept the list and a tick that was not at rest (see `cpu::involved`). Every other body
+    /// is then as the world holds it (it was not read again, and the step left it alone), so only
+    /// these and the bodies read again are looked at; without it every body is.
     pub fn write_back(
         &mut self,
         commands: &mut Commands,
@@ -437,7 +434,7 @@ impl BodyCopy {
         let mut visit = std::mem::take(&mut self.visit);
         visit.clear();
         match involved {
-            Some(involved) if self.read_kept => {
+            Some(involved) => {
                 let mut reread = self.reread.iter().copied().peekable();
                 for &i in involved {
                     while let Some(r) = reread.next_if(|&r| r < i) {

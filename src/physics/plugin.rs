@@ -253,9 +253,9 @@ pub fn cpu_physics_step(
     } else {
         &buffers.scratch.solve.moving
     };
-    // The bodies the step could change, where it knows them (a tick at rest moves kinematic
-    // bodies without listing them).
-    let involved = (!buffers.scratch.at_rest).then_some(&buffers.scratch.involved.list[..]);
+    // After a kept read, the bodies the step could change, where it knows them (a tick at rest
+    // moves kinematic bodies without listing them).
+    let involved = (kept && !buffers.scratch.at_rest).then_some(&buffers.scratch.involved.list[..]);
     let wrote = buffers
         .copy
         .write_back(&mut commands, &mut query, restores, moved, involved);

@@ -128,9 +128,13 @@ impl Roster {
         if !self.dense {
             return bodies.binary_search_by_key(&id, |body| body.sim_id).ok();
         }
-        let slot = id.0.checked_sub(self.first)?;
-        let index = *self.index.get(usize::try_from(slot).ok()?)?;
+        let index = *self.index.get(self.slot(id)?)?;
         (index != u32::MAX).then_some(index as usize)
+    }
+
+    /// Body `id`'s slot in the dense tables, if its id is at or past `first`.
+    fn slot(&self, id: SimId) -> Option<usize> {
+        usize::try_from(id.0.checked_sub(self.first)?).ok()
     }
 
     /// Whether body `id` is here.
@@ -141,12 +145,8 @@ impl Roster {
     /// The entity of body `id` this tick, or `Entity::PLACEHOLDER` when it is gone.
     fn entity(&self, bodies: &[SolverBody], id: SimId) -> Entity {
         if self.dense {
-            let slot = id.0.checked_sub(self.first).map(usize::try_from);
-            return match slot {
-                Some(Ok(slot)) => self.entities.get(slot).copied(),
-                _ => None,
-            }
-            .unwrap_or(Entity::PLACEHOLDER);
+            let entity = self.slot(id).and_then(|slot| self.entities.get(slot));
+            return entity.copied().unwrap_or(Entity::PLACEHOLDER);
         }
         self.find(bodies, id)
             .map_or(Entity::PLACEHOLDER, |i| bodies[i].entity)

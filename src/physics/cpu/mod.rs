@@ -241,15 +241,18 @@ pub fn step(
     if sleep::any_disturbed(bodies, &scratch.broad.pairs, &scratch.joints.links) {
         broad_phase::find_pairs_in(params, bodies, Scope::All, &mut scratch.broad);
         joints::filter_pairs(&mut scratch.broad.pairs, &scratch.joints.no_contact);
+        sleep::wake_touched(
+            bodies,
+            &scratch.broad.pairs,
+            &scratch.joints.links,
+            world,
+            &mut scratch.islands.parent,
+            &mut scratch.woken,
+        );
+    } else {
+        // Nothing sleeping is beside anything moving: nothing wakes.
+        scratch.woken.clear();
     }
-    sleep::wake_touched(
-        bodies,
-        &scratch.broad.pairs,
-        &scratch.joints.links,
-        world,
-        &mut scratch.islands.parent,
-        &mut scratch.woken,
-    );
     scratch
         .involved
         .gather(bodies, &scratch.broad.pairs, &scratch.joints.edges);
