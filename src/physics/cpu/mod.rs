@@ -246,7 +246,7 @@ pub fn step(
             &scratch.broad.pairs,
             &scratch.joints.links,
             world,
-            &mut scratch.islands.parent,
+            &mut scratch.islands,
             &mut scratch.woken,
         );
     } else {

@@ -51,19 +51,21 @@ pub fn any_disturbed(bodies: &[SolverBody], pairs: &[(u32, u32)], links: &[(u32,
 
 /// Wakes sleeping bodies that a moving body reaches, and everything sleeping that touches them;
 /// returns their indices in `woken`, ascending.
+///
+/// The caller has already found, with [`any_disturbed`], that something wakes: this walks every
+/// pair, so it is worth calling only then (on a tick that wakes nothing it would find nothing).
 pub fn wake_touched(
     bodies: &mut [SolverBody],
     pairs: &[(u32, u32)],
     links: &[(u32, u32)],
     world: &mut PhysicsWorld,
-    parent: &mut Vec<u32>,
+    buffers: &mut IslandBuffers,
     woken: &mut Vec<u32>,
 ) {
     woken.clear();
-    // Without a sleeping body beside a moving one, no group is disturbed.
-    if !any_disturbed(bodies, pairs, links) {
-        return;
-    }
+    let IslandBuffers {
+        parent, disturbed, ..
+    } = buffers;
     parent.clear();
     parent.extend(0..bodies.len() as u32);
     // Sleeping bodies whose bounds touch, or that a joint holds together, form groups.
@@ -74,7 +76,8 @@ pub fn wake_touched(
     }
     // A group is disturbed when one of its bodies is near, or joined to, an awake dynamic or moving
     // kinematic body.
-    let mut disturbed = vec![false; bodies.len()];
+    disturbed.clear();
+    disturbed.resize(bodies.len(), false);
     for &(a, b) in pairs.iter().chain(links) {
         let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
         if ba.sleeping && bb.moves() {
@@ -112,7 +115,9 @@ fn set_counter(world: &mut PhysicsWorld, body: SimId, value: u32) {
 #[derive(Default)]
 pub struct IslandBuffers {
     /// Union-find parents, one per body.
-    pub parent: Vec<u32>,
+    parent: Vec<u32>,
+    /// Whether each group (at its root) has a sleeping body that a moving one reaches.
+    disturbed: Vec<bool>,
     /// The counters being built, swapped with `PhysicsWorld::sleep_counters` when done.
     counters: Vec<(SimId, u32)>,
     /// This tick's counter of each body, by body index.
@@ -141,6 +146,7 @@ pub fn update(
         counters,
         counts,
         island_min,
+        ..
     } = buffers;
     counters.clear();
     let mut stored = world.sleep_counters.iter().peekable();
