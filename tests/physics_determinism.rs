@@ -4,7 +4,9 @@
 use bevy::math::{Quat, Vec3};
 use rusting_engine::physics::cpu::broad_phase::{self, BroadPhase, Scope};
 use rusting_engine::physics::cpu::{self, SolverBody, StepParams, StepScratch};
-use rusting_engine::physics::{BodyKind, Collider, PhysicsSettings, PhysicsWorld};
+use rusting_engine::physics::{
+    BodyKind, Collider, CollisionEvent, ContactReport, PhysicsSettings, PhysicsWorld,
+};
 
 #[path = "support/splitmix.rs"]
 mod splitmix;
@@ -43,9 +45,17 @@ fn heap(count: u32) -> Vec<SolverBody> {
     bodies
 }
 
+/// What a tick leaves besides the bodies: the solver's stored state, the events and the reports.
+type TickRecord = (PhysicsWorld, Vec<CollisionEvent>, Vec<ContactReport>);
+
 /// Steps a heap of `count` bodies for `ticks` ticks in a pool of `threads`: every tick's bits,
-/// the most batches a colour solved on several threads, and the last tick's scratch.
-fn run_in_pool(threads: usize, count: u32, ticks: u64) -> (Vec<Vec<u32>>, usize, StepScratch) {
+/// the most batches a colour solved on several threads, the last tick's scratch, and what every
+/// tick left besides the bodies.
+fn run_in_pool(
+    threads: usize,
+    count: u32,
+    ticks: u64,
+) -> (Vec<Vec<u32>>, usize, StepScratch, Vec<TickRecord>) {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -55,14 +65,20 @@ fn run_in_pool(threads: usize, count: u32, ticks: u64) -> (Vec<Vec<u32>>, usize,
         let mut world = PhysicsWorld::default();
         let mut scratch = StepScratch::default();
         let mut trace = Vec::new();
+        let mut records = Vec::new();
         let mut parallel = 0;
         for tick in 0..ticks {
             let params = StepParams { tick, ..params() };
             cpu::step(&params, &mut bodies, &mut [], &mut world, &mut scratch);
             parallel = parallel.max(scratch.solve.batches.parallel_batches());
             trace.push(bits(&bodies));
+            records.push((
+                world.clone(),
+                scratch.events.clone(),
+                scratch.contacts.clone(),
+            ));
         }
-        (trace, parallel, scratch)
+        (trace, parallel, scratch, records)
     })
 }
 
@@ -76,7 +92,7 @@ fn run_in_pool(threads: usize, count: u32, ticks: u64) -> (Vec<Vec<u32>>, usize,
 #[test]
 fn cpu_solver_bits_do_not_depend_on_thread_count() {
     let (one, ..) = run_in_pool(1, 1000, 90);
-    let (four, parallel, scratch) = run_in_pool(4, 1000, 90);
+    let (four, parallel, scratch, _) = run_in_pool(4, 1000, 90);
     assert!(
         scratch.manifolds.len() > 300,
         "too few pairs to spread over threads"
@@ -91,15 +107,18 @@ fn cpu_solver_bits_do_not_depend_on_thread_count() {
     assert_ne!(one[0], one[89], "nothing moved");
 }
 
-/// A heap of 4,500 bodies (enough that the broad phase sweeps its strips, and the substeps move
-/// the bodies, on the pool's threads) gives the same bits on every tick with one thread and with
-/// two. Fails if a body's substep or bounds were worked out from another body's values (seen:
-/// with each body's substep given the next body's velocity, tick 0 differs), or if the threads'
-/// lists of pairs were joined in the order the threads finish without the sort that follows.
+/// A heap of 4,500 bodies (enough that the broad phase sweeps its strips, the substeps move the
+/// bodies, and the sleep counters and the events' halves are built side by side, on the pool's
+/// threads) gives the same bits on every tick with one thread and with two, and leaves the same
+/// stored state, events and reports. Fails if a body's substep or bounds were worked out from
+/// another body's values (seen: with each body's substep given the next body's velocity, tick 0
+/// differs), if the threads' lists of pairs were joined in the order the threads finish without
+/// the sort that follows, or if the sleep counters taken out of the world while the events run
+/// beside them are not put back (seen: tick 0's stored state differs).
 #[test]
 fn a_large_heap_has_the_same_bits_on_two_threads_as_on_one() {
-    let (one, _, scratch) = run_in_pool(1, 4500, 20);
-    let (two, ..) = run_in_pool(2, 4500, 20);
+    let (one, _, scratch, one_records) = run_in_pool(1, 4500, 20);
+    let (two, _, _, two_records) = run_in_pool(2, 4500, 20);
     let pairs = scratch.broad.pairs.len();
     assert!(
         pairs > 1000,
@@ -107,6 +126,21 @@ fn a_large_heap_has_the_same_bits_on_two_threads_as_on_one() {
     );
     for (tick, (a, b)) in one.iter().zip(&two).enumerate() {
         assert!(a == b, "tick {tick} differs between one and two threads");
+    }
+    let (last, _, reports) = one_records.last().unwrap();
+    assert!(
+        !last.sleep_counters.is_empty() && !last.touching.is_empty() && !reports.is_empty(),
+        "the heap left no counters, touching pairs or reports to compare"
+    );
+    assert!(
+        one_records.iter().any(|(_, events, _)| !events.is_empty()),
+        "the heap raised no events to compare"
+    );
+    for (tick, (a, b)) in one_records.iter().zip(&two_records).enumerate() {
+        assert!(
+            a == b,
+            "tick {tick}'s stored state, events or reports differ between one and two threads"
+        );
     }
 }
 

@@ -159,20 +159,21 @@ impl Roster {
 #[derive(Debug, Default)]
 pub struct EventBuffers {
     roster: Roster,
+    pairs: PairLists,
+    warm_starts: WarmStartLists,
+}
+
+/// The lists that the touching pairs, their reports and the events are built in.
+#[derive(Debug, Default)]
+struct PairLists {
     /// This tick's touching pairs, in body order.
     touching: Vec<Touching>,
     /// Stored touching pairs of pairs the narrow phase skipped.
     kept: Vec<Touching>,
     /// Pairs that started or stopped touching.
     changes: Vec<(SimId, SimId, CollisionEventKind)>,
-    /// This tick's impulses.
-    next: Vec<WarmStart>,
-    /// Stored impulses of pairs the narrow phase skipped.
-    carried: Vec<WarmStart>,
     /// The touching pairs stored before this tick (swapped out of the world).
     spare_touching: Vec<Touching>,
-    /// The warm starts stored before this tick (swapped out of the world).
-    spare_warm_starts: Vec<WarmStart>,
     /// Last tick's contact reports (swapped out of the reports given to [`update`]).
     previous_reports: Vec<ContactReport>,
     /// This tick's reports of the pairs the narrow phase looked at.
@@ -181,10 +182,32 @@ pub struct EventBuffers {
     carried_reports: Vec<ContactReport>,
 }
 
+/// The lists that the stored warm starts are built in.
+#[derive(Debug, Default)]
+struct WarmStartLists {
+    /// This tick's impulses.
+    next: Vec<WarmStart>,
+    /// Stored impulses of pairs the narrow phase skipped.
+    carried: Vec<WarmStart>,
+    /// The warm starts stored before this tick (swapped out of the world).
+    spare: Vec<WarmStart>,
+}
+
+/// What one tick's contacts leave behind, read by the events' two halves.
+#[derive(Clone, Copy)]
+struct TickContacts<'a> {
+    bodies: &'a [SolverBody],
+    manifolds: &'a [Manifold],
+    points: &'a [PointResult],
+    roster: &'a Roster,
+}
+
 /// Updates `world.touching`, `world.warm_starts` and `world.next_event_id`; writes this tick's
 /// events into `events` and its touching pairs into `reports`, building its lists in `buffers`.
 /// `reports` comes in holding last tick's reports (`CollisionEvents::contacts`), which give the
-/// pairs the narrow phase skipped their normal.
+/// pairs the narrow phase skipped their normal. The touching pairs and events, and the stored
+/// warm starts, share nothing they write: on `parallel` they are built on two of the pool's
+/// threads, with the same result.
 #[allow(clippy::too_many_arguments)]
 pub fn update(
     params: &StepParams,
@@ -195,31 +218,85 @@ pub fn update(
     events: &mut Vec<CollisionEvent>,
     reports: &mut Vec<ContactReport>,
     buffers: &mut EventBuffers,
+    parallel: bool,
 ) {
     events.clear();
     let EventBuffers {
         roster,
-        touching,
-        kept,
-        changes,
-        next,
-        carried,
-        spare_touching,
-        spare_warm_starts,
-        previous_reports,
-        fresh_reports,
-        carried_reports,
+        pairs,
+        warm_starts,
     } = buffers;
-    std::mem::swap(previous_reports, reports);
+    std::mem::swap(&mut pairs.previous_reports, reports);
     reports.clear();
     // Nothing looked at this tick (every body at rest): what was stored stays exactly as it is
     // while every stored pair's bodies are still here.
     roster.fill(bodies);
     let roster = &*roster;
     if !manifolds.iter().any(|m| m.evaluated) && all_kept(bodies, roster, world) {
-        carry_reports(bodies, roster, &world.touching, previous_reports, reports);
+        carry_reports(
+            bodies,
+            roster,
+            &world.touching,
+            &pairs.previous_reports,
+            reports,
+        );
         return;
     }
+    let tick = TickContacts {
+        bodies,
+        manifolds,
+        points,
+        roster,
+    };
+    let PhysicsWorld {
+        touching,
+        warm_starts: stored_warm_starts,
+        next_event_id,
+        ..
+    } = world;
+    let stored = StoredPairs {
+        touching,
+        next_event_id,
+    };
+    super::both(
+        parallel,
+        "before the contact events",
+        || touching_and_events(params, &tick, stored, events, reports, pairs),
+        || store_warm_starts(&tick, stored_warm_starts, warm_starts),
+    );
+}
+
+/// The stored touching pairs and the next event's id, which the events update.
+struct StoredPairs<'a> {
+    touching: &'a mut Vec<Touching>,
+    next_event_id: &'a mut u64,
+}
+
+/// This tick's touching pairs and reports, and the events of the pairs that started or stopped
+/// touching; replaces the stored touching pairs.
+fn touching_and_events(
+    params: &StepParams,
+    tick: &TickContacts<'_>,
+    stored: StoredPairs<'_>,
+    events: &mut Vec<CollisionEvent>,
+    reports: &mut Vec<ContactReport>,
+    lists: &mut PairLists,
+) {
+    let TickContacts {
+        bodies,
+        manifolds,
+        points,
+        roster,
+    } = *tick;
+    let PairLists {
+        touching,
+        kept,
+        changes,
+        spare_touching,
+        previous_reports,
+        fresh_reports,
+        carried_reports,
+    } = lists;
     // A pair touches when a point is within `linear_slop`, or when the solver had to push it this
     // tick (a speculative contact that closed during the tick).
     let slop = params.settings.linear_slop;
@@ -251,7 +328,7 @@ pub fn update(
     let mut evaluated = Evaluated::new(bodies, manifolds, roster);
     kept.clear();
     kept.extend(
-        world
+        stored
             .touching
             .iter()
             .filter(|t| evaluated.kept(t.a, t.b))
@@ -264,20 +341,20 @@ pub fn update(
     merge_by_key(touching, kept, spare_touching, |t| (t.a, t.b));
     let pair = |t: &Touching| (t.a, t.b);
     let mut after = spare_touching.iter().map(pair).peekable();
-    for t in &world.touching {
+    for t in stored.touching.iter() {
         while after.next_if(|&p| p < pair(t)).is_some() {}
         if after.peek() != Some(&pair(t)) {
             changes.push((t.a, t.b, CollisionEventKind::Ended));
         }
     }
-    let mut before = world.touching.iter().map(pair).peekable();
+    let mut before = stored.touching.iter().map(pair).peekable();
     for t in touching.iter() {
         while before.next_if(|&p| p < pair(t)).is_some() {}
         if before.peek() != Some(&pair(t)) {
             changes.push((t.a, t.b, CollisionEventKind::Started));
         }
     }
-    std::mem::swap(&mut world.touching, spare_touching);
+    std::mem::swap(stored.touching, spare_touching);
 
     changes.sort_unstable();
     for &(a, b, kind) in changes.iter() {
@@ -288,19 +365,10 @@ pub fn update(
             entity_a: roster.entity(bodies, a),
             entity_b: roster.entity(bodies, b),
             kind,
-            id: world.next_event_id,
+            id: *stored.next_event_id,
         });
-        world.next_event_id += 1;
+        *stored.next_event_id += 1;
     }
-
-    store_warm_starts(
-        bodies,
-        manifolds,
-        points,
-        roster,
-        world,
-        (next, carried, spare_warm_starts),
-    );
 }
 
 /// Last tick's reports (`previous`, in pair order) of the touching pairs `kept` (in pair order),
@@ -345,20 +413,24 @@ fn all_kept(bodies: &[SolverBody], roster: &Roster, world: &PhysicsWorld) -> boo
         })
 }
 
-/// Keeps this tick's impulses, plus the stored ones of pairs the narrow phase skipped, built in
-/// `lists` (this tick's, the carried ones, and the spare that takes the stored ones' place).
+/// Keeps this tick's impulses, plus the stored ones of pairs the narrow phase skipped, in
+/// `stored` (`PhysicsWorld::warm_starts`), built in `lists`.
 fn store_warm_starts(
-    bodies: &[SolverBody],
-    manifolds: &[Manifold],
-    points: &[PointResult],
-    roster: &Roster,
-    world: &mut PhysicsWorld,
-    (next, carried, spare): (
-        &mut Vec<WarmStart>,
-        &mut Vec<WarmStart>,
-        &mut Vec<WarmStart>,
-    ),
+    tick: &TickContacts<'_>,
+    stored: &mut Vec<WarmStart>,
+    lists: &mut WarmStartLists,
 ) {
+    let TickContacts {
+        bodies,
+        manifolds,
+        points,
+        roster,
+    } = *tick;
+    let WarmStartLists {
+        next,
+        carried,
+        spare,
+    } = lists;
     next.clear();
     next.extend(points.iter().map(|c| WarmStart {
         a: bodies[c.a as usize].sim_id,
@@ -369,15 +441,9 @@ fn store_warm_starts(
     }));
     let mut evaluated = Evaluated::new(bodies, manifolds, roster);
     carried.clear();
-    carried.extend(
-        world
-            .warm_starts
-            .iter()
-            .filter(|w| evaluated.kept(w.a, w.b))
-            .copied(),
-    );
+    carried.extend(stored.iter().filter(|w| evaluated.kept(w.a, w.b)).copied());
     merge_by_key(next, carried, spare, |w| (w.a, w.b, w.feature));
-    std::mem::swap(&mut world.warm_starts, spare);
+    std::mem::swap(stored, spare);
 }
 
 /// `a` and `b` together into `out` (cleared first), sorted by `key`, in one merging pass. Both

@@ -13,7 +13,7 @@ use bevy::math::{Quat, Vec3};
 use rayon::prelude::*;
 
 use super::body_state::{Displacement, Velocity};
-use super::{SolverBody, StepParams, math};
+use super::{PARALLEL_BODIES, SolverBody, StepParams, math};
 use crate::physics::components::BodyKind;
 use crate::runtime::{guard_worker, sim_math};
 
@@ -38,10 +38,6 @@ pub fn is_moving(body: &SolverBody) -> bool {
         BodyKind::Static => false,
     }
 }
-
-/// Fewest moving bodies for which [`positions`] runs on the pool's threads, and then only when
-/// they are at least half of all bodies (it visits every body to find them).
-const PARALLEL_BODIES: usize = 4096;
 
 /// Adds `h` seconds of gravity to every awake dynamic body's velocity (among `moving`).
 pub fn gravity(
@@ -82,7 +78,8 @@ pub fn positions(
         }
     };
     // Each body's step reads and writes only its own values, so which thread takes it changes
-    // no bit.
+    // no bit. The pool takes it from `PARALLEL_BODIES` moving bodies, and only when they are at
+    // least half of all bodies (the parallel walk visits every body to find them).
     if rayon::current_num_threads() > 1
         && moving.len() >= PARALLEL_BODIES
         && moving.len() * 2 >= bodies.len()

@@ -72,7 +72,7 @@ use super::components::{BodyKind, Collider, CollisionLayers, LockedAxes, Physics
 use super::level::LevelMeshes;
 use super::resources::{self, CollisionEvent, ContactReport, PhysicsSettings};
 use super::world::PhysicsWorld;
-use crate::runtime::sim_math;
+use crate::runtime::{guard_worker, sim_math};
 use crate::state::SimId;
 
 /// One body as the solver sees it.
@@ -344,25 +344,69 @@ fn count_rest_and_events(
     world: &mut PhysicsWorld,
     scratch: &mut StepScratch,
 ) {
-    sleep::update(
-        params,
-        bodies,
-        &scratch.involved.list,
-        &scratch.manifolds,
-        &scratch.joints.links,
-        world,
-        &mut scratch.islands,
+    // Counting rest only reads the bodies, and the events write nothing it reads: in a large
+    // world they run side by side, and the islands found asleep are put to sleep after both.
+    let parallel = bodies.len() >= PARALLEL_BODIES && rayon::current_num_threads() > 1;
+    let mut counters = std::mem::take(&mut world.sleep_counters);
+    let read: &[SolverBody] = bodies;
+    both(
+        parallel,
+        "before the sleep counters",
+        || {
+            sleep::update(
+                params,
+                read,
+                &scratch.involved.list,
+                &scratch.manifolds,
+                &scratch.joints.links,
+                &mut counters,
+                &mut scratch.islands,
+            )
+        },
+        || {
+            events::update(
+                params,
+                read,
+                &scratch.manifolds,
+                &scratch.points,
+                world,
+                &mut scratch.events,
+                &mut scratch.contacts,
+                &mut scratch.event_buffers,
+                parallel,
+            )
+        },
     );
-    events::update(
-        params,
-        bodies,
-        &scratch.manifolds,
-        &scratch.points,
-        world,
-        &mut scratch.events,
-        &mut scratch.contacts,
-        &mut scratch.event_buffers,
-    );
+    world.sleep_counters = counters;
+    sleep::fall_asleep(bodies, &scratch.islands);
+}
+
+/// Fewest bodies for which a stage hands independent parts of its work to the pool's threads:
+/// below it, handing the work over costs more than it saves.
+pub const PARALLEL_BODIES: usize = 4096;
+
+/// Runs `a` and `b`, which must share nothing either writes, on two of the pool's threads when
+/// `parallel`, else one after the other; `place` names the work if a pool thread's floating-point
+/// environment has to be put back (see `runtime::guard_worker`).
+fn both<A: Send, B: Send>(
+    parallel: bool,
+    place: &'static str,
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    if !parallel {
+        return (a(), b());
+    }
+    rayon::join(
+        || {
+            guard_worker(|| place.to_owned());
+            a()
+        },
+        || {
+            guard_worker(|| place.to_owned());
+            b()
+        },
+    )
 }
 
 /// Mass, inertia and axes of the `involved` bodies for this tick, each at its body's slot (the

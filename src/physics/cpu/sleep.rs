@@ -124,18 +124,22 @@ pub struct IslandBuffers {
     counts: Vec<u32>,
     /// The smallest counter of each island, at its root.
     island_min: Vec<u32>,
+    /// The bodies that fall asleep this tick, ascending.
+    falling: Vec<u32>,
 }
 
-/// Counts resting ticks and puts islands to sleep. Rebuilds `world.sleep_counters` for the dynamic
-/// bodies present, in `SimId` order. `involved` (ascending) holds every awake body: the tick's
-/// involved bodies, or none on a tick at rest.
+/// Counts resting ticks and finds the islands that fall asleep, leaving their bodies in the
+/// buffers for [`fall_asleep`]. Rebuilds `counters` (`PhysicsWorld::sleep_counters`) for the
+/// dynamic bodies present, in `SimId` order. `involved` (ascending) holds every awake body: the
+/// tick's involved bodies, or none on a tick at rest. It only reads the bodies, so it may run
+/// beside the events' update.
 pub fn update(
     params: &StepParams,
-    bodies: &mut [SolverBody],
+    bodies: &[SolverBody],
     involved: &[u32],
     manifolds: &[Manifold],
     links: &[(u32, u32)],
-    world: &mut PhysicsWorld,
+    counters: &mut Vec<(SimId, u32)>,
     buffers: &mut IslandBuffers,
 ) {
     let settings = &params.settings;
@@ -143,13 +147,15 @@ pub fn update(
     let angular_limit = settings.sleep_angular_speed * settings.sleep_angular_speed;
     let IslandBuffers {
         parent,
-        counters,
+        counters: built,
         counts,
         island_min,
+        falling,
         ..
     } = buffers;
-    counters.clear();
-    let mut stored = world.sleep_counters.iter().peekable();
+    falling.clear();
+    built.clear();
+    let mut stored = counters.iter().peekable();
     counts.clear();
     counts.resize(bodies.len(), 0);
     for (index, body) in bodies.iter().enumerate() {
@@ -173,9 +179,9 @@ pub fn update(
             0
         };
         counts[index] = count;
-        counters.push((body.sim_id, count));
+        built.push((body.sim_id, count));
     }
-    std::mem::swap(&mut world.sleep_counters, counters);
+    std::mem::swap(counters, built);
     if !settings.sleep_enabled {
         return;
     }
@@ -206,15 +212,18 @@ pub fn update(
             island_min[root] = island_min[root].min(counts[i as usize]);
         }
     }
-    for &i in involved {
-        let i = i as usize;
-        if bodies[i].is_awake_dynamic()
-            && island_min[find(parent, i as u32) as usize] >= SLEEP_STEPS
-        {
-            let body = &mut bodies[i];
-            body.sleeping = true;
-            body.linear_velocity = Vec3::ZERO;
-            body.angular_velocity = Vec3::ZERO;
-        }
+    falling.extend(involved.iter().copied().filter(|&i| {
+        bodies[i as usize].is_awake_dynamic() && island_min[find(parent, i) as usize] >= SLEEP_STEPS
+    }));
+}
+
+/// Puts to sleep, at rest, the bodies [`update`] found in islands that have all counted
+/// `SLEEP_STEPS`.
+pub fn fall_asleep(bodies: &mut [SolverBody], buffers: &IslandBuffers) {
+    for &i in &buffers.falling {
+        let body = &mut bodies[i as usize];
+        body.sleeping = true;
+        body.linear_velocity = Vec3::ZERO;
+        body.angular_velocity = Vec3::ZERO;
     }
 }
