@@ -266,6 +266,13 @@ pub fn update(
     );
 }
 
+impl<'a> TickContacts<'a> {
+    /// Answers which stored pairs are kept as they are, asked in pair order.
+    fn evaluated(&self) -> Evaluated<'a> {
+        Evaluated::new(self.bodies, self.manifolds, self.roster)
+    }
+}
+
 /// The stored touching pairs and the next event's id, which the events update.
 struct StoredPairs<'a> {
     touching: &'a mut Vec<Touching>,
@@ -325,7 +332,7 @@ fn touching_and_events(
         }
     }
     changes.clear();
-    let mut evaluated = Evaluated::new(bodies, manifolds, roster);
+    let mut evaluated = tick.evaluated();
     kept.clear();
     kept.extend(
         stored
@@ -420,26 +427,21 @@ fn store_warm_starts(
     stored: &mut Vec<WarmStart>,
     lists: &mut WarmStartLists,
 ) {
-    let TickContacts {
-        bodies,
-        manifolds,
-        points,
-        roster,
-    } = *tick;
+    let bodies = tick.bodies;
     let WarmStartLists {
         next,
         carried,
         spare,
     } = lists;
     next.clear();
-    next.extend(points.iter().map(|c| WarmStart {
+    next.extend(tick.points.iter().map(|c| WarmStart {
         a: bodies[c.a as usize].sim_id,
         b: bodies[c.b as usize].sim_id,
         feature: c.feature,
         normal: c.normal_impulse,
         tangent: c.tangent_impulse,
     }));
-    let mut evaluated = Evaluated::new(bodies, manifolds, roster);
+    let mut evaluated = tick.evaluated();
     carried.clear();
     carried.extend(stored.iter().filter(|w| evaluated.kept(w.a, w.b)).copied());
     merge_by_key(next, carried, spare, |w| (w.a, w.b, w.feature));
