@@ -107,9 +107,9 @@ fn cpu_solver_bits_do_not_depend_on_thread_count() {
     assert_ne!(one[0], one[89], "nothing moved");
 }
 
-/// A heap of 4,500 bodies (enough that the broad phase sweeps its strips, the substeps move the
-/// bodies, and the sleep counters and the events' halves are built side by side, on the pool's
-/// threads) gives the same bits on every tick with one thread and with two, and leaves the same
+/// A heap of 4,500 bodies (enough that the broad phase sweeps its strips and the substeps move the
+/// bodies on the pool's threads, and the colouring, the warm starts' ranges, the sleep counters
+/// and the events' halves are built side by side there) gives the same bits on every tick with one thread and with two, and leaves the same
 /// stored state, events and reports. Fails if a body's substep or bounds were worked out from
 /// another body's values (seen: with each body's substep given the next body's velocity, tick 0
 /// differs), if the threads' lists of pairs were joined in the order the threads finish without

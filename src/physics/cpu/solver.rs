@@ -36,7 +36,7 @@ use super::joints::{JOINT_DAMPING_RATIO, JOINT_HERTZ, JointScratch};
 use super::lanes::Lanes;
 use super::manifold::Manifold;
 use super::softness::Softness;
-use super::{Motion, SolverBody, StepParams, integrate};
+use super::{Motion, PARALLEL_BODIES, SolverBody, StepParams, both, integrate};
 use crate::physics::resources::{SOLVER_ITERATIONS, SOLVER_SUBSTEPS};
 use crate::physics::world::PhysicsWorld;
 
@@ -82,8 +82,17 @@ pub fn prepare(
     state: &mut SolveState,
     joints: &[(u32, u32)],
 ) {
-    state.colouring.build(manifolds, joints, motion);
-    warm_start_ranges(bodies, manifolds, world, &mut state.warm_starts);
+    // The colouring and each manifold's stored warm starts are found from what the tick has
+    // already built, and neither reads what the other writes: in a large world they are found
+    // side by side.
+    let parallel = bodies.len() >= PARALLEL_BODIES && rayon::current_num_threads() > 1;
+    let (colouring, warm_starts) = (&mut state.colouring, &mut state.warm_starts);
+    both(
+        parallel,
+        "before colouring the contacts",
+        || colouring.build(manifolds, joints, motion),
+        || warm_start_ranges(bodies, manifolds, world, warm_starts),
+    );
     let sources = Sources {
         bodies,
         motion,
