@@ -15,8 +15,9 @@
 //! 3. [`contacts::collide_pairs`]: the narrow phase, in parallel, one manifold per pair.
 //! 4. [`solver::prepare`] and [`joints::prepare`]: the joints and manifolds coloured so that no
 //!    two of a colour share a moving body ([`colouring`]), the contacts built four at a time into
-//!    SIMD lanes ([`jacobians`], [`batches`]), warm-started from [`PhysicsWorld`] by feature, and
-//!    the joints measured and warm-started by joint.
+//!    SIMD lanes ([`jacobians`], [`batches`]), warm-started from [`PhysicsWorld`] by feature (in a
+//!    large world, each manifold's stored warm starts are found beside the colouring), and the
+//!    joints measured and warm-started by joint.
 //! 5. [`solver::solve`]: `SOLVER_SUBSTEPS` substeps, each gravity ([`integrate::gravity`]), warm
 //!    start, a biased velocity pass with soft position correction, positions and rotations
 //!    ([`integrate::positions`], rotation through `sim_math`), and a relaxing pass: eight velocity
@@ -24,15 +25,19 @@
 //!    Then restitution, and [`joints::finish`]: joints past their break force break.
 //! 6. [`continuous::stop_fast_bodies`]: a body that moved more than half its smallest extent is
 //!    swept along its path and put back at the first static or kinematic surface it meets.
-//! 7. [`sleep::update`]: groups of touching bodies at rest for `SLEEP_STEPS` ticks fall asleep.
-//! 8. [`events::update`]: which pairs started or stopped touching; warm starts are stored.
+//! 7. [`sleep::update`]: groups of touching bodies at rest for `SLEEP_STEPS` ticks are found, and
+//!    fall asleep ([`sleep::fall_asleep`]) once the events are done.
+//! 8. [`events::update`]: which pairs started or stopped touching; warm starts are stored. In a
+//!    large world it runs beside the sleep counters, and its touching pairs beside its warm
+//!    starts, on the pool's threads (neither side reads what the other writes).
 //!
 //! [`overlap::overlaps_at_start`] runs the broad and narrow phases once, without stepping, to find
 //! bodies that a scene places inside each other.
 //!
 //! The ECS only copies bodies in and out (see `physics::plugin` and `physics::body_copy`). Threads
 //! may run the narrow phase and constraint preparation, whose results are collected in pair order,
-//! and the batches of one colour, which share no moving body; the colours run in a fixed order and
+//! the batches of one colour, which share no moving body, and stages that share nothing either
+//! writes (`both`); the colours run in a fixed order and
 //! everything else that accumulates runs sequentially in body order, so the bits never depend on
 //! the thread count. No
 //! stage reads a clock, a global generator or `HashMap` order, and the math is IEEE `+ - * /`,
@@ -336,8 +341,9 @@ fn at_rest(
     count_rest_and_events(params, bodies, world, scratch);
 }
 
-/// The end of every tick: sleep counters and islands ([`sleep::update`]), then events and what is
-/// stored for the next tick ([`events::update`]), from the tick's manifolds and points.
+/// The end of every tick: sleep counters and islands ([`sleep::update`]) beside the events and
+/// what is stored for the next tick ([`events::update`]), from the tick's manifolds and points;
+/// then the islands at rest fall asleep.
 fn count_rest_and_events(
     params: &StepParams,
     bodies: &mut [SolverBody],
