@@ -197,7 +197,8 @@ pub struct StepScratch {
     pub points: Vec<solver::PointResult>,
     /// Velocities and displacements during the solve, one per body.
     pub solve: solver::SolveState,
-    /// Union-find parents for islands, and the sleep counters' lists.
+    /// The islands' lists: union-find parents, waking's group flags, the counters being built
+    /// and the bodies falling asleep.
     pub islands: sleep::IslandBuffers,
     /// Where the bodies started the tick, for the continuous sweep.
     pub sweeps: continuous::Sweeps,
@@ -352,7 +353,7 @@ fn count_rest_and_events(
 ) {
     // Counting rest only reads the bodies, and the events write nothing it reads: in a large
     // world they run side by side, and the islands found asleep are put to sleep after both.
-    let parallel = bodies.len() >= PARALLEL_BODIES && rayon::current_num_threads() > 1;
+    let parallel = side_by_side(bodies.len());
     let mut counters = std::mem::take(&mut world.sleep_counters);
     let read: &[SolverBody] = bodies;
     both(
@@ -390,6 +391,12 @@ fn count_rest_and_events(
 /// Fewest bodies for which a stage hands independent parts of its work to the pool's threads:
 /// below it, handing the work over costs more than it saves.
 pub const PARALLEL_BODIES: usize = 4096;
+
+/// Whether a world of `bodies` hands independent parts of a stage to the pool's threads: at least
+/// `PARALLEL_BODIES` of them, and a pool of more than one thread.
+fn side_by_side(bodies: usize) -> bool {
+    bodies >= PARALLEL_BODIES && rayon::current_num_threads() > 1
+}
 
 /// Runs `a` and `b`, which must share nothing either writes, on two of the pool's threads when
 /// `parallel`, else one after the other; `place` names the work if a pool thread's floating-point

@@ -36,7 +36,7 @@ use super::joints::{JOINT_DAMPING_RATIO, JOINT_HERTZ, JointScratch};
 use super::lanes::Lanes;
 use super::manifold::Manifold;
 use super::softness::Softness;
-use super::{Motion, PARALLEL_BODIES, SolverBody, StepParams, both, integrate};
+use super::{Motion, SolverBody, StepParams, both, integrate, side_by_side};
 use crate::physics::resources::{SOLVER_ITERATIONS, SOLVER_SUBSTEPS};
 use crate::physics::world::PhysicsWorld;
 
@@ -85,7 +85,7 @@ pub fn prepare(
     // The colouring and each manifold's stored warm starts are found from what the tick has
     // already built, and neither reads what the other writes: in a large world they are found
     // side by side.
-    let parallel = bodies.len() >= PARALLEL_BODIES && rayon::current_num_threads() > 1;
+    let parallel = side_by_side(bodies.len());
     let (colouring, warm_starts) = (&mut state.colouring, &mut state.warm_starts);
     both(
         parallel,
