@@ -107,22 +107,31 @@ fn cpu_solver_bits_do_not_depend_on_thread_count() {
     assert_ne!(one[0], one[89], "nothing moved");
 }
 
-/// A heap of 4,500 bodies (enough that the broad phase sweeps its strips and the substeps move the
-/// bodies on the pool's threads, and the colouring, the warm starts' ranges, the sleep counters
-/// and the events' halves are built side by side there) gives the same bits on every tick with one thread and with two, and leaves the same
-/// stored state, events and reports. Fails if a body's substep or bounds were worked out from
-/// another body's values (seen: with each body's substep given the next body's velocity, tick 0
-/// differs), if the threads' lists of pairs were joined in the order the threads finish without
-/// the sort that follows, or if the sleep counters taken out of the world while the events run
-/// beside them are not put back (seen: tick 0's stored state differs).
+/// A heap of 4,500 bodies (enough that the broad phase sweeps its strips and sorts its pairs, the
+/// substeps work out gravity, moves and rotations, the bodies' mass properties are worked out and
+/// the points' results listed, all on the pool's threads, and the colouring, the warm starts'
+/// ranges, the sleep counters and the events' halves are built side by side there) gives the same
+/// bits on every tick with one thread and with two, and leaves the same stored state, events and
+/// reports. Fails if a body's substep or bounds were worked out from another body's values (seen:
+/// with each body's substep given the next body's velocity, tick 0 differs), if the threads' lists
+/// of pairs were joined in the order the threads finish without the sort that follows, if the
+/// sleep counters taken out of the world while the events run beside them are not put back (seen:
+/// tick 0's stored state differs), or if a part of the results is read from another part's
+/// places in the lanes (seen: with the second half's manifolds looked up as if they began the
+/// list, tick 1 differs).
 #[test]
 fn a_large_heap_has_the_same_bits_on_two_threads_as_on_one() {
     let (one, _, scratch, one_records) = run_in_pool(1, 4500, 20);
     let (two, _, _, two_records) = run_in_pool(2, 4500, 20);
     let pairs = scratch.broad.pairs.len();
     assert!(
-        pairs > 1000,
-        "{pairs} pairs: too few for the strips to matter"
+        pairs > 2048,
+        "{pairs} pairs: too few for the strips and the sort to matter"
+    );
+    let manifolds = scratch.manifolds.len();
+    assert!(
+        manifolds > 2048,
+        "{manifolds} manifolds: too few for their results to be listed in parts"
     );
     for (tick, (a, b)) in one.iter().zip(&two).enumerate() {
         assert!(a == b, "tick {tick} differs between one and two threads");

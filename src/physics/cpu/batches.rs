@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use crate::runtime::guard_worker;
 
 use super::body_state::{Displacement, PointResult, Velocity};
-use super::colouring::{COLOURS, Colouring, OVERFLOW};
+use super::colouring::{COLOURS, Colouring, OVERFLOW, UNPLACED};
 use super::jacobians::Sources;
 use super::lanes::{LANES, LaneVec3, Lanes};
 use super::manifold::Manifold;
@@ -36,6 +36,9 @@ const BATCHES_PER_TASK: usize = 16;
 
 /// A colour with fewer batches than this runs on one thread.
 const PARALLEL_BATCHES: usize = 32;
+
+/// Fewest manifolds whose results are listed in parts on the pool's threads.
+const PARALLEL_RESULTS: usize = 2048;
 
 /// The batches of one colour and point count.
 #[derive(Clone, Debug)]
@@ -68,8 +71,6 @@ pub struct Batches {
     batches: Vec<Batch>,
     points: Vec<WidePoint>,
     spans: Vec<Span>,
-    /// Per manifold, its first constraint.
-    manifold_first: Vec<u32>,
     /// Per velocity slot, the last parallel span that writes it (plus one), for checking spans.
     written_by: Vec<u32>,
     /// Per colour (the overflow last), its spans: a range of `spans`.
@@ -194,14 +195,6 @@ fn gather_displacements(
 impl Batches {
     /// Lays out the tick's constraints by the colouring, building each batch from `sources`.
     pub fn build(&mut self, colouring: &Colouring, sources: &Sources<'_>) {
-        self.manifold_first.clear();
-        let mut next = 0u32;
-        self.manifold_first
-            .extend(sources.manifolds.iter().map(|m| {
-                let first = next;
-                next += m.len as u32;
-                first
-            }));
         self.spans.clear();
         let (mut batches, mut points) = (0, 0);
         self.by_colour.clear();
@@ -230,7 +223,7 @@ impl Batches {
         // rather than being cleared each tick.
         self.batches.resize(batches, Batch::default());
         self.points.resize(points, WidePoint::default());
-        let manifold_first = &self.manifold_first;
+        let manifold_first = &colouring.first_point;
         for (span, group) in self.spans.iter().zip(&colouring.groups) {
             let order = &colouring.order[group.manifolds.clone()];
             let k = span.points;
@@ -457,37 +450,80 @@ impl Batches {
         });
     }
 
-    /// Every point's result, in manifold and point order.
-    pub fn results(&self, manifolds: &[Manifold], results: &mut Vec<PointResult>) {
+    /// Every point's result, in manifold and point order, from the manifolds and the impulses
+    /// the solve left in the lanes (`colouring` is the one the batches were built from). Each
+    /// manifold's results depend on that manifold alone, so a large list is filled in parts on
+    /// the pool's threads with the same bits.
+    pub fn results(
+        &self,
+        manifolds: &[Manifold],
+        colouring: &Colouring,
+        results: &mut Vec<PointResult>,
+    ) {
+        let total = colouring.first_point.last().map_or(0, |&end| end as usize);
         results.clear();
-        for m in manifolds {
-            results.extend(m.points().iter().map(|point| PointResult {
-                a: m.a,
-                b: m.b,
-                feature: point.feature,
-                separation: point.separation,
-                ..PointResult::default()
-            }));
+        results.resize(total, PointResult::default());
+        let parallel = rayon::current_num_threads() > 1 && manifolds.len() >= PARALLEL_RESULTS;
+        self.fill_results(manifolds, 0, colouring, results, parallel);
+    }
+
+    /// The results of `manifolds`, which start at manifold `from`, into `out` (their points'
+    /// slots), in halves on two of the pool's threads while a part is large and `parallel`.
+    fn fill_results(
+        &self,
+        manifolds: &[Manifold],
+        from: usize,
+        colouring: &Colouring,
+        out: &mut [PointResult],
+        parallel: bool,
+    ) {
+        if parallel && manifolds.len() >= PARALLEL_RESULTS {
+            let half = manifolds.len() / 2;
+            let first = &colouring.first_point;
+            let split = (first[from + half] - first[from]) as usize;
+            let (left, right) = out.split_at_mut(split);
+            let (first, second) = manifolds.split_at(half);
+            rayon::join(
+                || self.fill_results(first, from, colouring, left, parallel),
+                || self.fill_results(second, from + half, colouring, right, parallel),
+            );
+            return;
         }
-        for span in &self.spans {
-            let k = span.points;
-            let batches = &self.batches[span.batches.clone()];
-            let points = &self.points[span.point_range()];
-            for (batch, points) in batches.iter().zip(points.chunks_exact(k)) {
-                for (p, point) in points.iter().enumerate() {
-                    let normal = point.normal_impulse.to_array();
-                    let max = point.max_normal_impulse.to_array();
-                    let t0 = point.tangent_impulse[0].to_array();
-                    let t1 = point.tangent_impulse[1].to_array();
-                    for lane in 0..LANES {
-                        if batch.first[lane] != u32::MAX {
-                            let r = &mut results[batch.first[lane] as usize + p];
-                            r.normal_impulse = normal[lane];
-                            r.max_normal_impulse = max[lane];
-                            r.tangent_impulse = [t0[lane], t1[lane]];
-                        }
-                    }
-                }
+        let mut next = 0;
+        for (i, m) in manifolds.iter().enumerate() {
+            let place = colouring.place[from + i];
+            let count = m.len as usize;
+            let results = &mut out[next..next + count];
+            next += count;
+            for (r, point) in results.iter_mut().zip(m.points()) {
+                *r = PointResult {
+                    a: m.a,
+                    b: m.b,
+                    feature: point.feature,
+                    separation: point.separation,
+                    ..PointResult::default()
+                };
+            }
+            if place == UNPLACED {
+                continue;
+            }
+            // The group holding the manifold's place, and so its batch and lane.
+            let place = place as usize;
+            let g = colouring
+                .groups
+                .partition_point(|group| group.manifolds.end <= place);
+            let (group, span) = (&colouring.groups[g], &self.spans[g]);
+            let local = place - group.manifolds.start;
+            let per = manifolds_per_batch(group.colour);
+            let first = span.first_point + (local / per) * span.points;
+            let lane = local % per;
+            for (r, point) in results.iter_mut().zip(&self.points[first..]) {
+                r.normal_impulse = point.normal_impulse.to_array()[lane];
+                r.max_normal_impulse = point.max_normal_impulse.to_array()[lane];
+                r.tangent_impulse = [
+                    point.tangent_impulse[0].to_array()[lane],
+                    point.tangent_impulse[1].to_array()[lane],
+                ];
             }
         }
     }

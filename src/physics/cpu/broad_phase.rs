@@ -285,7 +285,13 @@ pub fn find_pairs_in(
             }
         }
     }
-    broad.pairs.sort_unstable();
+    // The pairs are distinct, so every sort leaves them in the same order: a large list is
+    // sorted on the pool's threads.
+    if rayon::current_num_threads() > 1 && broad.pairs.len() >= PARALLEL_PAIRS {
+        broad.pairs.par_sort_unstable();
+    } else {
+        broad.pairs.sort_unstable();
+    }
 }
 
 /// Whether a body's bounds, grown by `grow`, surely miss `region`, found without turning its
@@ -328,6 +334,9 @@ const MAX_STRIPS: usize = 4096;
 /// Fewest sweep entries for which the strips are swept on several threads (below it, handing
 /// the groups to the pool costs more than it saves).
 const PARALLEL_ENTRIES: usize = 4096;
+
+/// Fewest pairs sorted on the pool's threads.
+const PARALLEL_PAIRS: usize = 2048;
 /// Groups of strips per pool thread, so that a thread that finishes early takes another.
 const GROUPS_PER_THREAD: usize = 4;
 

@@ -48,10 +48,16 @@ pub struct Group {
 pub struct Colouring {
     /// Per body, the colours that already hold a manifold of it.
     used: Vec<u64>,
-    /// Per manifold, its colour (`OVERFLOW` past the last), or `None` without points.
-    colour_of: Vec<Option<usize>>,
+    /// Per manifold, its counting-sort bucket (colour and point count), or [`NO_BUCKET`] without
+    /// points: a compact copy of what the sort needs, so the manifolds themselves are read once.
+    bucket_of: Vec<u32>,
     /// Manifold indices, grouped by colour, then by point count, in manifold order within a group.
     pub order: Vec<u32>,
+    /// Per manifold, its place in `order` ([`UNPLACED`] for one without points).
+    pub place: Vec<u32>,
+    /// Per manifold, its first point in manifold and point order, and one past the last point
+    /// (read here because the colouring reads every manifold's point count anyway).
+    pub first_point: Vec<u32>,
     /// The non-empty groups, in solve order: colour 0 first, the overflow last.
     pub groups: Vec<Group>,
     /// Counting-sort buckets, one per colour and point count.
@@ -74,6 +80,12 @@ fn bucket(colour: usize, points: usize) -> usize {
     colour * MAX_POINTS + (points - 1)
 }
 
+/// The bucket of a manifold without points, which is not solved.
+const NO_BUCKET: u32 = u32::MAX;
+
+/// The place of a manifold without points in [`Colouring::place`].
+pub const UNPLACED: u32 = u32::MAX;
+
 impl Colouring {
     /// Colours the joints, then the manifolds, in one graph; a body moves when its `motion` has a
     /// positive inverse mass (a joint's body index past the last body is the world, which never
@@ -91,15 +103,24 @@ impl Colouring {
             self.joint_colour.push(colour);
         }
         self.sort_joints();
-        self.colour_of.clear();
-        self.colour_of.resize(manifolds.len(), None);
-        for (i, m) in manifolds.iter().enumerate() {
-            if m.len == 0 {
-                continue;
-            }
-            self.colour_of[i] = Some(self.take(m.a as usize, m.b as usize, motion));
+        self.bucket_of.clear();
+        self.bucket_of.reserve(manifolds.len());
+        self.first_point.clear();
+        self.first_point.reserve(manifolds.len() + 1);
+        let mut points = 0u32;
+        for m in manifolds {
+            self.first_point.push(points);
+            points += m.len as u32;
+            let bucket_of = if m.len == 0 {
+                NO_BUCKET
+            } else {
+                let colour = self.take(m.a as usize, m.b as usize, motion);
+                bucket(colour, m.len as usize) as u32
+            };
+            self.bucket_of.push(bucket_of);
         }
-        self.sort(manifolds);
+        self.first_point.push(points);
+        self.sort();
     }
 
     /// The lowest colour free for an edge between bodies `a` and `b`, marked as taken by the ones
@@ -151,13 +172,13 @@ impl Colouring {
         }
     }
 
-    /// Fills `order` and `groups` from `colour_of` by a counting sort, stable in manifold order.
-    fn sort(&mut self, manifolds: &[Manifold]) {
+    /// Fills `order` and `groups` from `bucket_of` by a counting sort, stable in manifold order.
+    fn sort(&mut self) {
         self.counts.clear();
         self.counts.resize((COLOURS + 1) * MAX_POINTS + 1, 0);
-        for (m, colour) in manifolds.iter().zip(&self.colour_of) {
-            if let Some(c) = *colour {
-                self.counts[bucket(c, m.len as usize) + 1] += 1;
+        for &k in &self.bucket_of {
+            if k != NO_BUCKET {
+                self.counts[k as usize + 1] += 1;
             }
         }
         for i in 1..self.counts.len() {
@@ -180,10 +201,13 @@ impl Colouring {
         let total = self.counts[self.counts.len() - 1];
         self.order.clear();
         self.order.resize(total, 0);
-        for (i, (m, colour)) in manifolds.iter().zip(&self.colour_of).enumerate() {
-            if let Some(c) = *colour {
-                let slot = &mut self.counts[bucket(c, m.len as usize)];
+        self.place.clear();
+        self.place.resize(self.bucket_of.len(), UNPLACED);
+        for (i, &k) in self.bucket_of.iter().enumerate() {
+            if k != NO_BUCKET {
+                let slot = &mut self.counts[k as usize];
                 self.order[*slot] = i as u32;
+                self.place[i] = *slot as u32;
                 *slot += 1;
             }
         }
@@ -253,8 +277,20 @@ mod tests {
                 }
             }
         }
+        for (i, &place) in colouring.place.iter().enumerate() {
+            if place != UNPLACED {
+                assert_eq!(colouring.order[place as usize], i as u32);
+            }
+        }
         let last = manifolds.len() - 1;
         assert_eq!(seen[last], 0, "a manifold without points is not solved");
+        assert_eq!(colouring.place[last], UNPLACED);
+        let mut first = 0;
+        for (m, &point) in manifolds.iter().zip(&colouring.first_point) {
+            assert_eq!(point, first);
+            first += m.len as u32;
+        }
+        assert_eq!(colouring.first_point[manifolds.len()], first);
         assert!(seen[..last].iter().all(|&n| n == 1));
         // Ground contacts never take colour 0.
         for group in colouring.groups.iter().filter(|g| g.colour == 0) {

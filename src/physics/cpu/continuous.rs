@@ -16,7 +16,9 @@
 //! body move along the surface. Dynamic bodies never stop each other here (their contacts do).
 //!
 //! Bodies are swept in body order, each against targets that do not move in this pass, so the
-//! result is the same on every thread count. This module must never change velocities.
+//! result is the same on every thread count. The fast bodies are found first, so a tick in which
+//! none moved that far (most ticks of most scenes) visits no pair. This module must never change
+//! velocities.
 
 use bevy::math::Vec3;
 
@@ -36,6 +38,8 @@ pub struct Sweeps {
     pub starts: Vec<Vec3>,
     /// How far along its path each body may go (infinity when nothing stops it).
     reach: Vec<f32>,
+    /// Whether each involved body moved far enough this tick to be swept.
+    fast: Vec<bool>,
 }
 
 impl Sweeps {
@@ -69,13 +73,25 @@ pub fn stop_fast_bodies(
     sweeps: &mut Sweeps,
 ) {
     sweeps.reach.resize(bodies.len(), f32::INFINITY);
+    sweeps.fast.resize(bodies.len(), false);
+    let mut any_fast = false;
     for &i in involved {
-        sweeps.reach[i as usize] = f32::INFINITY;
+        let i = i as usize;
+        sweeps.reach[i] = f32::INFINITY;
+        sweeps.fast[i] = is_fast(&bodies[i], sweeps.starts[i]);
+        any_fast |= sweeps.fast[i];
+    }
+    if !any_fast {
+        // Nothing to sweep: most ticks of most scenes, and no reason to visit every pair.
+        return;
     }
     for &(a, b) in pairs {
+        if !(sweeps.fast[a as usize] || sweeps.fast[b as usize]) {
+            continue;
+        }
         for (mover, target) in [(a, b), (b, a)] {
             let (body, other) = (&bodies[mover as usize], &bodies[target as usize]);
-            if !is_fast(body, sweeps.starts[mover as usize])
+            if !sweeps.fast[mover as usize]
                 || other.kind == BodyKind::Dynamic
                 || body.collider.sensor
                 || other.collider.sensor

@@ -6,8 +6,8 @@
 //! accumulated over the substeps and applied to the body once at the end of the tick, renormalized
 //! so they never drift off unit length. Each body also records how far it
 //! has moved since the start of the tick, which the contact solver uses to track gaps. A body's
-//! step reads only its own values, so a large world's bodies are moved on the pool's threads with
-//! the same bits. This module must never look at contacts.
+//! gravity, step and end of tick read only its own values, so a large world's bodies are moved on
+//! the pool's threads with the same bits. This module must never look at contacts.
 
 use bevy::math::{Quat, Vec3};
 use rayon::prelude::*;
@@ -47,15 +47,37 @@ pub fn gravity(
     moving: &[u32],
     velocities: &mut [Velocity],
 ) {
-    for &i in moving {
-        let (body, velocity) = (&bodies[i as usize], &mut velocities[i as usize]);
+    let fall = |body: &SolverBody, velocity: &mut Velocity| {
         if body.is_awake_dynamic() {
             velocity.linear += params.settings.gravity * (body.gravity_scale * h);
             if body.locks.locks_translation() {
                 velocity.linear = body.locks.clear_translation(velocity.linear);
             }
         }
+    };
+    // Each body's velocity depends on that body alone (see `on_the_pool`).
+    if on_the_pool(bodies.len(), moving.len()) {
+        velocities
+            .par_iter_mut()
+            .zip(bodies.par_iter())
+            .filter(|(_, body)| is_moving(body))
+            .for_each_init(
+                || guard_worker(|| "before the substep's gravity".to_owned()),
+                |_, (velocity, body)| fall(body, velocity),
+            );
+        return;
     }
+    for &i in moving {
+        fall(&bodies[i as usize], &mut velocities[i as usize]);
+    }
+}
+
+/// Whether the substeps' per-body stages run on the pool's threads: from `PARALLEL_BODIES`
+/// moving bodies, and only when they are at least half of all `bodies` (the parallel walk visits
+/// every body to find them). Each of those stages reads and writes only the body's own values,
+/// so which thread takes a body changes no bit.
+fn on_the_pool(bodies: usize, moving: usize) -> bool {
+    rayon::current_num_threads() > 1 && moving >= PARALLEL_BODIES && moving * 2 >= bodies
 }
 
 /// Moves the `moving` bodies (awake dynamic and kinematic ones) by `h` seconds of their velocity.
@@ -77,13 +99,7 @@ pub fn positions(
             moved.matrix = [m.x_axis, m.y_axis, m.z_axis];
         }
     };
-    // Each body's step reads and writes only its own values, so which thread takes it changes
-    // no bit. The pool takes it from `PARALLEL_BODIES` moving bodies, and only when they are at
-    // least half of all bodies (the parallel walk visits every body to find them).
-    if rayon::current_num_threads() > 1
-        && moving.len() >= PARALLEL_BODIES
-        && moving.len() * 2 >= bodies.len()
-    {
+    if on_the_pool(bodies.len(), moving.len()) {
         bodies
             .par_iter_mut()
             .zip(velocities.par_iter())
@@ -101,13 +117,38 @@ pub fn positions(
     }
 }
 
-/// Applies each moving body's rotation over the tick (the product of its substep turns) to its
-/// starting rotation (no other body turns).
-pub fn finish_rotations(bodies: &mut [SolverBody], moving: &[u32], displacements: &[Displacement]) {
-    for &i in moving {
-        let (body, moved) = (&mut bodies[i as usize], &displacements[i as usize]);
+/// Ends the tick of each moving body: its rotation over the tick (the product of its substep
+/// turns) applied to its starting rotation (no other body turns), and a dynamic body's solved
+/// velocity kept.
+pub fn finish(
+    bodies: &mut [SolverBody],
+    moving: &[u32],
+    velocities: &[Velocity],
+    displacements: &[Displacement],
+) {
+    let end = |body: &mut SolverBody, velocity: &Velocity, moved: &Displacement| {
         if moved.rotation != Quat::IDENTITY {
             body.rotation = math::quat_unit(sim_math::quat_mul(moved.rotation, body.rotation));
         }
+        if body.is_awake_dynamic() {
+            body.linear_velocity = velocity.linear;
+            body.angular_velocity = velocity.angular;
+        }
+    };
+    if on_the_pool(bodies.len(), moving.len()) {
+        bodies
+            .par_iter_mut()
+            .zip(velocities.par_iter())
+            .zip(displacements.par_iter())
+            .filter(|((body, _), _)| is_moving(body))
+            .for_each_init(
+                || guard_worker(|| "before the tick's rotations".to_owned()),
+                |_, ((body, velocity), moved)| end(body, velocity, moved),
+            );
+        return;
+    }
+    for &i in moving {
+        let i = i as usize;
+        end(&mut bodies[i], &velocities[i], &displacements[i]);
     }
 }

@@ -48,6 +48,11 @@ impl Involved {
             .extend((0..count as u32).filter(|&i| marked[i as usize]));
     }
 
+    /// One flag per body (of the last [`Involved::gather`]): whether it is listed.
+    pub fn marks(&self) -> &[bool] {
+        &self.marked
+    }
+
     /// Lists no body: a tick at rest moves nothing and has no pair or joint.
     pub fn clear(&mut self) {
         self.list.clear();

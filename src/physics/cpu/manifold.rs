@@ -26,18 +26,22 @@ pub struct ContactPoint {
 }
 
 /// The contact points of one pair.
+///
+/// Laid out in the order written (`repr(C)`), so that the pair and its point count share the
+/// first cache line: the colouring and the events read only those, from every manifold.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct Manifold {
     /// The first body's index (the lower one).
     pub a: u32,
     /// The second body's index.
     pub b: u32,
-    /// The points, `len` of them, sorted by feature.
-    pub points: [ContactPoint; MAX_POINTS],
     /// How many points are in use.
     pub len: u8,
     /// Whether the narrow phase ran for this pair (it does when one body is awake and dynamic).
     pub evaluated: bool,
+    /// The points, `len` of them, sorted by feature.
+    pub points: [ContactPoint; MAX_POINTS],
 }
 
 impl Manifold {

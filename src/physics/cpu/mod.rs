@@ -5,13 +5,13 @@
 //! 1. [`joints::resolve`]: each joint's bodies found by `SimId`; then
 //!    [`broad_phase::find_pairs_in`]: sweep and prune on the axis of greatest spread over the
 //!    bodies near anything that moves (every body when a sleeping one is disturbed), pairs sorted
-//!    into body order, less the pairs a joint keeps from colliding (in a large world, the bounds
-//!    and groups of the sweep's strips on the pool's threads).
+//!    into body order, less the pairs a joint keeps from colliding (in a large world, the bounds,
+//!    the groups of the sweep's strips and the sort on the pool's threads).
 //! 2. [`sleep::wake_touched`]: sleeping bodies near a moving one wake, with everything resting on
 //!    them. Then [`involved::Involved::gather`] lists the bodies the rest of the tick can reach
 //!    (those the substeps move, and those in a pair or a joint); the per-body lists of the
 //!    stages below are filled for these alone, so a sleeping heap far from anything moving costs
-//!    them nothing.
+//!    them nothing (in a large world, their mass properties are worked out on the pool's threads).
 //! 3. [`contacts::collide_pairs`]: the narrow phase, in parallel, one manifold per pair.
 //! 4. [`solver::prepare`] and [`joints::prepare`]: the joints and manifolds coloured so that no
 //!    two of a colour share a moving body ([`colouring`]), the contacts built four at a time into
@@ -22,7 +22,8 @@
 //!    start, a biased velocity pass with soft position correction, positions and rotations
 //!    ([`integrate::positions`], rotation through `sim_math`), and a relaxing pass: eight velocity
 //!    passes in all, each taking the colours in order, a colour's joints before its contacts.
-//!    Then restitution, and [`joints::finish`]: joints past their break force break.
+//!    Then restitution, the points' results (in a large world, listed in parts on the pool's
+//!    threads), and [`joints::finish`]: joints past their break force break.
 //! 6. [`continuous::stop_fast_bodies`]: a body that moved more than half its smallest extent is
 //!    swept along its path and put back at the first static or kinematic surface it meets.
 //! 7. [`sleep::update`]: groups of touching bodies at rest for `SLEEP_STEPS` ticks are found, and
@@ -70,6 +71,7 @@ pub mod sphere_box;
 
 use bevy::math::{Quat, Vec3};
 use bevy::prelude::Entity;
+use rayon::prelude::*;
 
 use broad_phase::Scope;
 
@@ -262,7 +264,7 @@ pub fn step(
     scratch
         .involved
         .gather(bodies, &scratch.broad.pairs, &scratch.joints.edges);
-    compute_motion(bodies, &scratch.involved.list, &mut scratch.motion);
+    compute_motion(bodies, &scratch.involved, &mut scratch.motion);
     contacts::collide_pairs(
         params,
         bodies,
@@ -423,10 +425,23 @@ fn both<A: Send, B: Send>(
 }
 
 /// Mass, inertia and axes of the `involved` bodies for this tick, each at its body's slot (the
-/// other slots are never read: see [`involved`]).
-fn compute_motion(bodies: &[SolverBody], involved: &[u32], motion: &mut Vec<Motion>) {
+/// other slots are never read: see [`involved`]). A body's depend on that body alone, so in a
+/// large world they are worked out on the pool's threads with the same bits.
+fn compute_motion(bodies: &[SolverBody], involved: &involved::Involved, motion: &mut Vec<Motion>) {
     motion.resize(bodies.len(), Motion::default());
-    for &i in involved {
+    if side_by_side(involved.list.len()) {
+        motion
+            .par_iter_mut()
+            .zip(bodies.par_iter())
+            .zip(involved.marks().par_iter())
+            .filter(|(_, listed)| **listed)
+            .for_each_init(
+                || guard_worker(|| "before the bodies' mass properties".to_owned()),
+                |_, ((motion, body), _)| *motion = motion_of(body),
+            );
+        return;
+    }
+    for &i in &involved.list {
         motion[i as usize] = motion_of(&bodies[i as usize]);
     }
 }

@@ -181,6 +181,7 @@ pub fn solve(
     integrate::moving(bodies, involved, &mut state.moving);
     let (velocities, displacements) = (&mut state.velocities, &mut state.displacements);
     let (batches, colours, moving) = (&mut state.batches, &state.colours, &state.moving);
+    let colouring = &state.colouring;
     for _ in 0..SOLVER_SUBSTEPS {
         integrate::gravity(params, h, bodies, moving, velocities);
         for &colour in colours {
@@ -201,13 +202,6 @@ pub fn solve(
     for &colour in colours {
         batches.restitution(colour, velocities, -params.settings.restitution_threshold);
     }
-    batches.results(manifolds, results);
-    integrate::finish_rotations(bodies, moving, displacements);
-    for &i in moving {
-        let (body, velocity) = (&mut bodies[i as usize], &velocities[i as usize]);
-        if body.is_awake_dynamic() {
-            body.linear_velocity = velocity.linear;
-            body.angular_velocity = velocity.angular;
-        }
-    }
+    batches.results(manifolds, colouring, results);
+    integrate::finish(bodies, moving, velocities, displacements);
 }
