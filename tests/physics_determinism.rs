@@ -108,17 +108,19 @@ fn cpu_solver_bits_do_not_depend_on_thread_count() {
 }
 
 /// A heap of 4,500 bodies (enough that the broad phase sweeps its strips and sorts its pairs, the
-/// substeps work out gravity, moves and rotations, the bodies' mass properties are worked out and
-/// the points' results listed, all on the pool's threads, and the colouring, the warm starts'
-/// ranges, the sleep counters and the events' halves are built side by side there) gives the same
-/// bits on every tick with one thread and with two, and leaves the same stored state, events and
-/// reports. Fails if a body's substep or bounds were worked out from another body's values (seen:
-/// with each body's substep given the next body's velocity, tick 0 differs), if the threads' lists
-/// of pairs were joined in the order the threads finish without the sort that follows, if the
-/// sleep counters taken out of the world while the events run beside them are not put back (seen:
-/// tick 0's stored state differs), or if a part of the results is read from another part's
-/// places in the lanes (seen: with the second half's manifolds looked up as if they began the
-/// list, tick 1 differs).
+/// substeps work out gravity, moves and rotations, the bodies' mass properties are worked out, the
+/// batches filled across colour groups and the points' results listed, all on the pool's threads,
+/// and the colouring, the warm starts' ranges, the sleep counters and the events' halves are built
+/// side by side there) gives the same bits on every tick with one thread and with two, and leaves
+/// the same stored state, events and reports. Fails if a body's substep or bounds were worked out
+/// from another body's values (seen: with each body's substep given the next body's velocity, tick
+/// 0 differs), if the threads' lists of pairs were joined in the order the threads finish without
+/// the sort that follows, if the sleep counters taken out of the world while the events run beside
+/// them are not put back (seen: tick 0's stored state differs), or if a part of the results is read
+/// from another part's places in the lanes (seen: with the second half's manifolds looked up as if
+/// they began the list, tick 1 differs), or if a part of the batches is filled from another part's
+/// colour groups (seen: with the groups cut one span early, the span check stops the debug build:
+/// "two lanes of colour span .. share a moving body").
 #[test]
 fn a_large_heap_has_the_same_bits_on_two_threads_as_on_one() {
     let (one, _, scratch, one_records) = run_in_pool(1, 4500, 20);

@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use crate::runtime::guard_worker;
 
 use super::body_state::{Displacement, PointResult, Velocity};
-use super::colouring::{COLOURS, Colouring, OVERFLOW, UNPLACED};
+use super::colouring::{COLOURS, Colouring, Group, OVERFLOW, UNPLACED};
 use super::jacobians::Sources;
 use super::lanes::{LANES, LaneVec3, Lanes};
 use super::manifold::Manifold;
@@ -192,6 +192,103 @@ fn gather_displacements(
     )
 }
 
+/// What filling the batches reads: the colouring they are laid out by and the tick's sources.
+struct Fill<'a, 's> {
+    colouring: &'a Colouring,
+    sources: &'a Sources<'s>,
+}
+
+impl Fill<'_, '_> {
+    /// Fills the batches and points of `spans` (the spans of `groups`; `batches` and `points`
+    /// start at the first span's), in two parts of about equal batches on two of the pool's threads
+    /// while `parallel` and a part holds more than one span and enough batches, and a large span's
+    /// batches on the pool's threads. Every batch is built from its own lanes alone, so how the
+    /// work is split changes no bit; splitting across spans keeps the many small ones from running
+    /// one after another on one thread.
+    fn spans(
+        &self,
+        spans: &[Span],
+        groups: &[Group],
+        batches: &mut [Batch],
+        points: &mut [WidePoint],
+        parallel: bool,
+    ) {
+        let Some(start) = spans.first() else {
+            return;
+        };
+        let (first_batch, first_point) = (start.batches.start, start.first_point);
+        if parallel && spans.len() > 1 && batches.len() >= 2 * BATCHES_PER_TASK {
+            let half = batches.len() / 2;
+            let cut = spans
+                .partition_point(|span| span.batches.end - first_batch <= half)
+                .clamp(1, spans.len() - 1);
+            let (batch_cut, point_cut) = (
+                spans[cut].batches.start - first_batch,
+                spans[cut].first_point - first_point,
+            );
+            let (batches_a, batches_b) = batches.split_at_mut(batch_cut);
+            let (points_a, points_b) = points.split_at_mut(point_cut);
+            let (spans_a, spans_b) = spans.split_at(cut);
+            let (groups_a, groups_b) = groups.split_at(cut);
+            rayon::join(
+                || self.spans(spans_a, groups_a, batches_a, points_a, parallel),
+                || self.spans(spans_b, groups_b, batches_b, points_b, parallel),
+            );
+            return;
+        }
+        for (span, group) in spans.iter().zip(groups) {
+            let range = span.batches.start - first_batch..span.batches.end - first_batch;
+            let point_range = span.first_point - first_point
+                ..span.first_point - first_point + span.batches.len() * span.points;
+            self.span(
+                span,
+                group,
+                &mut batches[range],
+                &mut points[point_range],
+                parallel,
+            );
+        }
+    }
+
+    /// Fills one span's `batches` and `points`, on the pool's threads when it is large.
+    fn span(
+        &self,
+        span: &Span,
+        group: &Group,
+        batches: &mut [Batch],
+        points: &mut [WidePoint],
+        parallel: bool,
+    ) {
+        let order = &self.colouring.order[group.manifolds.clone()];
+        let (k, per) = (span.points, manifolds_per_batch(group.colour));
+        let first_point = &self.colouring.first_point;
+        let fill = |((batch, points), lanes): ((&mut Batch, &mut [WidePoint]), &[u32])| {
+            let first = std::array::from_fn(|l| {
+                lanes.get(l).map_or(u32::MAX, |&m| first_point[m as usize])
+            });
+            self.sources.fill(lanes, first, batch, points);
+        };
+        guard_worker(|| "before filling the contact solver's batches".to_owned());
+        if parallel && batches.len() >= 2 * BATCHES_PER_TASK {
+            batches
+                .par_iter_mut()
+                .zip(points.par_chunks_exact_mut(k))
+                .zip(order.par_chunks(per))
+                .with_min_len(BATCHES_PER_TASK)
+                .for_each(|item| {
+                    guard_worker(|| "before filling the contact solver's batches".to_owned());
+                    fill(item);
+                });
+        } else {
+            batches
+                .iter_mut()
+                .zip(points.chunks_exact_mut(k))
+                .zip(order.chunks(per))
+                .for_each(fill);
+        }
+    }
+}
+
 impl Batches {
     /// Lays out the tick's constraints by the colouring, building each batch from `sources`.
     pub fn build(&mut self, colouring: &Colouring, sources: &Sources<'_>) {
@@ -223,26 +320,15 @@ impl Batches {
         // rather than being cleared each tick.
         self.batches.resize(batches, Batch::default());
         self.points.resize(points, WidePoint::default());
-        let manifold_first = &colouring.first_point;
-        for (span, group) in self.spans.iter().zip(&colouring.groups) {
-            let order = &colouring.order[group.manifolds.clone()];
-            let k = span.points;
-            let points = &mut self.points[span.point_range()];
-            self.batches[span.batches.clone()]
-                .par_iter_mut()
-                .zip(points.par_chunks_exact_mut(k))
-                .zip(order.par_chunks(manifolds_per_batch(group.colour)))
-                .with_min_len(BATCHES_PER_TASK)
-                .for_each(|((batch, points), lanes)| {
-                    guard_worker(|| "before filling the contact solver's batches".to_owned());
-                    let first = std::array::from_fn(|l| {
-                        lanes
-                            .get(l)
-                            .map_or(u32::MAX, |&m| manifold_first[m as usize])
-                    });
-                    sources.fill(lanes, first, batch, points);
-                });
-        }
+        let parallel = rayon::current_num_threads() > 1;
+        let fill = Fill { colouring, sources };
+        fill.spans(
+            &self.spans,
+            &colouring.groups,
+            &mut self.batches,
+            &mut self.points,
+            parallel,
+        );
         self.check_parallel_spans(sources.spare as usize + 1);
     }
 
