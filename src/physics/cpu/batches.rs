@@ -261,12 +261,8 @@ impl Fill<'_, '_> {
     ) {
         let order = &self.colouring.order[group.manifolds.clone()];
         let (k, per) = (span.points, manifolds_per_batch(group.colour));
-        let first_point = &self.colouring.first_point;
         let fill = |((batch, points), lanes): ((&mut Batch, &mut [WidePoint]), &[u32])| {
-            let first = std::array::from_fn(|l| {
-                lanes.get(l).map_or(u32::MAX, |&m| first_point[m as usize])
-            });
-            self.sources.fill(lanes, first, batch, points);
+            self.sources.fill(lanes, batch, points);
         };
         guard_worker(|| "before filling the contact solver's batches".to_owned());
         if parallel && batches.len() >= 2 * BATCHES_PER_TASK {

@@ -152,13 +152,7 @@ impl Sources<'_> {
     }
 
     /// Builds the batch of manifolds `lanes` (at most four, each with `points.len()` points).
-    pub fn fill(
-        &self,
-        lanes: &[u32],
-        first: [u32; LANES],
-        batch: &mut Batch,
-        points: &mut [WidePoint],
-    ) {
+    pub fn fill(&self, lanes: &[u32], batch: &mut Batch, points: &mut [WidePoint]) {
         let manifold: [Option<&Manifold>; LANES] =
             std::array::from_fn(|l| lanes.get(l).map(|&i| &self.manifolds[i as usize]));
         let a = self.lane_bodies(manifold.map(|m| m.map_or(self.spare, |m| m.a)));
@@ -191,7 +185,6 @@ impl Sources<'_> {
             against_fixed: Mask::from_flags(std::array::from_fn(|l| {
                 ima[l] == 0.0 || imb[l] == 0.0
             })),
-            first,
         };
         let sensor_mask = Mask::from_flags(sensor);
         // Each lane's stored impulses (none for an empty lane, or a sensor, which pushes nothing).

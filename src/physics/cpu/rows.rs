@@ -73,7 +73,4 @@ pub struct Batch {
     pub bounces: bool,
     /// Lanes where one body does not move (such contacts get a stiffer spring).
     pub against_fixed: Mask,
-    /// Each lane's first point in the tick's manifold and point order, `u32::MAX` for an empty
-    /// lane.
-    pub first: [u32; LANES],
 }
