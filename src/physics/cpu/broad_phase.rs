@@ -6,8 +6,9 @@
 //! boxes are cut into strips across the second axis of spread first, and each strip is swept on
 //! its own (in a large world, groups of strips on the pool's threads). Half-spaces
 //! have no finite box and are tested against every other box directly. Whatever axis is picked,
-//! the pairs come out as `(lower index, higher index)` sorted, which is body order: the axis changes
-//! the work, never the result.
+//! the pairs come out as `(lower index, higher index)` sorted, which is body order (a long list is
+//! sorted on the pool's threads; the pairs are distinct, so any sort gives the same order): the
+//! axis changes the work, never the result.
 //!
 //! This module must never look at shapes beyond their bounds.
 
@@ -337,6 +338,7 @@ const PARALLEL_ENTRIES: usize = 4096;
 
 /// Fewest pairs sorted on the pool's threads.
 const PARALLEL_PAIRS: usize = 2048;
+
 /// Groups of strips per pool thread, so that a thread that finishes early takes another.
 const GROUPS_PER_THREAD: usize = 4;
 

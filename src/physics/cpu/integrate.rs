@@ -142,7 +142,7 @@ pub fn finish(
             .zip(displacements.par_iter())
             .filter(|((body, _), _)| is_moving(body))
             .for_each_init(
-                || guard_worker(|| "before the tick's rotations".to_owned()),
+                || guard_worker(|| "before the end of the tick's moves".to_owned()),
                 |_, ((body, velocity), moved)| end(body, velocity, moved),
             );
         return;

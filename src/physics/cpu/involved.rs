@@ -55,6 +55,7 @@ impl Involved {
 
     /// Lists no body: a tick at rest moves nothing and has no pair or joint.
     pub fn clear(&mut self) {
+        self.marked.clear();
         self.list.clear();
     }
 }

@@ -27,8 +27,9 @@ pub struct ContactPoint {
 
 /// The contact points of one pair.
 ///
-/// Laid out in the order written (`repr(C)`), so that the pair and its point count share the
-/// first cache line: the colouring and the events read only those, from every manifold.
+/// Laid out in the order written (`repr(C)`), so that the pair and its point count lie in its
+/// first 10 bytes, nearly always in one cache line: the colouring and the events read only those,
+/// from every manifold.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C)]
 pub struct Manifold {

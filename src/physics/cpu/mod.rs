@@ -37,10 +37,12 @@
 //!
 //! The ECS only copies bodies in and out (see `physics::plugin` and `physics::body_copy`). Threads
 //! may run the narrow phase and constraint preparation, whose results are collected in pair order,
-//! the batches of one colour, which share no moving body, and stages that share nothing either
-//! writes (`both`); the colours run in a fixed order and
-//! everything else that accumulates runs sequentially in body order, so the bits never depend on
-//! the thread count. No
+//! the batches of one colour, which share no moving body, per-body stages in which a body reads
+//! and writes only its own values (bounds, mass properties, gravity, moves, the tick's end),
+//! lists split into parts that each fill their own slots (the sweep's strip groups, the batches,
+//! the points' results), the sort of distinct pairs, and stages that share nothing either writes
+//! (`both`); the colours run in a fixed order and everything else that accumulates runs
+//! sequentially in body order, so the bits never depend on the thread count. No
 //! stage reads a clock, a global generator or `HashMap` order, and the math is IEEE `+ - * /`,
 //! `sqrt` and `sim_math` in a fixed order, four lanes at a time in the contact solve (`lanes`),
 //! never fused.
@@ -425,11 +427,13 @@ fn both<A: Send, B: Send>(
 }
 
 /// Mass, inertia and axes of the `involved` bodies for this tick, each at its body's slot (the
-/// other slots are never read: see [`involved`]). A body's depend on that body alone, so in a
-/// large world they are worked out on the pool's threads with the same bits.
+/// other slots are never read: see [`involved`]). A body's depend on that body alone, so when
+/// `PARALLEL_BODIES` or more are involved, and at least half of all bodies (the parallel walk
+/// visits every body to find them), they are worked out on the pool's threads with the same bits.
 fn compute_motion(bodies: &[SolverBody], involved: &involved::Involved, motion: &mut Vec<Motion>) {
     motion.resize(bodies.len(), Motion::default());
-    if side_by_side(involved.list.len()) {
+    let count = involved.list.len();
+    if side_by_side(count) && count * 2 >= bodies.len() {
         motion
             .par_iter_mut()
             .zip(bodies.par_iter())
