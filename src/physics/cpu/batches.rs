@@ -238,8 +238,8 @@ impl Fill<'_, '_> {
         }
         for (span, group) in spans.iter().zip(groups) {
             let range = span.batches.start - first_batch..span.batches.end - first_batch;
-            let point_range = span.first_point - first_point
-                ..span.first_point - first_point + span.batches.len() * span.points;
+            let whole = span.point_range();
+            let point_range = whole.start - first_point..whole.end - first_point;
             self.span(
                 span,
                 group,
@@ -545,7 +545,7 @@ impl Batches {
         let total = colouring.first_point.last().map_or(0, |&end| end as usize);
         results.clear();
         results.resize(total, PointResult::default());
-        let parallel = rayon::current_num_threads() > 1 && manifolds.len() >= PARALLEL_RESULTS;
+        let parallel = rayon::current_num_threads() > 1;
         self.fill_results(manifolds, 0, colouring, results, parallel);
     }
 

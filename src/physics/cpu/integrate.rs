@@ -13,7 +13,7 @@ use bevy::math::{Quat, Vec3};
 use rayon::prelude::*;
 
 use super::body_state::{Displacement, Velocity};
-use super::{PARALLEL_BODIES, SolverBody, StepParams, math};
+use super::{SolverBody, StepParams, each_on_the_pool, math};
 use crate::physics::components::BodyKind;
 use crate::runtime::{guard_worker, sim_math};
 
@@ -55,8 +55,8 @@ pub fn gravity(
             }
         }
     };
-    // Each body's velocity depends on that body alone (see `on_the_pool`).
-    if on_the_pool(bodies.len(), moving.len()) {
+    // Each body's velocity depends on that body alone.
+    if each_on_the_pool(bodies.len(), moving.len()) {
         velocities
             .par_iter_mut()
             .zip(bodies.par_iter())
@@ -70,14 +70,6 @@ pub fn gravity(
     for &i in moving {
         fall(&bodies[i as usize], &mut velocities[i as usize]);
     }
-}
-
-/// Whether the substeps' per-body stages run on the pool's threads: from `PARALLEL_BODIES`
-/// moving bodies, and only when they are at least half of all `bodies` (the parallel walk visits
-/// every body to find them). Each of those stages reads and writes only the body's own values,
-/// so which thread takes a body changes no bit.
-fn on_the_pool(bodies: usize, moving: usize) -> bool {
-    rayon::current_num_threads() > 1 && moving >= PARALLEL_BODIES && moving * 2 >= bodies
 }
 
 /// Moves the `moving` bodies (awake dynamic and kinematic ones) by `h` seconds of their velocity.
@@ -99,7 +91,7 @@ pub fn positions(
             moved.matrix = [m.x_axis, m.y_axis, m.z_axis];
         }
     };
-    if on_the_pool(bodies.len(), moving.len()) {
+    if each_on_the_pool(bodies.len(), moving.len()) {
         bodies
             .par_iter_mut()
             .zip(velocities.par_iter())
@@ -135,7 +127,7 @@ pub fn finish(
             body.angular_velocity = velocity.angular;
         }
     };
-    if on_the_pool(bodies.len(), moving.len()) {
+    if each_on_the_pool(bodies.len(), moving.len()) {
         bodies
             .par_iter_mut()
             .zip(velocities.par_iter())

@@ -402,6 +402,13 @@ fn side_by_side(bodies: usize) -> bool {
     bodies >= PARALLEL_BODIES && rayon::current_num_threads() > 1
 }
 
+/// Whether a per-body stage over `listed` of a world's `bodies` (each body reading and writing only
+/// its own values) runs on the pool's threads: `side_by_side` for the listed bodies, and only
+/// when they are at least half of all bodies (the parallel walk visits every body to find them).
+fn each_on_the_pool(bodies: usize, listed: usize) -> bool {
+    side_by_side(listed) && listed * 2 >= bodies
+}
+
 /// Runs `a` and `b`, which must share nothing either writes, on two of the pool's threads when
 /// `parallel`, else one after the other; `place` names the work if a pool thread's floating-point
 /// environment has to be put back (see `runtime::guard_worker`).
@@ -427,13 +434,11 @@ fn both<A: Send, B: Send>(
 }
 
 /// Mass, inertia and axes of the `involved` bodies for this tick, each at its body's slot (the
-/// other slots are never read: see [`involved`]). A body's depend on that body alone, so when
-/// `PARALLEL_BODIES` or more are involved, and at least half of all bodies (the parallel walk
-/// visits every body to find them), they are worked out on the pool's threads with the same bits.
+/// other slots are never read: see [`involved`]). A body's depend on that body alone, so they may
+/// be worked out on the pool's threads ([`each_on_the_pool`]) with the same bits.
 fn compute_motion(bodies: &[SolverBody], involved: &involved::Involved, motion: &mut Vec<Motion>) {
     motion.resize(bodies.len(), Motion::default());
-    let count = involved.list.len();
-    if side_by_side(count) && count * 2 >= bodies.len() {
+    if each_on_the_pool(bodies.len(), involved.list.len()) {
         motion
             .par_iter_mut()
             .zip(bodies.par_iter())
